@@ -1,0 +1,128 @@
+/* Grove wire format (internal).
+ *
+ * Every message on a Grove connection is one frame.  All integers are
+ * little-endian.  A frame is:
+ *
+ *   offset size
+ *   0      4    len       bytes of the frame, header included, padding not
+ *   4      2    type      WIRE_T_* below
+ *   6      2    fmt_len   bytes of the canonical format string, no NUL
+ *   8      4    stream    stream id (0: none)
+ *   12     4    tag       application tag (int32)
+ *   16     4    src       originating rank
+ *   20     4    aux       type-specific (destination rank of WIRE_T_P2P)
+ *   24     fmt_len        canonical format string, then zero padding to 8
+ *   ...                   payload, then zero padding to 8
+ *
+ * Frames are padded to a multiple of 8 bytes, so that in a receive buffer
+ * every frame, and every array inside it, is naturally aligned and decodes
+ * to pointers into the buffer.  len = 24 + pad8(fmt_len) + payload_len.
+ *
+ * Payload: the items of the format in order.  Scalars at natural width,
+ * aligned to their size relative to the payload start.  %s: u32 length
+ * (without NUL), bytes, NUL.  Arrays: padding to 8, u64 count, then the
+ * elements aligned to their size (numeric) or, for %as, count strings each
+ * encoded like %s.
+ */
+#ifndef GROVE_WIRE_H
+#define GROVE_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grove/packet.h"
+#include "core/buf.h"
+
+#define WIRE_HDR_SIZE 24u
+#define WIRE_MAX_FRAME (1u << 30) /* 1 GiB: larger frames are rejected */
+#define WIRE_MAX_FMT 4096u        /* longest canonical format string */
+
+static inline size_t
+wire_pad8(size_t n)
+{
+	return (n + 7u) & ~(size_t)7u;
+}
+
+/* Message types.  Data first; control messages carry their arguments as a
+ * regular payload so they share the validated decoder. */
+enum wire_type {
+	WIRE_T_DATA = 1,          /* stream data, either direction */
+	WIRE_T_P2P = 2,           /* FE -> one BE (aux = BE rank) or BE -> FE */
+	WIRE_T_AUTH_CHALLENGE = 10, /* parent -> child: nonce */
+	WIRE_T_AUTH_HELLO = 11,   /* child -> parent: proof, identity, nonce */
+	WIRE_T_AUTH_OK = 12,      /* parent -> child: proof of parent */
+	WIRE_T_READY = 13,        /* child -> parent: subtree is up */
+	WIRE_T_LAUNCH_ERROR = 14, /* child -> parent: a node could not start */
+	WIRE_T_STREAM_NEW = 20,
+	WIRE_T_STREAM_DEL = 21,
+	WIRE_T_STREAM_PARAMS = 22,
+	WIRE_T_FILTER_LOAD = 23,
+	WIRE_T_FILTER_ACK = 24,
+	WIRE_T_SHUTDOWN = 30,
+	WIRE_T_NODE_LOST = 31,    /* child -> parent: ranks lost below */
+	WIRE_T_HEARTBEAT = 32,
+	WIRE_T_BE_ATTACHED = 33,  /* child -> parent: a BE attached */
+	WIRE_T_FILTER_ERROR = 34, /* child -> parent: a filter failed */
+	WIRE_T_TRACE_REQ = 40,    /* parent -> child: send your event space */
+	WIRE_T_TRACE_DATA = 41,   /* child -> parent: event space contents */
+	WIRE_T_MAX_
+};
+
+/* Decoded frame header. */
+typedef struct wire_hdr {
+	uint32_t len;
+	uint16_t type;
+	uint16_t fmt_len;
+	uint32_t stream;
+	int32_t tag;
+	uint32_t src;
+	uint32_t aux;
+} wire_hdr;
+
+/* Inspect the start of a byte stream.  Returns
+ *   > 0: a complete frame of that many bytes (padding included) is there,
+ *   0:   more bytes are needed (at least *need in total),
+ *   < 0: GROVE_EPROTO, the bytes cannot be a frame (bad length, type,
+ *        format length), with no further reading of the stream possible. */
+long wire_peek(const uint8_t *p, size_t avail, wire_hdr *hdr, size_t *need);
+
+/* Wrap a complete frame found in a receive buffer as a packet.  The packet
+ * takes a reference on buf and points into it (no copy).  The format string
+ * is validated here; the payload is validated lazily at first decode.
+ * Returns GROVE_EPROTO or GROVE_EFORMAT for a bad frame. */
+int wire_packet_from_frame(grove_buf *buf, const uint8_t *frame, size_t len,
+    grove_packet **out);
+
+/* Same from a plain byte range (copies the bytes; used by the fuzzer and
+ * by tests).  */
+int wire_packet_from_bytes(const void *bytes, size_t len, grove_packet **out);
+
+/* Build a packet with full header control (control messages, p2p). */
+int wire_pack(grove_packet **out, uint16_t type, uint32_t stream, int32_t tag,
+    uint32_t src, uint32_t aux, const char *fmt, ...);
+int wire_vpack(grove_packet **out, uint16_t type, uint32_t stream,
+    int32_t tag, uint32_t src, uint32_t aux, const char *fmt, va_list ap);
+
+/* Build a packet from decoded items (filters use this to emit results). */
+int wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
+    int32_t tag, uint32_t src, const grove_item *items, int nitems);
+
+/* The header of a packet, and the frame bytes to put on the wire
+ * (*len includes the trailing padding). */
+const wire_hdr *wire_packet_hdr(const grove_packet *p);
+const uint8_t *wire_packet_bytes(const grove_packet *p, size_t *len);
+
+/* Set the originating rank.  Allowed only on a packet nobody else holds
+ * yet (refcount 1, not yet sent); returns GROVE_EINVAL otherwise. */
+int wire_packet_set_src(grove_packet *p, uint32_t src);
+
+/* Parse a user format into its canonical form ("%d %alf ..." with single
+ * spaces) and item list.  Returns the number of items or GROVE_EFORMAT. */
+typedef struct wire_fmt_item {
+	grove_type type;
+	int is_array;
+} wire_fmt_item;
+int wire_fmt_parse(const char *fmt, wire_fmt_item *items, int max_items,
+    char *canon, size_t canon_cap);
+
+#endif

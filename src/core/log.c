@@ -1,0 +1,93 @@
+#include "core/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+int grove_log_level_ = GROVE_LOG_OFF;
+
+/* Identity and output of this process's log; see log.h for why global. */
+static char log_role[16] = "proc";
+static long log_rank = -1;
+static FILE *log_out;
+
+static int
+level_from_name(const char *s)
+{
+	static const char *names[] = {"off", "error", "warn", "info", "debug", "trace"};
+	for (int i = 0; i < 6; i++)
+		if (strcasecmp(s, names[i]) == 0)
+			return i;
+	int n = atoi(s);
+	return n < 0 ? 0 : n > GROVE_LOG_TRACE ? GROVE_LOG_TRACE : n;
+}
+
+__attribute__((constructor)) void
+grove_log_init(void)
+{
+	const char *lvl = getenv("GROVE_LOG");
+	grove_log_level_ = lvl ? level_from_name(lvl) : GROVE_LOG_OFF;
+}
+
+static void
+open_output(void)
+{
+	const char *pattern = getenv("GROVE_LOG_FILE");
+	if (!pattern || !*pattern) {
+		log_out = stderr;
+		return;
+	}
+	char path[512];
+	size_t o = 0;
+	for (const char *p = pattern; *p && o + 32 < sizeof path; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			o += snprintf(path + o, sizeof path - o, "%ld", (long)getpid());
+			p++;
+		} else if (p[0] == '%' && p[1] == 'r') {
+			o += snprintf(path + o, sizeof path - o, "%s-%ld", log_role, log_rank);
+			p++;
+		} else {
+			path[o++] = *p;
+		}
+	}
+	path[o] = 0;
+	log_out = fopen(path, "a");
+	if (!log_out)
+		log_out = stderr;
+	else
+		setvbuf(log_out, NULL, _IOLBF, 0);
+}
+
+void
+grove_log_set_identity(const char *role, long rank)
+{
+	snprintf(log_role, sizeof log_role, "%s", role);
+	log_rank = rank;
+	if (log_out && log_out != stderr) {
+		fclose(log_out);
+		log_out = NULL;
+	}
+}
+
+void
+grove_log_write(int level, const char *file, int line, const char *fmt, ...)
+{
+	static const char *tags[] = {"", "E", "W", "I", "D", "T"};
+	if (!log_out)
+		open_output();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	const char *base = strrchr(file, '/');
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(log_out, "%ld.%06ld %s %s[%ld] pid %ld %s:%d: %s\n", (long)ts.tv_sec,
+	    ts.tv_nsec / 1000, tags[level], log_role, log_rank, (long)getpid(),
+	    base ? base + 1 : file, line, msg);
+}

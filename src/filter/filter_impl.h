@@ -1,0 +1,113 @@
+/* Filters (internal): the registry of transformation filters, running one
+ * on a wave, and the synchronization filters that form waves.
+ *
+ * Everything here is pure (no I/O, no clocks: time is passed in), so it is
+ * unit-tested without processes.  The TBON node code owns one sync_state and
+ * one transformation filter instance per stream.
+ */
+#ifndef GROVE_FILTER_IMPL_H
+#define GROVE_FILTER_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grove/filter.h"
+#include "grove/packet.h"
+
+/* ---- transformation filters ---------------------------------------- */
+
+typedef struct flt_def {
+	char name[64];
+	grove_filter_fn fn;
+	grove_filter_state_free_fn state_free; /* may be NULL */
+	void *dl_handle;                       /* NULL for built-ins */
+	char path[256];                        /* library path, custom only */
+	char symbol[128];
+} flt_def;
+
+typedef struct flt_registry flt_registry;
+
+/* A registry holding the built-ins ("null", "sum", "min", "max", "avg",
+ * "concat"). */
+flt_registry *flt_registry_new(void);
+void flt_registry_destroy(flt_registry *r); /* dlcloses custom filters */
+const flt_def *flt_lookup(const flt_registry *r, const char *name);
+
+/* dlopen(path) and dlsym(symbol) (and symbol "_state_free" if present) and
+ * register it as `name`.  Loading the same name with the same path and
+ * symbol again succeeds; a different definition under a taken name is
+ * GROVE_EINVAL.  On failure err says why (dlerror text). */
+int flt_load(flt_registry *r, const char *name, const char *path,
+    const char *symbol, char *err, size_t errlen);
+
+/* Packets produced by one filter run. */
+typedef struct flt_out {
+	grove_packet **up;
+	size_t n_up, cap_up;
+	grove_packet **down;   /* reverse direction */
+	size_t n_down, cap_down;
+} flt_out;
+
+void flt_out_init(flt_out *o);
+void flt_out_reset(flt_out *o); /* unref what is left, keep the arrays */
+void flt_out_fini(flt_out *o);
+
+/* Run f on a wave.  stream/tag are the wave's, src the rank this node puts
+ * in packets it builds.  Emitted packets are appended to out.  Returns the
+ * filter's result (0 or a negative grove_err); on error, out may still hold
+ * packets emitted before the failure (the caller drops them). */
+int flt_run(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
+    grove_packet *const *in, const uint32_t *in_child, size_t n_in,
+    const grove_packet *params, void **state,
+    const grove_filter_place *place, flt_out *out);
+
+/* Free per-stream state through the filter's state_free, if any. */
+void flt_state_free(const flt_def *f, void *state);
+
+/* ---- synchronization filters ---------------------------------------- */
+
+typedef enum sync_kind {
+	SYNC_WAIT_FOR_ALL = 0,
+	SYNC_TIMEOUT = 1,
+	SYNC_DONT_WAIT = 2,
+} sync_kind;
+
+int sync_kind_parse(const char *name, sync_kind *out); /* GROVE_ENOENT */
+const char *sync_kind_name(sync_kind k);
+
+typedef struct sync_state sync_state;
+
+/* nslots: children that take part in the stream at this node; slots are
+ * 0..nslots-1.  timeout_ms is used by SYNC_TIMEOUT. */
+sync_state *sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms);
+void sync_destroy(sync_state *s); /* unrefs queued packets */
+void sync_set_timeout(sync_state *s, uint32_t timeout_ms);
+
+/* Queue a packet from slot; takes ownership.  GROVE_ERANGE for a bad slot;
+ * a packet from a slot marked gone is dropped (returns GROVE_ECLOSED). */
+int sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns);
+
+/* A slot's child is gone: its queued packets are dropped and waves no longer
+ * wait for it. */
+void sync_slot_gone(sync_state *s, uint32_t slot);
+
+/* Take the next released wave, if any.  wave/slots must have room for
+ * nslots entries; *n gets the count; ownership of the packets passes to
+ * the caller.  Returns 1 if a wave was released, 0 if none is ready.
+ *   wait_for_all: ready when every live slot has a packet (one each).
+ *   timeout: as wait_for_all, or when now_ns >= the first queued packet's
+ *            arrival + timeout: then one packet from each non-empty slot.
+ *   dont_wait: each packet is its own wave, in arrival order.
+ * When every slot is gone, nothing is ever released. */
+int sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
+    uint32_t *slots, size_t *n);
+
+/* When the next timeout falls (ns, same clock as now_ns), or UINT64_MAX. */
+uint64_t sync_next_deadline(const sync_state *s);
+
+/* Packets queued for a slot (for back-pressure) and in total. */
+size_t sync_queued(const sync_state *s, uint32_t slot);
+size_t sync_queued_total(const sync_state *s);
+uint32_t sync_live_slots(const sync_state *s);
+
+#endif

@@ -1,0 +1,51 @@
+# Test registration.  Every tests/unit/test_*.c is a cmocka program; every
+# tests/integration/it_*.c starts real processes (see tests/integration/
+# README).  Each test runs in its own process with a timeout.
+find_library(CMOCKA_LIB cmocka REQUIRED)
+
+file(GLOB GROVE_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
+foreach(src ${GROVE_UNIT_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src})
+  target_link_libraries(${name} PRIVATE grove ${CMOCKA_LIB})
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  add_test(NAME unit.${name} COMMAND ${name})
+  set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)
+endforeach()
+
+file(GLOB GROVE_IT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/integration/it_*.c)
+file(GLOB GROVE_IT_HELPERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/integration/helper_*.c)
+foreach(src ${GROVE_IT_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src} ${GROVE_IT_HELPERS})
+  target_link_libraries(${name} PRIVATE grove)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src
+                             ${CMAKE_SOURCE_DIR}/tests/integration)
+  add_test(NAME it.${name} COMMAND ${name})
+  set_tests_properties(it.${name} PROPERTIES TIMEOUT 300 LABELS integration
+    ENVIRONMENT "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+endforeach()
+
+# Shell-level tests of the command-line tools: tests/cli/*.sh
+file(GLOB GROVE_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cli/*.sh)
+foreach(src ${GROVE_CLI_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_test(NAME cli.${name} COMMAND bash ${src} ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(cli.${name} PROPERTIES TIMEOUT 300 LABELS cli)
+endforeach()
+
+if(GROVE_FUZZ)
+  file(GLOB GROVE_FUZZERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)
+  foreach(src ${GROVE_FUZZERS})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${name} ${src})
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(${name} PRIVATE grove)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+    # A bounded run: CI time is finite, coverage-guided search is not.
+    add_test(NAME fuzz.${name} COMMAND ${name} -max_total_time=60 -rss_limit_mb=2048
+             ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
+    set_tests_properties(fuzz.${name} PROPERTIES TIMEOUT 200 LABELS fuzz)
+  endforeach()
+endif()

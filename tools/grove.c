@@ -1,0 +1,44 @@
+/* grove: the command-line tool (topologies, demo, benchmarks, traces). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} commands[] = {
+	{"topo", cmd_topo, "generate, validate, print and convert topologies"},
+	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
+	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
+	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: grove COMMAND [ARGS]\n\ncommands:\n");
+	for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'grove COMMAND --help' describes a command.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "grove: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
