@@ -1,0 +1,63 @@
+/* Grove back-end API.
+ *
+ * A back-end started by Grove (spawn mode) calls grove_be_init(&argc, &argv,
+ * &be): Grove's bootstrap arrives on standard input, never on the command
+ * line.  A back-end started by anything else (attach mode) calls
+ * grove_be_attach() with the connection file the front-end wrote, or with
+ * the fields of one grove_attach_info record and the secret.
+ *
+ * Like the front-end, a back-end has no hidden thread: its calls drive its
+ * connection.  grove_be_fd() gives a descriptor for a poll loop.
+ */
+#ifndef GROVE_BACKEND_H
+#define GROVE_BACKEND_H
+
+#include <stdint.h>
+
+#include "grove/error.h"
+#include "grove/packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct grove_be grove_be;
+
+/* Spawned back-end.  Returns GROVE_ENOENT when the process was not started
+ * by Grove (no bootstrap on stdin). */
+int grove_be_init(int *argc, char ***argv, grove_be **out);
+
+/* Attaching back-end: take the record of `rank` from the connection file. */
+int grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out);
+/* ... or from explicit fields; secret_hex is the "secret" line's value. */
+int grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
+    uint32_t rank, const char *secret_hex, grove_be **out);
+
+/* Leave the network (the parent sees an orderly close) and free. */
+void grove_be_destroy(grove_be *be);
+
+uint32_t grove_be_rank(const grove_be *be);
+uint32_t grove_be_backends(const grove_be *be); /* BEs in the network */
+const char *grove_be_last_error(const grove_be *be);
+
+/* Receive the next packet from the front-end (any stream, or
+ * point-to-point: *stream gets the stream id, 0 for point-to-point).
+ * timeout_ms: 0 non-blocking, < 0 forever.  GROVE_ECLOSED when the network
+ * shut down or the parent is gone. */
+int grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag,
+    grove_packet **p, int timeout_ms);
+
+/* Send upstream on a stream (its filters apply), or to the front-end
+ * directly (stream 0).  May block while the link is over its queue limit
+ * (back-pressure). */
+int grove_be_send(grove_be *be, uint32_t stream, int32_t tag,
+    const char *fmt, ...);
+int grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p);
+int grove_be_flush(grove_be *be, int timeout_ms);
+
+int grove_be_fd(grove_be *be);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

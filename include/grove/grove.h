@@ -1,0 +1,13 @@
+/* Grove: everything a tool needs, in one include. */
+#ifndef GROVE_H
+#define GROVE_H
+
+#include "grove/error.h"
+#include "grove/packet.h"
+#include "grove/topology.h"
+#include "grove/filter.h"
+#include "grove/network.h"
+#include "grove/backend.h"
+#include "grove/trace.h"
+
+#endif

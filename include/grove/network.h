@@ -1,0 +1,177 @@
+/* Grove front-end API: create a tree network, talk to its back-ends.
+ *
+ * Threading: a grove_net is driven by the calls made on it (there is no
+ * hidden thread); call it from one thread at a time.  Every blocking call
+ * makes progress for the whole network, and grove_net_fd() lets a tool put
+ * the network in its own poll loop.  Communication processes run their own
+ * event loops, so a slow front-end never stalls the tree beyond the bounded
+ * queues of its links.
+ */
+#ifndef GROVE_NETWORK_H
+#define GROVE_NETWORK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grove/error.h"
+#include "grove/packet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct grove_net grove_net;
+typedef struct grove_comm grove_comm;
+typedef struct grove_stream grove_stream;
+
+typedef enum grove_launch_mode {
+	GROVE_LAUNCH_SPAWN = 0,  /* Grove starts CPs and BEs */
+	GROVE_LAUNCH_ATTACH = 1, /* Grove starts CPs; BEs connect on their own */
+} grove_launch_mode;
+
+typedef struct grove_net_opts {
+	/* Topology: a spec ("kary:8") with `backends`, or a file. */
+	const char *topology;       /* default "flat" */
+	const char *topology_file;  /* MRNet-format file; overrides topology */
+	uint32_t backends;          /* BE count for generated topologies */
+	const char *hosts_file;     /* host list; NULL: everything local */
+	grove_launch_mode mode;
+	/* Spawn mode: the back-end program and its arguments (argv[0] is the
+	 * program name as the BE sees it; NULL-terminated). */
+	const char *be_exe;
+	char *const *be_argv;
+	const char *commnode_exe;   /* default: beside the grove library, or
+	                               $GROVE_COMMNODE, or PATH */
+	const char *rsh;            /* remote shell; default $GROVE_RSH or "ssh" */
+	const char *bind_addr;      /* listen address; default 127.0.0.1 when
+	                               every host is local, else 0.0.0.0 */
+	int timeout_ms;             /* create timeout; default 30000 */
+	/* Attach mode: where to write the connection file (mode 0600: it
+	 * holds the network secret).  NULL: none (use grove_net_attach_info). */
+	const char *connect_file;
+	/* Heartbeat interval for CP links, ms (0: default 1000; a peer silent
+	 * for 5 intervals is declared lost). */
+	int heartbeat_ms;
+} grove_net_opts;
+
+void grove_net_opts_init(grove_net_opts *o);
+
+/* Create a network.  Spawn mode returns when every BE has reported (or
+ * fails within timeout_ms with a message naming the host/process and why,
+ * leaving no process behind).  Attach mode returns when every CP is up; use
+ * grove_net_wait_backends() for the BEs.  On failure *out is still set when
+ * possible so grove_net_last_error() can be read; destroy it then. */
+int grove_net_create(const grove_net_opts *o, grove_net **out);
+/* Shut the network down (CPs and BEs exit) and free it. */
+void grove_net_destroy(grove_net *net);
+
+const char *grove_net_last_error(const grove_net *net);
+uint32_t grove_net_backends(const grove_net *net);     /* in the topology */
+uint32_t grove_net_backends_up(const grove_net *net);  /* connected now */
+const struct grove_topo *grove_net_topology(const grove_net *net);
+/* The network's id (names trace segments, connection files...). */
+const char *grove_net_id(const grove_net *net);
+
+/* Attach mode: what BE rank r needs to connect (all strings owned by net).
+ * The same records are in the connection file, one per line:
+ *   "rank host port parent_node_id" after a "secret HEX" first line. */
+typedef struct grove_attach_info {
+	uint32_t rank;
+	const char *host;
+	uint16_t port;
+	uint32_t parent;
+} grove_attach_info;
+int grove_net_attach_info(const grove_net *net, uint32_t rank,
+    grove_attach_info *out);
+/* Wait until `count` BEs are connected (timeout_ms < 0: forever). */
+int grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms);
+
+/* Events: BE attached, ranks lost, filter errors. */
+typedef enum grove_event_type {
+	GROVE_EV_BE_ATTACHED = 1, /* rank */
+	GROVE_EV_LOST = 2,        /* ranks [rank_lo, rank_hi) lost; node id */
+	GROVE_EV_FILTER_ERROR = 3, /* node id, stream, text */
+} grove_event_type;
+typedef struct grove_event {
+	grove_event_type type;
+	uint32_t rank_lo, rank_hi;
+	uint32_t node;
+	uint32_t stream;
+	char text[256];
+} grove_event;
+typedef void (*grove_event_cb)(grove_net *net, const grove_event *ev,
+    void *arg);
+/* Call cb for every event as it happens (from inside Grove calls). */
+void grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg);
+/* Pop the next queued event (events are also queued when a callback is
+ * set).  timeout_ms: 0 non-blocking, < 0 forever. */
+int grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms);
+
+/* A file descriptor that is readable when grove_net_progress(), a receive
+ * or grove_net_next_event() would find something to do. */
+int grove_net_fd(grove_net *net);
+/* Do whatever work is pending without blocking. */
+int grove_net_progress(grove_net *net);
+
+/* Communicators: sets of BE ranks. */
+grove_comm *grove_net_comm_all(grove_net *net); /* owned by net */
+int grove_comm_create(grove_net *net, const uint32_t *ranks, size_t n,
+    grove_comm **out);
+void grove_comm_destroy(grove_comm *c);
+size_t grove_comm_size(const grove_comm *c);
+
+/* Streams. */
+typedef struct grove_stream_opts {
+	const char *up_filter;   /* transformation, default "null" */
+	const char *sync_filter; /* default "wait_for_all" */
+	const char *down_filter; /* default "null" */
+	uint32_t sync_timeout_ms; /* for "timeout" */
+} grove_stream_opts;
+void grove_stream_opts_init(grove_stream_opts *o);
+
+int grove_stream_create(grove_net *net, const grove_comm *comm,
+    const grove_stream_opts *o, grove_stream **out);
+/* Destroy a stream here and on every CP on its path. */
+int grove_stream_destroy(grove_stream *s);
+uint32_t grove_stream_id(const grove_stream *s);
+
+/* Which filter a parameter packet is for. */
+typedef enum grove_filter_slot {
+	GROVE_FILTER_UP = 0,
+	GROVE_FILTER_SYNC = 1,
+	GROVE_FILTER_DOWN = 2,
+} grove_filter_slot;
+/* Set a filter's parameters on every node of the stream (e.g. "timeout":
+ * "%ud" ms).  Filters see them as call->params. */
+int grove_stream_set_params(grove_stream *s, grove_filter_slot which,
+    const char *fmt, ...);
+
+/* Send to every member of the stream. */
+int grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...);
+int grove_stream_send_packet(grove_stream *s, grove_packet *p);
+/* Wait until everything queued has been handed to the kernel. */
+int grove_net_flush(grove_net *net, int timeout_ms);
+
+/* Receive from one stream.  timeout_ms: 0 non-blocking (GROVE_EAGAIN),
+ * < 0 forever, else GROVE_ETIMEDOUT after that long.  *p gets a reference
+ * the caller must unref.  tag may be NULL. */
+int grove_stream_recv(grove_stream *s, int32_t *tag, grove_packet **p,
+    int timeout_ms);
+/* Receive from any stream (or point-to-point from a BE: *s = NULL). */
+int grove_net_recv(grove_net *net, grove_stream **s, int32_t *tag,
+    grove_packet **p, int timeout_ms);
+
+/* Point-to-point: FE -> one BE, bypassing filters. */
+int grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
+    const char *fmt, ...);
+
+/* Load a custom filter on the FE and every CP, under `name`.  Returns when
+ * every CP has answered; on failure the last error names each CP (node id,
+ * host) that could not load it and why. */
+int grove_net_load_filter(grove_net *net, const char *name, const char *path,
+    const char *symbol);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
