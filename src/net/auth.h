@@ -1,0 +1,57 @@
+/* Connection authentication (internal).
+ *
+ * Every network has a 32-byte random secret made by the FE.  It reaches
+ * children through their bootstrap on stdin (or the 0600 connection file in
+ * attach mode), never through a command line.  On every new connection:
+ *
+ *   parent -> child  AUTH_CHALLENGE "%auc"             nonce_p (32 bytes)
+ *   child -> parent  AUTH_HELLO     "%auc %auc %ud %ud" proof_c, nonce_c,
+ *                                                       node id, pid
+ *   parent -> child  AUTH_OK        "%auc"             proof_p
+ *
+ *   proof_c = HMAC-SHA256(secret, "grove-child" | nonce_p | nonce_c | node)
+ *   proof_p = HMAC-SHA256(secret, "grove-parent" | nonce_c | nonce_p)
+ *
+ * so each side proves knowledge of the secret without revealing it, and a
+ * replayed HELLO fails against a fresh nonce.  Before AUTH_OK the parent
+ * accepts nothing but one small AUTH_HELLO; anything else closes the
+ * connection with a logged reason.
+ */
+#ifndef GROVE_AUTH_H
+#define GROVE_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUTH_SECRET_LEN 32u
+#define AUTH_NONCE_LEN 32u
+#define AUTH_PROOF_LEN 32u
+#define AUTH_MAX_FRAME 512u   /* largest frame accepted before AUTH_OK */
+#define AUTH_TIMEOUT_MS 10000 /* a peer must finish the handshake by then */
+
+/* Fill secret with random bytes (libsodium). */
+int auth_secret_new(uint8_t secret[AUTH_SECRET_LEN]);
+void auth_nonce_new(uint8_t nonce[AUTH_NONCE_LEN]);
+
+/* Hex (64 chars + NUL) <-> bytes.  auth_secret_from_hex returns
+ * GROVE_EINVAL on anything but 64 hex digits. */
+void auth_secret_to_hex(const uint8_t secret[AUTH_SECRET_LEN], char hex[65]);
+int auth_secret_from_hex(const char *hex, uint8_t secret[AUTH_SECRET_LEN]);
+
+void auth_proof_child(const uint8_t secret[AUTH_SECRET_LEN],
+    const uint8_t nonce_p[AUTH_NONCE_LEN], const uint8_t nonce_c[AUTH_NONCE_LEN],
+    uint32_t node, uint8_t out[AUTH_PROOF_LEN]);
+void auth_proof_parent(const uint8_t secret[AUTH_SECRET_LEN],
+    const uint8_t nonce_c[AUTH_NONCE_LEN], const uint8_t nonce_p[AUTH_NONCE_LEN],
+    uint8_t out[AUTH_PROOF_LEN]);
+/* Constant-time comparison: 1 if equal. */
+int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
+    const uint8_t b[AUTH_PROOF_LEN]);
+
+/* The child side, blocking, on a connected socket: read the challenge,
+ * send HELLO, check AUTH_OK.  Returns 0, GROVE_EAUTH (parent's proof
+ * wrong), GROVE_EPROTO, GROVE_ECLOSED or GROVE_ETIMEDOUT; err says why. */
+int auth_child_handshake(int fd, const uint8_t secret[AUTH_SECRET_LEN],
+    uint32_t node, int timeout_ms, char *err, size_t errlen);
+
+#endif
