@@ -20,9 +20,10 @@
  *
  * Payload: the items of the format in order.  Scalars at natural width,
  * aligned to their size relative to the payload start.  %s: u32 length
- * (without NUL), bytes, NUL.  Arrays: padding to 8, u64 count, then the
- * elements aligned to their size (numeric) or, for %as, count strings each
- * encoded like %s.
+ * (without NUL, aligned to 4 like any u32), bytes, NUL.  Arrays: padding to
+ * 8, u64 count, then the elements aligned to their size (numeric) or, for
+ * %as, count strings each encoded like %s.  Padding bytes are zero; the
+ * payload ends exactly after its last item (len says where).
  */
 #ifndef GROVE_WIRE_H
 #define GROVE_WIRE_H

@@ -1,0 +1,293 @@
+/* Decoding payloads: the validated item table, unpack and item access.
+ *
+ * Validation happens once per packet, on first access, and checks every
+ * length against the bytes that are really there before looking at them:
+ * a corrupt or hostile frame yields GROVE_EPROTO, never a read outside the
+ * frame or an allocation larger than the frame justifies.
+ */
+#include "codec/codec_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_endian.h"
+#include "core/log.h"
+
+/* %as with no elements: a valid, empty pointer array. */
+static const char *const dec_no_strings[1] = {NULL};
+
+static size_t
+align_to(size_t o, size_t a)
+{
+	return (o + a - 1) & ~(a - 1);
+}
+
+/* Can the wire bytes at `at` be used in place as host values of size s? */
+static int
+dec_in_place(const uint8_t *at, size_t s)
+{
+	if (s <= 1)
+		return 1;
+	return CODEC_HOST_LE && ((uintptr_t)at & (s - 1)) == 0;
+}
+
+/* Check one %s at payload offset *o; returns its bytes or NULL. */
+static const char *
+dec_string(const uint8_t *P, size_t plen, size_t *o)
+{
+	size_t q = align_to(*o, 4);
+	if (q > plen || plen - q < 4)
+		return NULL;
+	uint32_t len = codec_ld32(P + q);
+	size_t rem = plen - q - 4;
+	if (len >= rem) /* need len bytes and the NUL */
+		return NULL;
+	const char *s = (const char *)P + q + 4;
+	if (s[len] != '\0' || memchr(s, '\0', len))
+		return NULL;
+	*o = q + 4 + (size_t)len + 1;
+	return s;
+}
+
+/* Pass 1: validate the payload, point items into it, and count the
+ * scratch bytes pass 2 needs. */
+static int
+dec_validate(const grove_packet *p, const uint8_t *P, size_t plen,
+    codec_table *t, size_t *scratch)
+{
+	size_t o = 0, scr = 0, pos = 0, flen = strlen(p->fmt);
+	wire_fmt_item f;
+
+	for (int i = 0; i < t->n; i++) {
+		grove_item *it = &t->items[i];
+		if (codec_fmt_next(p->fmt, flen, &pos, &f) != 1)
+			return GROVE_EPROTO; /* cannot happen: checked at wrap */
+		size_t s = grove_type_size(f.type);
+		it->type = f.type;
+		it->is_array = f.is_array;
+		it->count = 1;
+		if (!f.is_array && f.type == GROVE_T_STRING) {
+			it->data = dec_string(P, plen, &o);
+			if (!it->data)
+				goto bad;
+		} else if (!f.is_array) {
+			o = align_to(o, s);
+			if (o > plen || plen - o < s)
+				goto bad;
+			it->data = P + o;
+			if (!dec_in_place(P + o, s))
+				scr += 8;
+			o += s;
+		} else {
+			o = wire_pad8(o);
+			if (o > plen || plen - o < 8)
+				goto bad;
+			uint64_t cnt = codec_ld64(P + o);
+			o += 8;
+			it->count = cnt;
+			it->data = P + o;
+			if (f.type == GROVE_T_STRING) {
+				/* Each string takes at least 5 bytes, which
+				 * bounds the pointer array we will allocate. */
+				if (cnt > (plen - o) / 5)
+					goto bad;
+				if (cnt == 0)
+					it->data = dec_no_strings;
+				for (uint64_t j = 0; j < cnt; j++)
+					if (!dec_string(P, plen, &o))
+						goto bad;
+				scr += wire_pad8((size_t)cnt * sizeof(char *));
+			} else {
+				if (cnt > (plen - o) / s)
+					goto bad;
+				if (cnt && !dec_in_place(P + o, s))
+					scr += wire_pad8((size_t)cnt * s);
+				o += (size_t)cnt * s;
+			}
+		}
+	}
+	if (o != plen) {
+		log_debug("packet \"%s\": %zu bytes of garbage after the items",
+		    p->fmt, plen - o);
+		return GROVE_EPROTO;
+	}
+	*scratch = scr;
+	return 0;
+bad:
+	log_debug("packet \"%s\": payload byte %zu: bad or truncated item",
+	    p->fmt, o);
+	return GROVE_EPROTO;
+}
+
+/* Pass 2: move what cannot be used in place into scratch. */
+static void
+dec_fill_scratch(const uint8_t *P, codec_table *t)
+{
+	uint8_t *scr = t->scratch;
+	size_t off = 0;
+
+	for (int i = 0; i < t->n; i++) {
+		grove_item *it = &t->items[i];
+		size_t s = grove_type_size(it->type);
+		if (it->type == GROVE_T_STRING) {
+			if (!it->is_array || it->count == 0)
+				continue;
+			const char **v = (const char **)(void *)(scr + off);
+			size_t q = (size_t)((const uint8_t *)it->data - P);
+			for (uint64_t j = 0; j < it->count; j++) {
+				q = align_to(q, 4);
+				uint32_t len = codec_ld32(P + q);
+				v[j] = (const char *)P + q + 4;
+				q += 4 + (size_t)len + 1;
+			}
+			it->data = v;
+			off += wire_pad8((size_t)it->count * sizeof(char *));
+		} else if (it->count && !dec_in_place(it->data, s)) {
+			codec_copy_elems(scr + off, it->data, it->count, s);
+			it->data = scr + off;
+			off += wire_pad8((size_t)it->count * s);
+		}
+	}
+}
+
+static int
+dec_table(const grove_packet *p, codec_table *t)
+{
+	size_t fpad = wire_pad8(p->hdr.fmt_len);
+	const uint8_t *P = p->frame + WIRE_HDR_SIZE + fpad;
+	size_t plen = p->hdr.len - WIRE_HDR_SIZE - fpad;
+	size_t scr;
+
+	int rc = dec_validate(p, P, plen, t, &scr);
+	if (rc < 0)
+		return rc;
+	if (scr) {
+		t->scratch = malloc(scr);
+		if (!t->scratch)
+			return GROVE_ENOMEM;
+		dec_fill_scratch(P, t);
+	}
+	return 0;
+}
+
+void
+codec_table_free(grove_packet *p, codec_table *t)
+{
+	free(t->scratch);
+	if (t != &p->inline_tab)
+		free(t);
+}
+
+int
+codec_table_get(const grove_packet *cp, const codec_table **out)
+{
+	/* The table is a cache: filling it does not change what the packet
+	 * is, so it is done through const packets. */
+	grove_packet *p = (grove_packet *)cp;
+	codec_table *t = atomic_load_explicit(&p->table, memory_order_acquire);
+	if (t) {
+		*out = t;
+		return 0;
+	}
+	int err = atomic_load_explicit(&p->decode_err, memory_order_relaxed);
+	if (err)
+		return err;
+
+	int n = p->nitems;
+	if (n <= CODEC_INLINE_ITEMS &&
+	    !atomic_flag_test_and_set_explicit(&p->inline_claim,
+	    memory_order_acquire)) {
+		t = &p->inline_tab;
+	} else {
+		t = malloc(sizeof *t + (size_t)n * sizeof(grove_item));
+		if (!t)
+			return GROVE_ENOMEM;
+		t->items = (grove_item *)(t + 1);
+	}
+	t->n = n;
+	t->scratch = NULL;
+	int rc = dec_table(p, t);
+	if (rc < 0) {
+		codec_table_free(p, t);
+		if (rc == GROVE_EPROTO)
+			atomic_store_explicit(&p->decode_err, rc,
+			    memory_order_relaxed);
+		return rc;
+	}
+	codec_table *expected = NULL;
+	if (atomic_compare_exchange_strong_explicit(&p->table, &expected, t,
+	    memory_order_acq_rel, memory_order_acquire)) {
+		*out = t;
+	} else {
+		/* Another thread published first; its table is identical. */
+		codec_table_free(p, t);
+		*out = expected;
+	}
+	return 0;
+}
+
+int
+grove_packet_item(const grove_packet *p, int i, grove_item *out)
+{
+	const codec_table *t;
+
+	if (!p || !out)
+		return GROVE_EINVAL;
+	if (i < 0 || i >= p->nitems)
+		return GROVE_ERANGE;
+	int rc = codec_table_get(p, &t);
+	if (rc < 0)
+		return rc;
+	*out = t->items[i];
+	return 0;
+}
+
+int
+grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
+{
+	const codec_table *t;
+
+	if (!p || !fmt)
+		return GROVE_EINVAL;
+	/* The usual case is the very same canonical string; only otherwise
+	 * canonicalize the caller's spelling. */
+	if (strcmp(fmt, p->fmt) != 0) {
+		char canon[WIRE_MAX_FMT + 1];
+		if (wire_fmt_parse(fmt, NULL, 0, canon, sizeof canon) < 0 ||
+		    strcmp(canon, p->fmt) != 0)
+			return GROVE_EFORMAT;
+	}
+	int rc = codec_table_get(p, &t);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < t->n; i++) {
+		const grove_item *it = &t->items[i];
+		if (it->is_array) {
+			const void **d = va_arg(ap, const void **);
+			uint64_t *c = va_arg(ap, uint64_t *);
+			if (d)
+				*d = it->data;
+			if (c)
+				*c = it->count;
+		} else if (it->type == GROVE_T_STRING) {
+			const char **d = va_arg(ap, const char **);
+			if (d)
+				*d = it->data;
+		} else {
+			void *d = va_arg(ap, void *);
+			if (d)
+				memcpy(d, it->data, grove_type_size(it->type));
+		}
+	}
+	return 0;
+}
+
+int
+grove_packet_unpack(const grove_packet *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = grove_packet_vunpack(p, fmt, ap);
+	va_end(ap);
+	return rc;
+}

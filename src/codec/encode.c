@@ -1,0 +1,379 @@
+/* Building packets: one sizing pass, one allocation, one writing pass. */
+#include "codec/codec_impl.h"
+
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_endian.h"
+#include "core/log.h"
+
+/* Formats up to this many items are packed without a temporary array. */
+#define ENC_STACK_ITEMS 16
+
+static size_t
+align_to(size_t o, size_t a)
+{
+	return (o + a - 1) & ~(a - 1);
+}
+
+static int
+type_ok(grove_type t)
+{
+	return t >= GROVE_T_INT8 && t <= GROVE_T_STRING;
+}
+
+/* Bytes of the payload for items, or a negative error. */
+static int
+enc_size(const grove_item *items, int n, size_t *out)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < n; i++) {
+		const grove_item *it = &items[i];
+		if (!type_ok(it->type))
+			return GROVE_EINVAL;
+		size_t s = grove_type_size(it->type);
+		if (!it->is_array) {
+			if (!it->data)
+				return GROVE_EINVAL;
+			if (it->type == GROVE_T_STRING)
+				o = align_to(o, 4) + 4 + strlen(it->data) + 1;
+			else
+				o = align_to(o, s) + s;
+		} else {
+			if (it->count && !it->data)
+				return GROVE_EINVAL;
+			o = wire_pad8(o) + 8;
+			if (it->type == GROVE_T_STRING) {
+				const char *const *v = it->data;
+				for (uint64_t j = 0; j < it->count; j++) {
+					if (!v[j])
+						return GROVE_EINVAL;
+					o = align_to(o, 4) + 4 + strlen(v[j]) + 1;
+					if (o > WIRE_MAX_FRAME)
+						return GROVE_ERANGE;
+				}
+			} else {
+				if (it->count > (WIRE_MAX_FRAME - o) / s)
+					return GROVE_ERANGE;
+				o += (size_t)it->count * s;
+			}
+		}
+		if (o > WIRE_MAX_FRAME)
+			return GROVE_ERANGE;
+	}
+	*out = o;
+	return 0;
+}
+
+/* Zero the alignment gap [o, a) and return a. */
+static size_t
+enc_gap(uint8_t *P, size_t o, size_t a)
+{
+	if (a > o)
+		memset(P + o, 0, a - o);
+	return a;
+}
+
+static size_t
+enc_string(uint8_t *P, size_t o, const char *s)
+{
+	size_t len = strlen(s);
+	o = enc_gap(P, o, align_to(o, 4));
+	codec_st32(P + o, (uint32_t)len);
+	memcpy(P + o + 4, s, len + 1);
+	return o + 4 + len + 1;
+}
+
+static size_t
+enc_scalar(uint8_t *P, size_t o, const void *v, size_t s)
+{
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	o = enc_gap(P, o, align_to(o, s));
+	switch (s) {
+	case 1:
+		P[o] = *(const uint8_t *)v;
+		break;
+	case 2:
+		memcpy(&v16, v, 2);
+		codec_st16(P + o, v16);
+		break;
+	case 4:
+		memcpy(&v32, v, 4);
+		codec_st32(P + o, v32);
+		break;
+	default:
+		memcpy(&v64, v, 8);
+		codec_st64(P + o, v64);
+		break;
+	}
+	return o + s;
+}
+
+/* Write the payload; sizes were checked by enc_size. */
+static size_t
+enc_payload(uint8_t *P, const grove_item *items, int n)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < n; i++) {
+		const grove_item *it = &items[i];
+		size_t s = grove_type_size(it->type);
+		if (!it->is_array) {
+			if (it->type == GROVE_T_STRING)
+				o = enc_string(P, o, it->data);
+			else
+				o = enc_scalar(P, o, it->data, s);
+			continue;
+		}
+		o = enc_gap(P, o, wire_pad8(o));
+		codec_st64(P + o, it->count);
+		o += 8;
+		if (it->type == GROVE_T_STRING) {
+			const char *const *v = it->data;
+			for (uint64_t j = 0; j < it->count; j++)
+				o = enc_string(P, o, v[j]);
+		} else if (it->count) {
+			codec_copy_elems(P + o, it->data, it->count, s);
+			o += (size_t)it->count * s;
+		}
+	}
+	return o;
+}
+
+int
+codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
+    size_t fmt_len, const grove_item *items, int nitems)
+{
+	size_t plen;
+	int rc = enc_size(items, nitems, &plen);
+	if (rc < 0)
+		return rc;
+	size_t fpad = wire_pad8(fmt_len);
+	if (plen > WIRE_MAX_FRAME - WIRE_HDR_SIZE - fpad)
+		return GROVE_ERANGE;
+	size_t len = WIRE_HDR_SIZE + fpad + plen;
+	size_t total = wire_pad8(len);
+
+	/* One allocation holds the frame, then the packet struct, then (if
+	 * the frame has no NUL after the format) a copy of the format.  The
+	 * packet owns a reference to the buffer like any received packet;
+	 * freeing the buffer frees the struct too. */
+	size_t poff = align_to(total, alignof(grove_packet));
+	size_t extra = fmt_len % 8 == 0 ? fmt_len + 1 : 0;
+	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
+	if (!buf)
+		return GROVE_ENOMEM;
+
+	wire_hdr h = *hdr_in;
+	h.len = (uint32_t)len;
+	h.fmt_len = (uint16_t)fmt_len;
+	uint8_t *f = buf->data;
+	codec_st32(f, h.len);
+	codec_st16(f + 4, h.type);
+	codec_st16(f + 6, h.fmt_len);
+	codec_st32(f + 8, h.stream);
+	codec_st32(f + 12, (uint32_t)h.tag);
+	codec_st32(f + 16, h.src);
+	codec_st32(f + 20, h.aux);
+	memcpy(f + WIRE_HDR_SIZE, fmt, fmt_len);
+	memset(f + WIRE_HDR_SIZE + fmt_len, 0, fpad - fmt_len);
+	uint8_t *P = f + WIRE_HDR_SIZE + fpad;
+	size_t end = enc_payload(P, items, nitems);
+	memset(P + end, 0, total - (WIRE_HDR_SIZE + fpad + end));
+
+	grove_packet *p = (grove_packet *)(buf->data + poff);
+	const char *cfmt = (const char *)f + WIRE_HDR_SIZE;
+	if (extra) {
+		memcpy(p->fmt_copy, fmt, fmt_len);
+		p->fmt_copy[fmt_len] = '\0';
+		cfmt = p->fmt_copy;
+	}
+	codec_packet_init(p, buf, f, total, &h, nitems, cfmt, 1);
+	*out = p;
+	return 0;
+}
+
+/* Values of scalar arguments, converted from their promoted vararg types
+ * to the item's width so items can point at them. */
+union enc_val {
+	int8_t i8;
+	uint8_t u8;
+	int16_t i16;
+	uint16_t u16;
+	int32_t i32;
+	uint32_t u32;
+	int64_t i64;
+	uint64_t u64;
+	float f;
+	double d;
+};
+
+static int
+enc_args(const wire_fmt_item *f, int n, grove_item *items,
+    union enc_val *vals, va_list ap)
+{
+	for (int i = 0; i < n; i++) {
+		grove_item *it = &items[i];
+		it->type = f[i].type;
+		it->is_array = f[i].is_array;
+		it->count = 1;
+		if (f[i].is_array) {
+			it->data = va_arg(ap, const void *);
+			it->count = va_arg(ap, uint64_t);
+			continue;
+		}
+		it->data = &vals[i];
+		switch (f[i].type) {
+		case GROVE_T_INT8:
+			vals[i].i8 = (int8_t)va_arg(ap, int);
+			break;
+		case GROVE_T_UINT8:
+			vals[i].u8 = (uint8_t)va_arg(ap, unsigned);
+			break;
+		case GROVE_T_INT16:
+			vals[i].i16 = (int16_t)va_arg(ap, int);
+			break;
+		case GROVE_T_UINT16:
+			vals[i].u16 = (uint16_t)va_arg(ap, unsigned);
+			break;
+		case GROVE_T_INT32:
+			vals[i].i32 = va_arg(ap, int32_t);
+			break;
+		case GROVE_T_UINT32:
+			vals[i].u32 = va_arg(ap, uint32_t);
+			break;
+		case GROVE_T_INT64:
+			vals[i].i64 = va_arg(ap, int64_t);
+			break;
+		case GROVE_T_UINT64:
+			vals[i].u64 = va_arg(ap, uint64_t);
+			break;
+		case GROVE_T_FLOAT:
+			vals[i].f = (float)va_arg(ap, double);
+			break;
+		case GROVE_T_DOUBLE:
+			vals[i].d = va_arg(ap, double);
+			break;
+		case GROVE_T_STRING:
+			it->data = va_arg(ap, const char *);
+			if (!it->data)
+				return GROVE_EINVAL;
+			break;
+		}
+	}
+	return 0;
+}
+
+int
+wire_vpack(grove_packet **out, uint16_t type, uint32_t stream, int32_t tag,
+    uint32_t src, uint32_t aux, const char *fmt, va_list ap)
+{
+	wire_fmt_item fs[ENC_STACK_ITEMS];
+	grove_item is[ENC_STACK_ITEMS];
+	union enc_val vs[ENC_STACK_ITEMS];
+	char canon[WIRE_MAX_FMT + 1];
+	wire_fmt_item *f = fs;
+	grove_item *items = is;
+	union enc_val *vals = vs;
+	void *heap = NULL;
+
+	if (!out)
+		return GROVE_EINVAL;
+	*out = NULL;
+	if (type == 0 || type >= WIRE_T_MAX_)
+		return GROVE_EINVAL;
+	if (!fmt)
+		return GROVE_EFORMAT;
+	size_t flen = strlen(fmt);
+	int n = codec_fmt_parse_n(fmt, flen, 0, fs, ENC_STACK_ITEMS, canon,
+	    sizeof canon);
+	if (n < 0)
+		return n;
+	if (n > ENC_STACK_ITEMS) {
+		heap = malloc((size_t)n * (sizeof *f + sizeof *items +
+		    sizeof *vals));
+		if (!heap)
+			return GROVE_ENOMEM;
+		vals = heap;
+		items = (grove_item *)(vals + n);
+		f = (wire_fmt_item *)(items + n);
+		codec_fmt_parse_n(fmt, flen, 0, f, n, NULL, 0);
+	}
+	int rc = enc_args(f, n, items, vals, ap);
+	if (rc == 0) {
+		wire_hdr h = {.type = type, .stream = stream, .tag = tag,
+		    .src = src, .aux = aux};
+		rc = codec_encode(out, &h, canon, strlen(canon), items, n);
+	}
+	free(heap);
+	return rc;
+}
+
+int
+wire_pack(grove_packet **out, uint16_t type, uint32_t stream, int32_t tag,
+    uint32_t src, uint32_t aux, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = wire_vpack(out, type, stream, tag, src, aux, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+grove_packet_vpack(grove_packet **out, uint32_t stream_id, int32_t tag,
+    const char *fmt, va_list ap)
+{
+	return wire_vpack(out, WIRE_T_DATA, stream_id, tag, 0, 0, fmt, ap);
+}
+
+int
+grove_packet_pack(grove_packet **out, uint32_t stream_id, int32_t tag,
+    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = wire_vpack(out, WIRE_T_DATA, stream_id, tag, 0, 0, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
+    int32_t tag, uint32_t src, const grove_item *items, int nitems)
+{
+	char canon[WIRE_MAX_FMT + 1];
+	size_t clen = 0;
+
+	if (!out)
+		return GROVE_EINVAL;
+	*out = NULL;
+	if (type == 0 || type >= WIRE_T_MAX_ || nitems < 0 ||
+	    (nitems > 0 && !items))
+		return GROVE_EINVAL;
+	for (int i = 0; i < nitems; i++) {
+		const char *name = codec_type_name(items[i].type);
+		if (!name)
+			return GROVE_EINVAL;
+		size_t nl = strlen(name);
+		size_t need = clen + (i ? 1 : 0) + 1 + (items[i].is_array != 0) +
+		    nl;
+		if (need > WIRE_MAX_FMT)
+			return GROVE_EFORMAT;
+		if (i)
+			canon[clen++] = ' ';
+		canon[clen++] = '%';
+		if (items[i].is_array)
+			canon[clen++] = 'a';
+		memcpy(canon + clen, name, nl);
+		clen += nl;
+	}
+	canon[clen] = '\0';
+	wire_hdr h = {.type = type, .stream = stream, .tag = tag, .src = src};
+	return codec_encode(out, &h, canon, clen, items, nitems);
+}

@@ -1,0 +1,145 @@
+/* The packet object: wrapping frames, reference counts, accessors. */
+#include "codec/codec_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/codec_endian.h"
+#include "core/log.h"
+
+void
+codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
+    size_t wire_len, const wire_hdr *hdr, int nitems, const char *fmt,
+    int in_buf)
+{
+	atomic_init(&p->refs, 1);
+	p->nitems = nitems;
+	p->hdr = *hdr;
+	p->buf = buf;
+	p->frame = frame;
+	p->wire_len = wire_len;
+	p->fmt = fmt;
+	p->in_buf = in_buf;
+	atomic_init(&p->table, NULL);
+	atomic_init(&p->decode_err, 0);
+	atomic_flag_clear(&p->inline_claim);
+	p->inline_tab.items = p->inline_items;
+	p->inline_tab.scratch = NULL;
+	p->inline_tab.n = 0;
+}
+
+int
+codec_packet_wrap(grove_buf *buf, uint8_t *frame, size_t wire_len,
+    const wire_hdr *hdr, grove_packet **out)
+{
+	const char *fmt = (const char *)frame + WIRE_HDR_SIZE;
+	int n = codec_fmt_parse_n(fmt, hdr->fmt_len, 1, NULL, 0, NULL, 0);
+	if (n < 0) {
+		log_debug("frame: type %u: format is not canonical",
+		    (unsigned)hdr->type);
+		return GROVE_EFORMAT;
+	}
+	/* The format is used as a C string; most frames have a NUL in its
+	 * padding, the rest get a copy at the end of the struct. */
+	size_t extra = codec_fmt_needs_copy(frame, hdr->fmt_len) ?
+	    (size_t)hdr->fmt_len + 1 : 0;
+	grove_packet *p = malloc(sizeof *p + extra);
+	if (!p)
+		return GROVE_ENOMEM;
+	if (extra) {
+		memcpy(p->fmt_copy, fmt, hdr->fmt_len);
+		p->fmt_copy[hdr->fmt_len] = '\0';
+		fmt = p->fmt_copy;
+	}
+	codec_packet_init(p, buf, frame, wire_len, hdr, n, fmt, 0);
+	*out = p;
+	return 0;
+}
+
+grove_packet *
+grove_packet_ref(grove_packet *p)
+{
+	if (p)
+		atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+	return p;
+}
+
+void
+grove_packet_unref(grove_packet *p)
+{
+	if (!p || atomic_fetch_sub_explicit(&p->refs, 1,
+	    memory_order_acq_rel) != 1)
+		return;
+	codec_table *t = atomic_load_explicit(&p->table, memory_order_acquire);
+	if (t)
+		codec_table_free(p, t);
+	if (p->in_buf) {
+		/* The struct lives in the buffer: this may free it. */
+		grove_buf_unref(p->buf);
+	} else {
+		grove_buf_unref(p->buf);
+		free(p);
+	}
+}
+
+const char *
+grove_packet_format(const grove_packet *p)
+{
+	return p->fmt;
+}
+
+uint32_t
+grove_packet_stream(const grove_packet *p)
+{
+	return p->hdr.stream;
+}
+
+int32_t
+grove_packet_tag(const grove_packet *p)
+{
+	return p->hdr.tag;
+}
+
+uint32_t
+grove_packet_src(const grove_packet *p)
+{
+	return p->hdr.src;
+}
+
+size_t
+grove_packet_size(const grove_packet *p)
+{
+	return p->wire_len;
+}
+
+int
+grove_packet_nitems(const grove_packet *p)
+{
+	return p->nitems;
+}
+
+const wire_hdr *
+wire_packet_hdr(const grove_packet *p)
+{
+	return &p->hdr;
+}
+
+const uint8_t *
+wire_packet_bytes(const grove_packet *p, size_t *len)
+{
+	if (len)
+		*len = p->wire_len;
+	return p->frame;
+}
+
+int
+wire_packet_set_src(grove_packet *p, uint32_t src)
+{
+	/* Anyone else holding the packet may be reading or sending the
+	 * bytes; only a sole owner may change them. */
+	if (atomic_load_explicit(&p->refs, memory_order_acquire) != 1)
+		return GROVE_EINVAL;
+	p->hdr.src = src;
+	codec_st32(p->frame + 16, src);
+	return 0;
+}
