@@ -1,0 +1,473 @@
+/* The writer side of the event space: init, fini, collector registry, ring
+ * claim, and the globals the inline fast path reads. */
+#define _GNU_SOURCE
+#include "trace/space.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "grove/error.h"
+
+/* See the comments on the declarations in grove/trace.h. */
+uint32_t grove_trace_on_;
+int grove_trace_clock_tsc_;
+__thread struct grove_trace_tls_ grove_trace_tls_
+	__attribute__((tls_model("initial-exec")));
+
+/* Threads that find no free ring record here; nobody reads it. */
+static __thread union {
+	struct grove_trace_ring_ ring;
+	unsigned char bytes[TRACE_RING_HEADER + sizeof(grove_trace_tuple)];
+} sink;
+
+/* The process's one event space.  Global because a process has exactly
+ * one (it is named by the process's role and rank) and the fast path must
+ * reach it without a handle.  Guarded by lock except for the fields the
+ * fast path reads through grove_trace_on_ and the thread's own ring. */
+static struct {
+	pthread_mutex_t lock;
+	int fd;
+	void *base;
+	struct trace_header *h;
+	uint64_t size;
+	char name[TRACE_NET_LEN + TRACE_ROLE_LEN + 32];
+	uint32_t gen;        /* generation of the current event space */
+	int env_off;         /* GROVE_TRACE=0 seen by init */
+	int atfork_done;
+} sp = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+uint64_t
+trace_segment_size(uint32_t ring_slots)
+{
+	uint64_t reg = (uint64_t)TRACE_MAX_COLLECTORS *
+	               sizeof(struct trace_collector_entry);
+	uint64_t stride = TRACE_RING_HEADER +
+	                  (uint64_t)ring_slots * sizeof(grove_trace_tuple);
+	return TRACE_HEADER_SIZE + reg + (uint64_t)TRACE_MAX_RINGS * stride;
+}
+
+static int
+name_part_ok(const char *s, size_t max)
+{
+	size_t n = 0;
+	if (!s || !*s)
+		return 0;
+	for (; s[n]; n++)
+		if (!isalnum((unsigned char)s[n]) && s[n] != '_' && s[n] != '-')
+			return 0;
+	return n < max;
+}
+
+int
+trace_segment_name(char *buf, size_t len, const char *network_id,
+                   const char *role, uint32_t rank)
+{
+	if (!name_part_ok(network_id, TRACE_NET_LEN) ||
+	    !name_part_ok(role, TRACE_ROLE_LEN))
+		return GROVE_EINVAL;
+	int n = snprintf(buf, len, "grove.%s.%s.%u", network_id, role, rank);
+	return n > 0 && (size_t)n < len ? 0 : GROVE_ERANGE;
+}
+
+int
+trace_tsc_invariant(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[8192];
+	int constant = 0, nonstop = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		for (char *w = strtok(line, " \t\n"); w; w = strtok(0, " \t\n")) {
+			constant |= !strcmp(w, "constant_tsc");
+			nonstop |= !strcmp(w, "nonstop_tsc");
+		}
+		break; /* every CPU lists the same flags */
+	}
+	fclose(f);
+	return constant && nonstop;
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void
+trace_calib_now(int tsc, struct trace_calib *out)
+{
+#ifdef GROVE_TRACE_HAVE_TSC_
+	if (tsc) {
+		/* Bracket the clock_gettime between two TSC reads and keep
+		 * the tightest of a few tries: the pair is then accurate to
+		 * half that gap (tens of ns). */
+		uint64_t best = UINT64_MAX;
+		for (int i = 0; i < 8; i++) {
+			uint64_t a = __rdtsc();
+			uint64_t m = mono_ns();
+			uint64_t b = __rdtsc();
+			if (b - a < best) {
+				best = b - a;
+				out->ticks = a + (b - a) / 2;
+				out->mono_ns = m;
+			}
+		}
+		return;
+	}
+#endif
+	(void)tsc;
+	out->mono_ns = mono_ns();
+	out->ticks = out->mono_ns;
+}
+
+static const char *const op_names[] = {
+	[GROVE_OP_SEND] = "send",
+	[GROVE_OP_RECV] = "recv",
+	[GROVE_OP_WRITEV] = "writev",
+	[GROVE_OP_READ] = "read",
+	[GROVE_OP_FILTER_SYNC] = "filter_sync",
+	[GROVE_OP_FILTER_TRANSFORM] = "filter_transform",
+	[GROVE_OP_WAVE] = "wave",
+	[GROVE_OP_STREAM_NEW] = "stream_new",
+	[GROVE_OP_CONNECT] = "connect",
+	[GROVE_OP_API_SEND] = "api_send",
+	[GROVE_OP_API_RECV] = "api_recv",
+};
+
+const char *
+trace_op_name(uint16_t op, char *buf, size_t len)
+{
+	if (op < sizeof op_names / sizeof op_names[0] && op_names[op])
+		return op_names[op];
+	if (op >= GROVE_OP_USER)
+		snprintf(buf, len, "user+%u", (unsigned)(op - GROVE_OP_USER));
+	else
+		snprintf(buf, len, "op%u", (unsigned)op);
+	return buf;
+}
+
+/* After fork the child shares the parent's mapping (MAP_SHARED): it must
+ * not record into the parent's rings.  It starts with tracing off and its
+ * own grove_trace_init (with its own role) creates its event space. */
+static void
+atfork_child(void)
+{
+	__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELAXED);
+	grove_trace_tls_.ring = NULL;
+	grove_trace_tls_.gen = 0;
+	if (sp.base)
+		munmap(sp.base, sp.size);
+	if (sp.fd >= 0)
+		close(sp.fd);
+	sp.base = NULL;
+	sp.h = NULL;
+	sp.fd = -1;
+	pthread_mutex_init(&sp.lock, NULL);
+}
+
+static uint32_t
+env_ring_slots(void)
+{
+	const char *s = getenv("GROVE_TRACE_SIZE");
+	char *end;
+	if (!s || !*s)
+		return TRACE_DEFAULT_SLOTS;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < 16 || v > (1ul << 24) || (v & (v - 1))) {
+		fprintf(stderr, "grove: GROVE_TRACE_SIZE='%s' is not a power of "
+		        "two in [16, 16777216]; using %u\n", s,
+		        TRACE_DEFAULT_SLOTS);
+		return TRACE_DEFAULT_SLOTS;
+	}
+	return (uint32_t)v;
+}
+
+static int
+env_trace_off(void)
+{
+	const char *s = getenv("GROVE_TRACE");
+	return s && (!strcmp(s, "0") || !strcasecmp(s, "off") ||
+	             !strcasecmp(s, "no") || !strcasecmp(s, "false"));
+}
+
+static int
+env_clock_tsc(void)
+{
+	const char *s = getenv("GROVE_TRACE_CLOCK");
+	if (s && !strcmp(s, "mono"))
+		return 0;
+#ifdef GROVE_TRACE_HAVE_TSC_
+	return trace_tsc_invariant();
+#else
+	return 0;
+#endif
+}
+
+/* The pid recorded in an existing segment, or 0 if unreadable. */
+static pid_t
+segment_owner(int fd)
+{
+	struct trace_header h;
+	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    h.magic != TRACE_MAGIC)
+		return 0;
+	return h.pid;
+}
+
+static int
+open_segment(const char *name, uint64_t size)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			if (ftruncate(fd, (off_t)size) != 0) {
+				close(fd);
+				shm_unlink(name);
+				return GROVE_ESYS;
+			}
+			return fd;
+		}
+		if (errno != EEXIST)
+			return GROVE_ESYS;
+		/* Left over by a process that died without fini (or kept on
+		 * purpose and never collected): replace it unless its owner
+		 * is still alive. */
+		int old = shm_open(name, O_RDONLY, 0);
+		pid_t pid = old >= 0 ? segment_owner(old) : 0;
+		if (old >= 0)
+			close(old);
+		if (pid > 0 && pid != getpid() &&
+		    (kill(pid, 0) == 0 || errno == EPERM)) {
+			fprintf(stderr, "grove: trace segment /dev/shm/%s is in "
+			        "use by live pid %d; tracing off\n", name,
+			        (int)pid);
+			return GROVE_EINVAL;
+		}
+		shm_unlink(name);
+	}
+	return GROVE_ESYS;
+}
+
+int
+grove_trace_init(const char *network_id, const char *role, uint32_t rank)
+{
+	char name[sizeof sp.name];
+	int rc = trace_segment_name(name, sizeof name, network_id, role, rank);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&sp.lock);
+	if (!sp.atfork_done) {
+		pthread_atfork(NULL, NULL, atfork_child);
+		sp.atfork_done = 1;
+	}
+	if (sp.base) {
+		rc = strcmp(sp.name, name) ? GROVE_EINVAL : 0;
+		pthread_mutex_unlock(&sp.lock);
+		return rc;
+	}
+	if (env_trace_off()) {
+		sp.env_off = 1;
+		pthread_mutex_unlock(&sp.lock);
+		return 0;
+	}
+	sp.env_off = 0;
+	uint32_t slots = env_ring_slots();
+	uint64_t size = trace_segment_size(slots);
+	int fd = open_segment(name, size);
+	if (fd < 0) {
+		pthread_mutex_unlock(&sp.lock);
+		log_warn("trace: cannot create /dev/shm/%s: %s", name,
+		         strerror(errno));
+		return fd;
+	}
+	/* Reserve the header and registry pages now; rings on claim. */
+	uint64_t fixed = TRACE_HEADER_SIZE + (uint64_t)TRACE_MAX_COLLECTORS *
+	                 sizeof(struct trace_collector_entry);
+	void *base = MAP_FAILED;
+	if (posix_fallocate(fd, 0, (off_t)fixed) == 0)
+		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		            fd, 0);
+	if (base == MAP_FAILED) {
+		close(fd);
+		shm_unlink(name);
+		pthread_mutex_unlock(&sp.lock);
+		return GROVE_ESYS;
+	}
+	struct trace_header *h = base;
+	int tsc = env_clock_tsc();
+	h->version = TRACE_VERSION;
+	h->header_size = TRACE_HEADER_SIZE;
+	snprintf(h->network_id, sizeof h->network_id, "%s", network_id);
+	snprintf(h->role, sizeof h->role, "%s", role);
+	if (gethostname(h->hostname, sizeof h->hostname - 1) != 0)
+		strcpy(h->hostname, "?");
+	h->rank = rank;
+	h->pid = (int32_t)getpid();
+	h->clock = tsc ? TRACE_CLOCK_TSC : TRACE_CLOCK_MONO;
+	h->max_rings = TRACE_MAX_RINGS;
+	h->ring_slots = slots;
+	h->ring_stride = TRACE_RING_HEADER +
+	                 (uint64_t)slots * sizeof(grove_trace_tuple);
+	h->registry_offset = TRACE_HEADER_SIZE;
+	h->rings_offset = fixed;
+	h->max_collectors = TRACE_MAX_COLLECTORS;
+	h->size = size;
+	trace_calib_now(tsc, &h->calib_init);
+	/* The magic goes last: a reader that sees it sees a whole header. */
+	__atomic_store_n(&h->magic, TRACE_MAGIC, __ATOMIC_RELEASE);
+
+	sp.fd = fd;
+	sp.base = base;
+	sp.h = h;
+	sp.size = size;
+	snprintf(sp.name, sizeof sp.name, "%s", name);
+	if (++sp.gen == 0)
+		sp.gen = 1;
+	grove_trace_clock_tsc_ = tsc;
+	__atomic_store_n(&grove_trace_on_, sp.gen, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&sp.lock);
+	return 0;
+}
+
+void
+grove_trace_fini(int keep)
+{
+	pthread_mutex_lock(&sp.lock);
+	__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELEASE);
+	grove_trace_tls_.ring = NULL;
+	grove_trace_tls_.gen = 0;
+	if (sp.base) {
+		trace_calib_now(sp.h->clock == TRACE_CLOCK_TSC,
+		                &sp.h->calib_fini);
+		__atomic_store_n(&sp.h->finished, 1, __ATOMIC_RELEASE);
+		munmap(sp.base, sp.size);
+		close(sp.fd);
+		if (!keep)
+			shm_unlink(sp.name);
+	}
+	sp.base = NULL;
+	sp.h = NULL;
+	sp.fd = -1;
+	sp.name[0] = 0;
+	pthread_mutex_unlock(&sp.lock);
+}
+
+int
+grove_trace_enabled(void)
+{
+	return __atomic_load_n(&grove_trace_on_, __ATOMIC_RELAXED) != 0;
+}
+
+void
+grove_trace_set_enabled(int on)
+{
+	pthread_mutex_lock(&sp.lock);
+	uint32_t v = on && sp.base ? sp.gen : 0;
+	__atomic_store_n(&grove_trace_on_, v, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&sp.lock);
+}
+
+static void
+use_sink(void)
+{
+	sink.ring.mask = 0;
+	grove_trace_tls_.ring = &sink.ring;
+}
+
+void
+grove_trace_claim_(void)
+{
+	pthread_mutex_lock(&sp.lock);
+	grove_trace_tls_.gen = sp.gen;
+	if (!sp.base) {
+		/* Raced with fini: the caller stores one tuple, nowhere. */
+		use_sink();
+		pthread_mutex_unlock(&sp.lock);
+		return;
+	}
+	struct trace_header *h = sp.h;
+	uint32_t i = h->n_rings;
+	off_t off = (off_t)(h->rings_offset + (uint64_t)i * h->ring_stride);
+	if (i >= h->max_rings ||
+	    posix_fallocate(sp.fd, off, (off_t)h->ring_stride) != 0) {
+		h->threads_without_ring++;
+		use_sink();
+		pthread_mutex_unlock(&sp.lock);
+		return;
+	}
+	struct grove_trace_ring_ *r = trace_ring_at(sp.base, h, i);
+	r->mask = h->ring_slots - 1;
+	r->tid = (uint32_t)syscall(SYS_gettid);
+	r->index = i;
+	__atomic_store_n(&r->head, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->n_rings, i + 1, __ATOMIC_RELEASE);
+	grove_trace_tls_.ring = r;
+	pthread_mutex_unlock(&sp.lock);
+}
+
+static void
+copy_field(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+int
+grove_trace_collector_register(grove_trace_collector *c, const char *name,
+                               const char *layer, const char *where,
+                               const char *position)
+{
+	if (!c)
+		return GROVE_EINVAL;
+	c->id = 0;
+	c->seq = 0;
+	pthread_mutex_lock(&sp.lock);
+	if (!sp.base) {
+		pthread_mutex_unlock(&sp.lock);
+		return 0;
+	}
+	struct trace_header *h = sp.h;
+	uint32_t n = h->n_collectors;
+	off_t off = (off_t)(h->registry_offset +
+	                    (uint64_t)n * sizeof(struct trace_collector_entry));
+	if (n >= h->max_collectors) {
+		pthread_mutex_unlock(&sp.lock);
+		log_warn("trace: collector registry full (%u); '%s' at '%s' "
+		         "records as collector 0", n, name ? name : "",
+		         where ? where : "");
+		return GROVE_ERANGE;
+	}
+	struct trace_collector_entry *e =
+		(struct trace_collector_entry *)((char *)sp.base + off);
+	e->id = n + 1;
+	copy_field(e->name, sizeof e->name, name);
+	copy_field(e->layer, sizeof e->layer, layer);
+	copy_field(e->where, sizeof e->where, where);
+	copy_field(e->position, sizeof e->position, position);
+	__atomic_store_n(&h->n_collectors, n + 1, __ATOMIC_RELEASE);
+	c->id = n + 1;
+	pthread_mutex_unlock(&sp.lock);
+	return 0;
+}
+
+int
+grove_trace_user_register(grove_trace_collector *c, const char *name)
+{
+	return grove_trace_collector_register(c, name, "user", "", "");
+}

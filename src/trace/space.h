@@ -1,0 +1,123 @@
+/* The event space segment: layout shared by writers and readers (internal).
+ *
+ * One segment per process, /dev/shm/grove.<network>.<role>.<rank>:
+ *
+ *   [0, 4096)                 struct trace_header
+ *   [registry_offset, ...)    max_collectors x struct trace_collector_entry
+ *   [rings_offset, ...)       max_rings x ring (64-byte struct
+ *                             grove_trace_ring_ header + slots[ring_slots])
+ *
+ * The file is sized for all rings at init but tmpfs allocates pages only
+ * when they are written: a ring's pages are reserved (fallocate) when a
+ * thread claims it, so running out of /dev/shm space turns into "no ring
+ * for this thread" instead of a SIGBUS in the fast path.
+ *
+ * Native byte order: readers run on the host that wrote the segment.
+ * Counters another process reads (n_rings, n_collectors, ring heads) are
+ * written with store-release after the data they publish.
+ */
+#ifndef GROVE_TRACE_SPACE_H
+#define GROVE_TRACE_SPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grove/trace.h"
+
+#define TRACE_MAGIC 0x3152545645564f52ull /* "ROVEVTR1" little-endian */
+#define TRACE_VERSION 1u
+#define TRACE_HEADER_SIZE 4096u
+#define TRACE_MAX_RINGS 64u
+#define TRACE_MAX_COLLECTORS 2048u
+#define TRACE_DEFAULT_SLOTS 32768u
+#define TRACE_RING_HEADER 64u
+
+#define TRACE_NET_LEN 64
+#define TRACE_ROLE_LEN 16
+#define TRACE_HOST_LEN 64
+
+enum trace_clock {
+	TRACE_CLOCK_MONO = 0, /* ticks are CLOCK_MONOTONIC nanoseconds */
+	TRACE_CLOCK_TSC = 1,  /* ticks are raw TSC cycles */
+};
+
+/* One simultaneous reading of both clocks. */
+struct trace_calib {
+	uint64_t ticks;   /* the event-space clock (TSC or monotonic ns) */
+	uint64_t mono_ns; /* CLOCK_MONOTONIC */
+};
+
+struct trace_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t header_size;
+	char network_id[TRACE_NET_LEN];
+	char role[TRACE_ROLE_LEN];
+	char hostname[TRACE_HOST_LEN];
+	uint32_t rank;
+	int32_t pid;
+	uint32_t clock;           /* enum trace_clock */
+	uint32_t max_rings;
+	uint32_t n_rings;         /* rings claimed so far (store-release) */
+	uint32_t ring_slots;      /* tuples per ring, a power of two */
+	uint64_t ring_stride;     /* bytes from one ring to the next */
+	uint64_t rings_offset;
+	uint64_t registry_offset;
+	uint32_t max_collectors;
+	uint32_t n_collectors;    /* registered so far (store-release) */
+	uint32_t threads_without_ring; /* threads that recorded into a sink */
+	uint32_t finished;        /* 1 after fini wrote calib_fini */
+	struct trace_calib calib_init;
+	struct trace_calib calib_fini;
+	uint64_t size;            /* total segment bytes */
+};
+
+_Static_assert(sizeof(struct trace_header) <= TRACE_HEADER_SIZE,
+               "header fits its page");
+
+#define TRACE_NAME_LEN 48
+#define TRACE_LAYER_LEN 16
+#define TRACE_WHERE_LEN 96
+#define TRACE_POS_LEN 88
+
+struct trace_collector_entry {
+	uint32_t id;
+	uint32_t reserved;
+	char name[TRACE_NAME_LEN];
+	char layer[TRACE_LAYER_LEN];
+	char where[TRACE_WHERE_LEN];
+	char position[TRACE_POS_LEN];
+};
+
+_Static_assert(sizeof(struct trace_collector_entry) == 256,
+               "registry entries are 256 bytes");
+_Static_assert(sizeof(struct grove_trace_ring_) == TRACE_RING_HEADER,
+               "ring header is one cache line");
+
+/* Bytes of a segment with the given ring size. */
+uint64_t trace_segment_size(uint32_t ring_slots);
+
+/* "grove.<net>.<role>.<rank>" into buf (shm_open name without '/').
+ * GROVE_EINVAL when a part is empty or too long, or holds a character
+ * other than [A-Za-z0-9_-] (dots separate the fields of the name). */
+int trace_segment_name(char *buf, size_t len, const char *network_id,
+                       const char *role, uint32_t rank);
+
+/* The ring with index i of a mapped segment. */
+static inline struct grove_trace_ring_ *
+trace_ring_at(void *base, const struct trace_header *h, uint32_t i)
+{
+	return (struct grove_trace_ring_ *)((char *)base + h->rings_offset +
+	                                    (uint64_t)i * h->ring_stride);
+}
+
+/* Reads both clocks as close together as possible. */
+void trace_calib_now(int tsc, struct trace_calib *out);
+
+/* 1 when /proc/cpuinfo lists constant_tsc and nonstop_tsc. */
+int trace_tsc_invariant(void);
+
+/* Name of an operation code ("send", "api_send", "user+3"), into buf. */
+const char *trace_op_name(uint16_t op, char *buf, size_t len);
+
+#endif
