@@ -1,0 +1,307 @@
+/* be_worker: the back-end of `grove demo`, `grove bench micro` and the
+ * integration tests.  It answers the requests of worker_protocol.h on the
+ * stream they came on (stream 0: point-to-point to the front-end).
+ *
+ *   be_worker                              started by Grove (spawn mode)
+ *   be_worker --attach FILE --rank R       attach mode, connection file
+ *
+ * Bad requests are reported on stderr and skipped: a worker never dies
+ * because of what it was sent, except on WORKER_CRASH, whose job is that.
+ * Tests start it a thousand times at once, so it stays small: no threads,
+ * no buffers of its own, nothing read at start-up besides the bootstrap.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grove/backend.h"
+#include "grove/packet.h"
+#include "worker_protocol.h"
+
+/* Largest WORKER_ARRAY reply: 64 Mi elements (256 MiB) is far beyond what
+ * any test asks for and still fails cleanly if memory is short. */
+#define WORKER_ARRAY_MAX (64u << 20)
+
+/* Consecutive receive errors (other than a closed network) after which the
+ * connection is considered broken rather than momentarily unhappy. */
+#define WORKER_MAX_RECV_ERRORS 100
+
+typedef struct worker {
+	grove_be *be;
+	uint32_t rank;
+} worker;
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000,
+	    .tv_nsec = (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void
+bad_request(const worker *w, int32_t tag, const char *fmt, int rc)
+{
+	fprintf(stderr, "be_worker[%u]: tag %d: request is not \"%s\": %s\n",
+	    w->rank, tag, fmt, grove_strerror(rc));
+}
+
+static void
+send_failed(const worker *w, int32_t tag, int rc)
+{
+	fprintf(stderr, "be_worker[%u]: tag %d: reply failed: %s (%s)\n",
+	    w->rank, tag, grove_strerror(rc), grove_be_last_error(w->be));
+}
+
+/* Reads the single "%d" argument of a request; 0 or a grove_err. */
+static int
+arg_int(const worker *w, const grove_packet *p, int32_t tag, int32_t *v)
+{
+	int rc = grove_packet_unpack(p, "%d", v);
+	if (rc < 0)
+		bad_request(w, tag, "%d", rc);
+	return rc;
+}
+
+static void
+do_burst(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
+{
+	int32_t count, v;
+	int rc = grove_packet_unpack(p, "%d %d", &count, &v);
+	if (rc < 0) {
+		bad_request(w, tag, "%d %d", rc);
+		return;
+	}
+	if (count < 0) {
+		fprintf(stderr, "be_worker[%u]: burst count %d < 0\n",
+		    w->rank, count);
+		return;
+	}
+	for (int32_t i = 0; i < count; i++) {
+		rc = grove_be_send(w->be, stream, tag, "%d", v);
+		if (rc < 0) {
+			send_failed(w, tag, rc);
+			return;
+		}
+	}
+	rc = grove_be_flush(w->be, -1);
+	if (rc < 0)
+		send_failed(w, tag, rc);
+}
+
+static void
+do_array(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
+{
+	int32_t n;
+	if (arg_int(w, p, tag, &n) < 0)
+		return;
+	if (n < 0 || (uint32_t)n > WORKER_ARRAY_MAX) {
+		fprintf(stderr, "be_worker[%u]: array length %d out of "
+		    "[0, %u]\n", w->rank, n, WORKER_ARRAY_MAX);
+		return;
+	}
+	int32_t *a = malloc(((size_t)n + 1) * sizeof *a);
+	if (!a) {
+		fprintf(stderr, "be_worker[%u]: no memory for %d elements\n",
+		    w->rank, n);
+		return;
+	}
+	/* Unsigned arithmetic: large ranks times 1000 wrap instead of being
+	 * undefined; the receiver computes the same wrapped values. */
+	for (int32_t i = 0; i < n; i++)
+		a[i] = (int32_t)(w->rank * 1000u + (uint32_t)i);
+	int rc = grove_be_send(w->be, stream, tag, "%ad", a, (uint64_t)n);
+	free(a);
+	if (rc < 0)
+		send_failed(w, tag, rc);
+}
+
+static void
+do_info(const worker *w, uint32_t stream, int32_t tag)
+{
+	char host[256];
+	double load[1] = {0.0};
+	if (gethostname(host, sizeof host) < 0)
+		strcpy(host, "?");
+	host[sizeof host - 1] = '\0';
+	if (getloadavg(load, 1) < 1)
+		load[0] = 0.0;
+	int rc = grove_be_send(w->be, stream, tag, "%lf %uld %s", load[0],
+	    (uint64_t)w->rank, host);
+	if (rc < 0)
+		send_failed(w, tag, rc);
+}
+
+/* Aborts without leaving a core file behind: fault tests kill many
+ * workers and only want the parent to see an abrupt end. */
+static void
+crash(void)
+{
+	struct rlimit rl = {0, 0};
+	setrlimit(RLIMIT_CORE, &rl);
+	abort();
+}
+
+/* Handles one request.  Returns 1 when the worker should exit. */
+static int
+handle(worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
+{
+	int32_t v;
+	int rc = 0;
+
+	switch (tag) {
+	case WORKER_ECHO:
+		if (arg_int(w, p, tag, &v) < 0)
+			return 0;
+		rc = grove_be_send(w->be, stream, tag, "%d", v);
+		break;
+	case WORKER_RANK:
+		rc = grove_be_send(w->be, stream, tag, "%d", (int)w->rank);
+		break;
+	case WORKER_BURST:
+		do_burst(w, stream, tag, p);
+		return 0;
+	case WORKER_AVG:
+		rc = grove_be_send(w->be, stream, tag, "%lf %d",
+		    (double)w->rank + 0.5, 1);
+		break;
+	case WORKER_ARRAY:
+		do_array(w, stream, tag, p);
+		return 0;
+	case WORKER_INFO:
+		do_info(w, stream, tag);
+		return 0;
+	case WORKER_SLOW:
+		if (arg_int(w, p, tag, &v) < 0)
+			return 0;
+		if (v < 0) {
+			fprintf(stderr, "be_worker[%u]: slow: %d ms < 0\n",
+			    w->rank, v);
+			return 0;
+		}
+		sleep_ms(v);
+		rc = grove_be_send(w->be, stream, tag, "%d", (int)w->rank);
+		break;
+	case WORKER_CRASH:
+		if (arg_int(w, p, tag, &v) < 0)
+			return 0;
+		if (v >= 0 && (uint32_t)v == w->rank)
+			crash();
+		return 0;
+	case WORKER_EXIT:
+		return 1;
+	case WORKER_STALL:
+		if (arg_int(w, p, tag, &v) < 0)
+			return 0;
+		if (v >= 0 && (uint32_t)v == w->rank)
+			sleep_ms(3000);
+		return 0;
+	default:
+		fprintf(stderr, "be_worker[%u]: unknown tag %d on stream %u "
+		    "(ignored)\n", w->rank, tag, stream);
+		return 0;
+	}
+	if (rc < 0)
+		send_failed(w, tag, rc);
+	return 0;
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: be_worker                 (started by grove)\n"
+	    "       be_worker --attach FILE --rank R\n");
+	return 2;
+}
+
+/* Parses a rank; -1 when it is not a plain decimal number. */
+static long
+parse_rank(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long r = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || r > UINT32_MAX)
+		return -1;
+	return (long)r;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *attach = NULL;
+	long rank = -1;
+	worker w = {0};
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--attach") && i + 1 < argc) {
+			attach = argv[++i];
+		} else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
+			rank = parse_rank(argv[++i]);
+			if (rank < 0) {
+				fprintf(stderr, "be_worker: bad rank '%s'\n",
+				    argv[i]);
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "-h") ||
+		    !strcmp(argv[i], "--help")) {
+			usage();
+			return 0;
+		}
+		/* Anything else belongs to the tool that started us. */
+	}
+
+	if (attach) {
+		if (rank < 0)
+			return usage();
+		rc = grove_be_attach(attach, (uint32_t)rank, &w.be);
+	} else {
+		rc = grove_be_init(&argc, &argv, &w.be);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "be_worker: cannot join the network: %s%s%s\n",
+		    grove_strerror(rc), w.be ? ": " : "",
+		    w.be ? grove_be_last_error(w.be) : "");
+		if (rc == GROVE_ENOENT && !attach)
+			fprintf(stderr, "be_worker: not started by grove; "
+			    "use --attach FILE --rank R\n");
+		if (w.be)
+			grove_be_destroy(w.be);
+		return 1;
+	}
+	w.rank = grove_be_rank(w.be);
+
+	int errors = 0, status = 0;
+	for (;;) {
+		uint32_t stream = 0;
+		int32_t tag = 0;
+		grove_packet *p = NULL;
+		rc = grove_be_recv(w.be, &stream, &tag, &p, -1);
+		if (rc == GROVE_ECLOSED)
+			break;
+		if (rc < 0) {
+			fprintf(stderr, "be_worker[%u]: receive: %s (%s)\n",
+			    w.rank, grove_strerror(rc),
+			    grove_be_last_error(w.be));
+			if (++errors >= WORKER_MAX_RECV_ERRORS) {
+				status = 1;
+				break;
+			}
+			continue;
+		}
+		errors = 0;
+		int stop = handle(&w, stream, tag, p);
+		grove_packet_unref(p);
+		if (stop)
+			break;
+	}
+	grove_be_destroy(w.be);
+	return status;
+}

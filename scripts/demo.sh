@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build (Release) into build/,
+# and run `grove demo`.  Extra arguments go to the demo, e.g.
+#   ./scripts/demo.sh --topology kary:8 --backends 256
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+echo
+exec build/grove demo "$@"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Grove needs to build, test and fuzz.
+# This is the one place that lists them.  Only missing packages are
+# installed; nothing happens when everything is there already.
+set -euo pipefail
+
+PACKAGES=(
+	build-essential   # gcc, make, libc headers
+	cmake             # build and test driver (CTest)
+	pkg-config        # finds libuv, libsodium, otf2
+	libuv1-dev        # event loop, sockets, timers
+	libsodium-dev     # authentication of every connection
+	libcmocka-dev     # unit tests
+	libotf2-trace-dev # trace export to OTF2 (optional at build time)
+	otf2-tools        # otf2-print, to inspect exported traces
+	clang             # fuzz targets (libFuzzer)
+	libclang-rt-14-dev # libFuzzer and sanitizer runtimes for clang 14
+	python3           # helper scripts in tests and docs
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	if [[ "$status" != "install ok installed" ]]; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]} == 0)); then
+	echo "install-deps: all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [[ $(id -u) -eq 0 ]]; then
+	SUDO=()
+elif command -v sudo >/dev/null; then
+	SUDO=(sudo)
+else
+	echo "install-deps: not root and no sudo; please install:" \
+	    "${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	--no-install-recommends "${missing[@]}"

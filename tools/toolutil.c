@@ -1,0 +1,104 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "toolutil.h"
+
+/* The directory of the running executable: be_worker and grove-commnode
+ * are built (and installed) beside grove. */
+static int
+exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+int
+tool_find_programs(tool_programs *pg, char *err, size_t errlen)
+{
+	char dir[4096];
+	int have_dir = exe_dir(dir, sizeof dir) == 0;
+	const char *env = getenv("GROVE_WORKER");
+
+	memset(pg, 0, sizeof *pg);
+	if (env && *env) {
+		snprintf(pg->worker, sizeof pg->worker, "%s", env);
+	} else if (have_dir) {
+		snprintf(pg->worker, sizeof pg->worker, "%.4000s/be_worker",
+		    dir);
+	} else {
+		snprintf(err, errlen, "cannot read /proc/self/exe to find "
+		    "be_worker; set GROVE_WORKER");
+		return GROVE_ENOENT;
+	}
+	if (access(pg->worker, X_OK) < 0) {
+		snprintf(err, errlen, "back-end program %s: %s%s", pg->worker,
+		    strerror(errno), env ? " (from GROVE_WORKER)" :
+		    " (set GROVE_WORKER to use another)");
+		return GROVE_ENOENT;
+	}
+	const char *cn = getenv("GROVE_COMMNODE");
+	if ((!cn || !*cn) && have_dir) {
+		snprintf(pg->commnode, sizeof pg->commnode,
+		    "%.4000s/grove-commnode", dir);
+		if (access(pg->commnode, X_OK) < 0)
+			pg->commnode[0] = '\0';
+	}
+	return 0;
+}
+
+void
+tool_net_opts(grove_net_opts *o, const tool_programs *pg,
+    const char *topology, unsigned backends)
+{
+	static char *const worker_argv[] = {"be_worker", NULL};
+
+	grove_net_opts_init(o);
+	o->topology = topology;
+	o->backends = backends;
+	o->mode = GROVE_LAUNCH_SPAWN;
+	o->be_exe = pg->worker;
+	o->be_argv = worker_argv;
+	if (pg->commnode[0])
+		o->commnode_exe = pg->commnode;
+}
+
+void
+tool_raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+double
+tool_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+long
+tool_parse_count(const char *s, long max)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > max)
+		return -1;
+	return v;
+}

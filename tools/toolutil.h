@@ -1,0 +1,36 @@
+/* Helpers shared by the grove subcommands that start networks (demo,
+ * bench): where the companion programs are, a clock, resource limits. */
+#ifndef GROVE_TOOLS_TOOLUTIL_H
+#define GROVE_TOOLS_TOOLUTIL_H
+
+#include <stddef.h>
+
+#include "grove/network.h"
+
+/* Paths found by tool_find_programs(), owned by the caller. */
+typedef struct tool_programs {
+	char worker[4096];   /* the example back-end, be_worker */
+	char commnode[4096]; /* grove-commnode, or "" for the library default */
+} tool_programs;
+
+/* Finds be_worker ($GROVE_WORKER, else beside this executable) and
+ * grove-commnode ($GROVE_COMMNODE wins inside the library; else beside this
+ * executable when it is there).  On failure writes why into err and returns
+ * GROVE_ENOENT. */
+int tool_find_programs(tool_programs *pg, char *err, size_t errlen);
+
+/* Fills the spawn-mode options of a local network running be_worker. */
+void tool_net_opts(grove_net_opts *o, const tool_programs *pg,
+    const char *topology, unsigned backends);
+
+/* Raises the open-file limit to its hard maximum: a flat tree of 1024
+ * back-ends needs more descriptors than the usual soft limit of 1024. */
+void tool_raise_nofile(void);
+
+/* Monotonic time in seconds. */
+double tool_now(void);
+
+/* Parses a positive decimal number no larger than max; -1 if it is not. */
+long tool_parse_count(const char *s, long max);
+
+#endif
