@@ -83,8 +83,9 @@ sync_state *sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms);
 void sync_destroy(sync_state *s); /* unrefs queued packets */
 void sync_set_timeout(sync_state *s, uint32_t timeout_ms);
 
-/* Queue a packet from slot; takes ownership.  GROVE_ERANGE for a bad slot;
- * a packet from a slot marked gone is dropped (returns GROVE_ECLOSED). */
+/* Queue a packet from slot; takes ownership in every case (on error the
+ * packet is unreffed).  GROVE_ERANGE for a bad slot; a packet from a slot
+ * marked gone is dropped (returns GROVE_ECLOSED). */
 int sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns);
 
 /* A slot's child is gone: its queued packets are dropped and waves no longer
@@ -102,7 +103,10 @@ void sync_slot_gone(sync_state *s, uint32_t slot);
 int sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
     uint32_t *slots, size_t *n);
 
-/* When the next timeout falls (ns, same clock as now_ns), or UINT64_MAX. */
+/* When the next timeout falls (ns, same clock as now_ns), or UINT64_MAX:
+ * for SYNC_TIMEOUT with packets queued, the oldest queued packet's arrival
+ * plus the timeout; UINT64_MAX for the other kinds (their waves depend on
+ * arrivals only, so pop after every push). */
 uint64_t sync_next_deadline(const sync_state *s);
 
 /* Packets queued for a slot (for back-pressure) and in total. */

@@ -1,0 +1,38 @@
+/* Built-in transformation filters and the helpers they share (internal to
+ * src/filter).  Built-ins go through the same grove_filter_call ABI as
+ * custom filters, so a wave runs the same way whoever wrote the filter.
+ */
+#ifndef GROVE_FILTER_BUILTIN_H
+#define GROVE_FILTER_BUILTIN_H
+
+#include "grove/filter.h"
+#include "grove/packet.h"
+
+int flt_builtin_null(grove_filter_call *call);
+int flt_builtin_sum(grove_filter_call *call);
+int flt_builtin_min(grove_filter_call *call);
+int flt_builtin_max(grove_filter_call *call);
+int flt_builtin_avg(grove_filter_call *call);
+int flt_builtin_concat(grove_filter_call *call);
+
+/* Items to stack-allocate before falling back to the heap: most streams
+ * carry a handful of items, and waves are the hot path. */
+#define FLT_SMALL_ITEMS 16
+
+/* Check that every input of the wave has the same canonical format.
+ * Returns the number of items per packet, or GROVE_EFORMAT (or the codec's
+ * error for a corrupt packet). */
+int flt_wave_nitems(const grove_filter_call *call);
+
+/* Build a data packet from items with the wave's stream, tag and this
+ * node's rank, and emit it upstream. */
+int flt_emit_items(grove_filter_call *call, const grove_item *items,
+    int nitems);
+
+static inline int
+flt_type_numeric(grove_type t)
+{
+	return t >= GROVE_T_INT8 && t <= GROVE_T_DOUBLE;
+}
+
+#endif

@@ -1,0 +1,331 @@
+/* Synchronization filters: turn packets arriving one at a time from a
+ * node's children into waves.
+ *
+ * wait_for_all and timeout keep one FIFO ring per slot and a count of live
+ * slots that hold at least one packet, so "is a full wave ready" is O(1)
+ * and taking a wave is O(nslots).  timeout also caches the arrival time of
+ * the oldest queued packet (the minimum over the slots' heads: each ring is
+ * in arrival order); it changes only when a slot goes from empty to
+ * non-empty (O(1)) or when heads are taken (rescanned along with the wave).
+ * dont_wait keeps a single ring in global arrival order, plus per-slot
+ * counts for back-pressure.  Rings grow by doubling and are never shrunk,
+ * so a stream in steady state queues packets without allocating.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/filter_impl.h"
+
+typedef struct sync_ent {
+	grove_packet *p;
+	uint64_t t;     /* arrival, ns */
+	uint32_t slot;
+} sync_ent;
+
+/* FIFO ring; cap is 0 or a power of two. */
+typedef struct sync_ring {
+	sync_ent *e;
+	uint32_t head, n, cap;
+} sync_ring;
+
+struct sync_state {
+	sync_kind kind;
+	uint32_t nslots;
+	uint32_t live;      /* slots not gone */
+	uint32_t nonempty;  /* live slots with a queued packet (not dont_wait) */
+	uint64_t timeout_ns;
+	uint64_t oldest;    /* timeout: min head arrival, UINT64_MAX if none */
+	size_t total;
+	size_t *nq;         /* packets queued per slot */
+	unsigned char *gone;
+	sync_ring *rings;   /* per slot; not dont_wait */
+	sync_ring all;      /* dont_wait: every packet in arrival order */
+};
+
+static const char *const kind_names[] = {
+	[SYNC_WAIT_FOR_ALL] = "wait_for_all",
+	[SYNC_TIMEOUT] = "timeout",
+	[SYNC_DONT_WAIT] = "dont_wait",
+};
+
+int
+sync_kind_parse(const char *name, sync_kind *out)
+{
+	if (!name)
+		return GROVE_EINVAL;
+	for (unsigned i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+		if (strcmp(name, kind_names[i]) == 0) {
+			if (out)
+				*out = (sync_kind)i;
+			return 0;
+		}
+	return GROVE_ENOENT;
+}
+
+const char *
+sync_kind_name(sync_kind k)
+{
+	if ((unsigned)k < sizeof kind_names / sizeof kind_names[0])
+		return kind_names[k];
+	return "unknown";
+}
+
+/* ---- rings ----------------------------------------------------------- */
+
+static int
+ring_push(sync_ring *r, sync_ent ent)
+{
+	if (r->n == r->cap) {
+		if (r->cap >= (UINT32_MAX >> 1) + 1)
+			return GROVE_ENOMEM;
+		uint32_t ncap = r->cap ? r->cap * 2 : 4;
+		sync_ent *ne = malloc((size_t)ncap * sizeof *ne);
+		if (!ne)
+			return GROVE_ENOMEM;
+		/* Unwrap into the new array so head starts at 0. */
+		for (uint32_t i = 0; i < r->n; i++)
+			ne[i] = r->e[(r->head + i) & (r->cap - 1)];
+		free(r->e);
+		r->e = ne;
+		r->head = 0;
+		r->cap = ncap;
+	}
+	r->e[(r->head + r->n) & (r->cap - 1)] = ent;
+	r->n++;
+	return 0;
+}
+
+static sync_ent
+ring_pop(sync_ring *r)
+{
+	sync_ent ent = r->e[r->head];
+	r->head = (r->head + 1) & (r->cap - 1);
+	r->n--;
+	return ent;
+}
+
+static const sync_ent *
+ring_head(const sync_ring *r)
+{
+	return &r->e[r->head];
+}
+
+static void
+ring_clear(sync_ring *r)
+{
+	while (r->n)
+		grove_packet_unref(ring_pop(r).p);
+	r->head = 0;
+}
+
+static void
+ring_free(sync_ring *r)
+{
+	ring_clear(r);
+	free(r->e);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- state ------------------------------------------------------------ */
+
+sync_state *
+sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms)
+{
+	if ((unsigned)k > SYNC_DONT_WAIT)
+		return NULL;
+	sync_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	size_t ns = nslots ? nslots : 1;
+	s->kind = k;
+	s->nslots = nslots;
+	s->live = nslots;
+	s->oldest = UINT64_MAX;
+	s->nq = calloc(ns, sizeof *s->nq);
+	s->gone = calloc(ns, sizeof *s->gone);
+	if (k != SYNC_DONT_WAIT)
+		s->rings = calloc(ns, sizeof *s->rings);
+	if (!s->nq || !s->gone || (k != SYNC_DONT_WAIT && !s->rings)) {
+		sync_destroy(s);
+		return NULL;
+	}
+	sync_set_timeout(s, timeout_ms);
+	return s;
+}
+
+void
+sync_destroy(sync_state *s)
+{
+	if (!s)
+		return;
+	if (s->rings)
+		for (uint32_t i = 0; i < s->nslots; i++)
+			ring_free(&s->rings[i]);
+	ring_free(&s->all);
+	free(s->rings);
+	free(s->nq);
+	free(s->gone);
+	free(s);
+}
+
+void
+sync_set_timeout(sync_state *s, uint32_t timeout_ms)
+{
+	if (s)
+		s->timeout_ns = (uint64_t)timeout_ms * 1000000u;
+}
+
+/* Recompute the oldest head (timeout only). */
+static void
+rescan_oldest(sync_state *s)
+{
+	if (s->kind != SYNC_TIMEOUT)
+		return;
+	uint64_t o = UINT64_MAX;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		if (s->rings[i].n && ring_head(&s->rings[i])->t < o)
+			o = ring_head(&s->rings[i])->t;
+	s->oldest = o;
+}
+
+int
+sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns)
+{
+	if (!s || !p) {
+		grove_packet_unref(p);
+		return GROVE_EINVAL;
+	}
+	if (slot >= s->nslots) {
+		grove_packet_unref(p);
+		return GROVE_ERANGE;
+	}
+	if (s->gone[slot]) {
+		grove_packet_unref(p);
+		return GROVE_ECLOSED;
+	}
+	sync_ent ent = {.p = p, .t = now_ns, .slot = slot};
+	int rc;
+	if (s->kind == SYNC_DONT_WAIT) {
+		rc = ring_push(&s->all, ent);
+	} else {
+		sync_ring *r = &s->rings[slot];
+		rc = ring_push(r, ent);
+		if (rc == 0 && r->n == 1) {
+			s->nonempty++;
+			if (s->kind == SYNC_TIMEOUT && now_ns < s->oldest)
+				s->oldest = now_ns;
+		}
+	}
+	if (rc < 0) {
+		grove_packet_unref(p);
+		return rc;
+	}
+	s->nq[slot]++;
+	s->total++;
+	return 0;
+}
+
+void
+sync_slot_gone(sync_state *s, uint32_t slot)
+{
+	if (!s || slot >= s->nslots || s->gone[slot])
+		return;
+	s->gone[slot] = 1;
+	s->live--;
+	if (s->kind == SYNC_DONT_WAIT) {
+		/* Rare (a child died): compact the ring in place, keeping
+		 * the arrival order of the other slots' packets. */
+		sync_ring *r = &s->all;
+		uint32_t n = r->n, kept = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			sync_ent ent = r->e[(r->head + i) & (r->cap - 1)];
+			if (ent.slot == slot)
+				grove_packet_unref(ent.p);
+			else
+				r->e[(r->head + kept++) & (r->cap - 1)] = ent;
+		}
+		r->n = kept;
+	} else {
+		sync_ring *r = &s->rings[slot];
+		if (r->n)
+			s->nonempty--;
+		/* The slot never comes back: give its memory back too. */
+		ring_free(r);
+		rescan_oldest(s);
+	}
+	s->total -= s->nq[slot];
+	s->nq[slot] = 0;
+}
+
+uint64_t
+sync_next_deadline(const sync_state *s)
+{
+	if (!s || s->kind != SYNC_TIMEOUT || s->oldest == UINT64_MAX)
+		return UINT64_MAX;
+	if (s->oldest > UINT64_MAX - s->timeout_ns)
+		return UINT64_MAX - 1; /* saturate, still "a deadline" */
+	return s->oldest + s->timeout_ns;
+}
+
+int
+sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
+    uint32_t *slots, size_t *n)
+{
+	if (n)
+		*n = 0;
+	if (!s || !wave || !slots || !n)
+		return 0;
+	if (s->kind == SYNC_DONT_WAIT) {
+		if (s->all.n == 0)
+			return 0;
+		sync_ent ent = ring_pop(&s->all);
+		s->nq[ent.slot]--;
+		s->total--;
+		wave[0] = ent.p;
+		slots[0] = ent.slot;
+		*n = 1;
+		return 1;
+	}
+	if (s->live == 0 || s->nonempty == 0)
+		return 0;
+	if (s->nonempty < s->live &&
+	    (s->kind != SYNC_TIMEOUT || now_ns < sync_next_deadline(s)))
+		return 0;
+
+	size_t k = 0;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		sync_ring *r = &s->rings[i];
+		if (!r->n)
+			continue;
+		wave[k] = ring_pop(r).p;
+		slots[k] = i;
+		k++;
+		s->nq[i]--;
+		if (r->n == 0)
+			s->nonempty--;
+	}
+	s->total -= k;
+	*n = k;
+	rescan_oldest(s);
+	return 1;
+}
+
+size_t
+sync_queued(const sync_state *s, uint32_t slot)
+{
+	if (!s || slot >= s->nslots)
+		return 0;
+	return s->nq[slot];
+}
+
+size_t
+sync_queued_total(const sync_state *s)
+{
+	return s ? s->total : 0;
+}
+
+uint32_t
+sync_live_slots(const sync_state *s)
+{
+	return s ? s->live : 0;
+}

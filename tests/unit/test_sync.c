@@ -1,0 +1,381 @@
+/* Synchronization filters: wave formation for wait_for_all, timeout and
+ * dont_wait, lost children, deadlines, queue counts and packet ownership.
+ * Time is an argument, so nothing here sleeps.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "filter/filter_impl.h"
+
+#define MS(x) ((uint64_t)(x) * 1000000u)
+
+/* A packet whose payload names where it came from: slot and sequence. */
+static grove_packet *
+pkt(uint32_t slot, int32_t seq)
+{
+	grove_packet *p = NULL;
+	assert_int_equal(grove_packet_pack(&p, 1, 0, "%ud %d", slot, seq), 0);
+	return p;
+}
+
+static void
+check_pkt(const grove_packet *p, uint32_t slot, int32_t seq)
+{
+	uint32_t s;
+	int32_t q;
+	assert_int_equal(grove_packet_unpack(p, "%ud %d", &s, &q), 0);
+	assert_int_equal(s, slot);
+	assert_int_equal(q, seq);
+}
+
+typedef struct wave {
+	grove_packet *p[64];
+	uint32_t slot[64];
+	size_t n;
+} wave;
+
+static int
+pop(sync_state *s, uint64_t now, wave *w)
+{
+	return sync_pop_wave(s, now, w->p, w->slot, &w->n);
+}
+
+static void
+wave_free(wave *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		grove_packet_unref(w->p[i]);
+	w->n = 0;
+}
+
+static void
+push(sync_state *s, uint32_t slot, int32_t seq, uint64_t now)
+{
+	assert_int_equal(sync_push(s, slot, pkt(slot, seq), now), 0);
+}
+
+static void
+test_kind_names(void **unused)
+{
+	sync_kind k;
+	assert_int_equal(sync_kind_parse("wait_for_all", &k), 0);
+	assert_int_equal(k, SYNC_WAIT_FOR_ALL);
+	assert_int_equal(sync_kind_parse("timeout", &k), 0);
+	assert_int_equal(k, SYNC_TIMEOUT);
+	assert_int_equal(sync_kind_parse("dont_wait", &k), 0);
+	assert_int_equal(k, SYNC_DONT_WAIT);
+	assert_int_equal(sync_kind_parse("sometimes", &k), GROVE_ENOENT);
+	assert_int_equal(sync_kind_parse("", &k), GROVE_ENOENT);
+	for (int i = SYNC_WAIT_FOR_ALL; i <= SYNC_DONT_WAIT; i++) {
+		assert_int_equal(sync_kind_parse(sync_kind_name(i), &k), 0);
+		assert_int_equal(k, i);
+	}
+	assert_null(sync_new((sync_kind)7, 2, 0));
+}
+
+static void
+test_wait_for_all_basic(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 3, 0);
+	assert_non_null(s);
+	assert_int_equal(sync_live_slots(s), 3);
+	wave w;
+	push(s, 0, 1, 0);
+	push(s, 0, 2, 0);
+	push(s, 1, 1, 0);
+	assert_int_equal(pop(s, MS(100000), &w), 0);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(sync_queued(s, 0), 2);
+	assert_int_equal(sync_queued(s, 1), 1);
+	assert_int_equal(sync_queued(s, 2), 0);
+	assert_int_equal(sync_queued_total(s), 3);
+	assert_true(sync_next_deadline(s) == UINT64_MAX);
+
+	push(s, 2, 1, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		assert_int_equal(w.slot[i], i);
+		check_pkt(w.p[i], i, 1);
+	}
+	wave_free(&w);
+	assert_int_equal(sync_queued_total(s), 1);
+	assert_int_equal(pop(s, 0, &w), 0);
+
+	/* slot 0's second packet belongs to the next wave */
+	push(s, 1, 2, 0);
+	push(s, 2, 2, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	for (uint32_t i = 0; i < 3; i++)
+		check_pkt(w.p[i], i, 2);
+	wave_free(&w);
+	assert_int_equal(sync_queued_total(s), 0);
+	sync_destroy(s);
+}
+
+/* A lost child must never make the others wait forever. */
+static void
+test_wait_for_all_slot_gone(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 4, 0);
+	wave w;
+	push(s, 0, 1, 0);
+	push(s, 0, 2, 0);
+	push(s, 1, 1, 0);
+	push(s, 1, 2, 0);
+	push(s, 3, 1, 0);  /* slot 3 has one packet, slot 2 none */
+	assert_int_equal(pop(s, 0, &w), 0);
+
+	sync_slot_gone(s, 2);
+	assert_int_equal(sync_live_slots(s), 3);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.slot[0], 0);
+	assert_int_equal(w.slot[1], 1);
+	assert_int_equal(w.slot[2], 3);
+	wave_free(&w);
+	assert_int_equal(pop(s, 0, &w), 0);
+
+	/* the gone slot's packets are refused (and freed) */
+	assert_int_equal(sync_push(s, 2, pkt(2, 9), 0), GROVE_ECLOSED);
+	assert_int_equal(sync_queued(s, 2), 0);
+
+	/* losing slot 3 with its queue empty releases slots 0 and 1 */
+	sync_slot_gone(s, 3);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	check_pkt(w.p[0], 0, 2);
+	check_pkt(w.p[1], 1, 2);
+	wave_free(&w);
+
+	/* losing a slot with packets queued drops them */
+	push(s, 1, 3, 0);
+	push(s, 1, 4, 0);
+	assert_int_equal(sync_queued_total(s), 2);
+	sync_slot_gone(s, 1);
+	assert_int_equal(sync_queued_total(s), 0);
+	assert_int_equal(sync_queued(s, 1), 0);
+	sync_slot_gone(s, 1); /* twice is harmless */
+	sync_slot_gone(s, 99);
+	assert_int_equal(sync_live_slots(s), 1);
+
+	/* one live slot: every packet is a wave */
+	push(s, 0, 5, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	check_pkt(w.p[0], 0, 5);
+	wave_free(&w);
+
+	/* all gone: nothing is ever released, pushes are refused */
+	push(s, 0, 6, 0);
+	sync_slot_gone(s, 0);
+	assert_int_equal(sync_live_slots(s), 0);
+	assert_int_equal(pop(s, 0, &w), 0);
+	assert_int_equal(sync_push(s, 0, pkt(0, 7), 0), GROVE_ECLOSED);
+	assert_int_equal(sync_queued_total(s), 0);
+	sync_destroy(s);
+}
+
+static void
+test_bad_slot_and_ownership(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_int_equal(sync_push(s, 2, pkt(2, 0), 0), GROVE_ERANGE);
+	assert_int_equal(sync_push(s, 0, NULL, 0), GROVE_EINVAL);
+	assert_int_equal(sync_queued(s, 2), 0);
+	/* destroy frees whatever is still queued (checked by ASan) */
+	for (int i = 0; i < 100; i++)
+		push(s, 0, i, 0);
+	sync_destroy(s);
+	sync_destroy(NULL);
+
+	s = sync_new(SYNC_DONT_WAIT, 2, 0);
+	assert_int_equal(sync_push(s, 5, pkt(5, 0), 0), GROVE_ERANGE);
+	push(s, 1, 0, 0);
+	sync_destroy(s);
+
+	s = sync_new(SYNC_TIMEOUT, 2, 5);
+	push(s, 1, 0, 0);
+	sync_destroy(s);
+
+	/* a stream with no children at this node releases nothing */
+	s = sync_new(SYNC_WAIT_FOR_ALL, 0, 0);
+	assert_non_null(s);
+	wave w;
+	assert_int_equal(sync_push(s, 0, pkt(0, 0), 0), GROVE_ERANGE);
+	assert_int_equal(pop(s, 0, &w), 0);
+	sync_destroy(s);
+}
+
+static void
+test_timeout_partial_waves(void **unused)
+{
+	sync_state *s = sync_new(SYNC_TIMEOUT, 3, 10);
+	wave w;
+	assert_true(sync_next_deadline(s) == UINT64_MAX);
+
+	push(s, 0, 1, MS(0));
+	assert_true(sync_next_deadline(s) == MS(10));
+	assert_int_equal(pop(s, MS(9), &w), 0);
+	assert_int_equal(pop(s, MS(10), &w), 1);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.slot[0], 0);
+	check_pkt(w.p[0], 0, 1);
+	wave_free(&w);
+	assert_true(sync_next_deadline(s) == UINT64_MAX);
+
+	/* the deadline follows the oldest packet, not the newest */
+	push(s, 1, 1, MS(20));
+	push(s, 2, 1, MS(25));
+	assert_true(sync_next_deadline(s) == MS(30));
+	assert_int_equal(pop(s, MS(29), &w), 0);
+	assert_int_equal(pop(s, MS(30), &w), 1);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.slot[0], 1);
+	assert_int_equal(w.slot[1], 2);
+	wave_free(&w);
+
+	/* after a partial wave the next deadline is the next oldest's */
+	push(s, 0, 2, MS(40));
+	push(s, 0, 3, MS(41));
+	push(s, 1, 2, MS(45));
+	assert_true(sync_next_deadline(s) == MS(50));
+	assert_int_equal(pop(s, MS(50), &w), 1);
+	assert_int_equal(w.n, 2);
+	check_pkt(w.p[0], 0, 2);
+	check_pkt(w.p[1], 1, 2);
+	wave_free(&w);
+	assert_true(sync_next_deadline(s) == MS(51));
+	assert_int_equal(sync_queued(s, 0), 1);
+	assert_int_equal(pop(s, MS(50), &w), 0);
+
+	/* a full wave does not wait for the deadline */
+	push(s, 1, 3, MS(52));
+	push(s, 2, 3, MS(52));
+	assert_int_equal(pop(s, MS(52), &w), 1);
+	assert_int_equal(w.n, 3);
+	check_pkt(w.p[0], 0, 3);
+	wave_free(&w);
+	assert_true(sync_next_deadline(s) == UINT64_MAX);
+
+	/* changing the timeout moves the deadline */
+	push(s, 2, 4, MS(60));
+	sync_set_timeout(s, 100);
+	assert_true(sync_next_deadline(s) == MS(160));
+	sync_set_timeout(s, 0);
+	assert_true(sync_next_deadline(s) == MS(60));
+	assert_int_equal(pop(s, MS(60), &w), 1);
+	assert_int_equal(w.n, 1);
+	wave_free(&w);
+
+	/* a slot going away re-bases the deadline on what is left */
+	sync_set_timeout(s, 10);
+	push(s, 0, 5, MS(70));
+	push(s, 1, 5, MS(75));
+	assert_true(sync_next_deadline(s) == MS(80));
+	sync_slot_gone(s, 0);
+	assert_true(sync_next_deadline(s) == MS(85));
+	/* and may complete a wave: slots 1 and 2 remain, 2 is empty */
+	assert_int_equal(pop(s, MS(76), &w), 0);
+	push(s, 2, 5, MS(76));
+	assert_int_equal(pop(s, MS(76), &w), 1);
+	assert_int_equal(w.n, 2);
+	wave_free(&w);
+	sync_destroy(s);
+}
+
+static void
+test_dont_wait_order(void **unused)
+{
+	sync_state *s = sync_new(SYNC_DONT_WAIT, 3, 0);
+	wave w;
+	push(s, 2, 1, 0);
+	push(s, 0, 1, 0);
+	push(s, 2, 2, 0);
+	push(s, 1, 1, 0);
+	push(s, 0, 2, 0);
+	assert_int_equal(sync_queued(s, 0), 2);
+	assert_int_equal(sync_queued(s, 2), 2);
+	assert_int_equal(sync_queued_total(s), 5);
+	assert_true(sync_next_deadline(s) == UINT64_MAX);
+
+	static const uint32_t slots[] = {2, 0, 2, 1, 0};
+	static const int32_t seqs[] = {1, 1, 2, 1, 2};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(pop(s, 0, &w), 1);
+		assert_int_equal(w.n, 1);
+		assert_int_equal(w.slot[0], slots[i]);
+		check_pkt(w.p[0], slots[i], seqs[i]);
+		wave_free(&w);
+	}
+	/* left: (1,1) (0,2); add more and lose slot 0 */
+	push(s, 0, 3, 0);
+	push(s, 2, 3, 0);
+	sync_slot_gone(s, 0);
+	assert_int_equal(sync_queued_total(s), 2);
+	assert_int_equal(pop(s, 0, &w), 1);
+	check_pkt(w.p[0], 1, 1);
+	wave_free(&w);
+	assert_int_equal(pop(s, 0, &w), 1);
+	check_pkt(w.p[0], 2, 3);
+	wave_free(&w);
+	assert_int_equal(pop(s, 0, &w), 0);
+	assert_int_equal(sync_queued_total(s), 0);
+	sync_destroy(s);
+}
+
+/* Many waves over 64 slots with packets arriving out of step: every wave
+ * has one packet per slot, each slot's packets stay in order, and the ring
+ * wraps and grows along the way. */
+static void
+test_many_waves(void **unused)
+{
+	enum { SLOTS = 64, ROUNDS = 500 };
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, SLOTS, 0);
+	int32_t next_seq[SLOTS] = {0};
+	int32_t want_seq = 0;
+	size_t waves = 0;
+	wave w;
+	for (int r = 0; r < ROUNDS; r++) {
+		/* every slot sends one packet a round, and a burst of four
+		 * every fourth round, each slot in a different round */
+		for (uint32_t i = 0; i < SLOTS; i++) {
+			int k = (r % 4 == (int)(i % 4)) ? 4 : 1;
+			for (int j = 0; j < k && next_seq[i] < ROUNDS; j++)
+				push(s, i, next_seq[i]++, 0);
+		}
+		while (pop(s, 0, &w)) {
+			assert_int_equal(w.n, SLOTS);
+			for (uint32_t i = 0; i < SLOTS; i++) {
+				assert_int_equal(w.slot[i], i);
+				check_pkt(w.p[i], i, want_seq);
+			}
+			want_seq++;
+			waves++;
+			wave_free(&w);
+		}
+	}
+	assert_int_equal(waves, ROUNDS);
+	assert_int_equal(sync_queued_total(s), 0);
+	sync_destroy(s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_wait_for_all_basic),
+		cmocka_unit_test(test_wait_for_all_slot_gone),
+		cmocka_unit_test(test_bad_slot_and_ownership),
+		cmocka_unit_test(test_timeout_partial_waves),
+		cmocka_unit_test(test_dont_wait_order),
+		cmocka_unit_test(test_many_waves),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
