@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Runs `grove bench micro --json` for every row of the MRNet reference
+# table (docs/benchmarks.md) plus 1024 back-ends, and prints a markdown
+# table next to MRNet's numbers with the targets checked.
+#
+#   scripts/bench-all.sh [--build DIR] [--rt-iters R] [--thru-iters T]
+#                        [--json-out FILE]
+#
+# DIR defaults to build/ (./scripts/demo.sh builds it).  The JSON lines
+# are kept in FILE (default: DIR/bench-all.jsonl).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=build
+rt=200
+thru=1000
+out=
+while (($#)); do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--rt-iters) rt=$2; shift 2 ;;
+	--thru-iters) thru=$2; shift 2 ;;
+	--json-out) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	*) echo "bench-all: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+grove=$build/grove
+if [[ ! -x $grove ]]; then
+	echo "bench-all: $grove not found; build first (./scripts/demo.sh)" >&2
+	exit 1
+fi
+out=${out:-$build/bench-all.jsonl}
+
+# topology, back-ends, MRNet 5.0.1 on the same machine: instantiation s,
+# round trip ms, waves/s ("-" where MRNet has no number).
+ROWS=(
+	"flat 64 0.18 4.1 495"
+	"flat 256 1.34 28 63"
+	"kary:4 64 0.16 3.7 604"
+	"kary:8 64 0.12 3.1 611"
+	"kary:4 256 0.89 17 99"
+	"kary:16 256 0.73 15 116"
+	"kary:8 512 2.50 40 46"
+	"kary:8 1024 - - -"
+)
+
+GROVE_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+	GROVE_COMMIT="$GROVE_COMMIT+dirty"
+fi
+export GROVE_COMMIT
+
+: >"$out"
+status=0
+for row in "${ROWS[@]}"; do
+	read -r topo n ref_i ref_rt ref_w <<<"$row"
+	echo "bench-all: $topo, $n back-ends" >&2
+	if json=$("$grove" bench micro --topology "$topo" --backends "$n" \
+		--rt-iters "$rt" --thru-iters "$thru" --json); then
+		echo "$json" >>"$out"
+	else
+		echo "{\"topology\": \"$topo\", \"backends\": $n, \"error\": true}" >>"$out"
+		status=1
+	fi
+	echo "$ref_i $ref_rt $ref_w" >>"$out.ref"
+done
+
+python3 - "$out" "$out.ref" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+refs = [l.split() for l in open(sys.argv[2]) if l.strip()]
+first = next((r for r in rows if "error" not in r), {})
+print(f"commit {first.get('commit', 'unknown')}, "
+      f"{first.get('cpu', '?')}, {first.get('cpus', '?')} CPUs\n")
+print("| topology | BEs | CPs | instantiation s | round trip ms | waves/s "
+      "| MRNet inst. s | MRNet rt ms | MRNet waves/s | targets |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+def num(x):
+    return None if x == "-" else float(x)
+for r, (ri, rrt, rw) in zip(rows, refs):
+    if "error" in r:
+        print(f"| {r['topology']} | {r['backends']} | | FAILED | | | "
+              f"{ri} | {rrt} | {rw} | no |")
+        continue
+    inst, rt_ms, w = r["instantiation_s"], r["roundtrip_s"] * 1e3, \
+        r["throughput_waves_per_s"]
+    ri, rrt, rw = num(ri), num(rrt), num(rw)
+    if ri is None:
+        verdict = "works"
+    else:
+        inst_t = 0.05 if r["backends"] == 64 else ri / 5
+        misses = []
+        if inst > inst_t: misses.append("inst")
+        if rt_ms > rrt / 5: misses.append("rt")
+        if w < rw * 10: misses.append("waves")
+        verdict = "met" if not misses else "missed: " + ",".join(misses)
+    fmt = lambda v: "-" if v is None else f"{v:g}"
+    print(f"| {r['topology']} | {r['backends']} | {r.get('cps', '')} "
+          f"| {inst:.3f} | {rt_ms:.3f} | {w:.0f} | {fmt(ri)} | {fmt(rrt)} "
+          f"| {fmt(rw)} | {verdict} |")
+PY
+rm -f "$out.ref"
+exit $status
