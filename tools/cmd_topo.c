@@ -1,0 +1,184 @@
+/* grove topo: generate or read a topology, validate it, print it. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "grove/topology.h"
+
+static void
+topo_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: grove topo --topology SPEC --backends N [--hosts FILE]\n"
+	    "                  [--format text|dot|mrnet] [-o FILE]\n"
+	    "       grove topo --file PATH [--format text|dot|mrnet] [-o FILE]\n"
+	    "\n"
+	    "Generate a topology from a spec, or read and validate an MRNet\n"
+	    "topology file, and print it.\n"
+	    "\n"
+	    "  -t, --topology SPEC  flat, kary:K, knomial:K, levels:AxBx...\n"
+	    "                       (or AxBx... alone)\n"
+	    "  -b, --backends N     number of back-ends (optional for levels:)\n"
+	    "  -H, --hosts FILE     host list, one 'host[:slots]' per line;\n"
+	    "                       without it every node is on localhost\n"
+	    "  -f, --file PATH      read an MRNet topology file\n"
+	    "                       ('host:N => host:N host:N ;')\n"
+	    "  -F, --format FMT     text (default), dot or mrnet\n"
+	    "  -o, --output FILE    write there instead of standard output\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 bad topology or file, 2 usage error.\n");
+}
+
+static int
+usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "grove topo: %s%s%s\n", msg, arg ? ": " : "",
+	    arg ? arg : "");
+	fprintf(stderr, "try 'grove topo --help'\n");
+	return 2;
+}
+
+static int
+parse_count(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s[0] || s[0] == '-' || s[0] == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int
+write_out(const grove_topo *t, grove_topo_format fmt, const char *path)
+{
+	FILE *f = stdout;
+	int rc;
+
+	if (path) {
+		f = fopen(path, "w");
+		if (!f) {
+			fprintf(stderr, "grove topo: %s: %s\n", path,
+			    strerror(errno));
+			return 1;
+		}
+	}
+	rc = grove_topo_print(t, fmt, f);
+	if (fflush(f) && !rc)
+		rc = GROVE_ESYS;
+	if (path && fclose(f) && !rc)
+		rc = GROVE_ESYS;
+	if (rc) {
+		fprintf(stderr, "grove topo: %s: write failed: %s\n",
+		    path ? path : "standard output", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int
+cmd_topo(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"topology", required_argument, NULL, 't'},
+		{"backends", required_argument, NULL, 'b'},
+		{"hosts", required_argument, NULL, 'H'},
+		{"file", required_argument, NULL, 'f'},
+		{"format", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *spec = NULL, *hosts_path = NULL, *file = NULL;
+	const char *outpath = NULL;
+	grove_topo_format fmt = GROVE_TOPO_TEXT;
+	grove_hostlist *hl = NULL;
+	grove_topo *t = NULL;
+	uint32_t backends = 0;
+	char err[1024];
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:b:H:f:F:o:h", opts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 't':
+			spec = optarg;
+			break;
+		case 'b':
+			if (parse_count(optarg, &backends))
+				return usage_error("--backends needs a "
+				    "non-negative number", optarg);
+			break;
+		case 'H':
+			hosts_path = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'F':
+			if (grove_topo_format_parse(optarg, &fmt))
+				return usage_error("unknown format (expected "
+				    "text, dot or mrnet)", optarg);
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'h':
+			topo_usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("option needs an argument",
+			    argv[optind - 1]);
+		default:
+			return usage_error("unknown option",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	if (!spec == !file)
+		return usage_error("give exactly one of --topology and --file",
+		    NULL);
+	if (file && (hosts_path || backends))
+		return usage_error("--hosts and --backends go with --topology; "
+		    "a file names its own hosts", NULL);
+
+	if (file) {
+		rc = grove_topo_parse_file(file, &t, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "grove topo: %s: %s\n", file, err);
+			return 1;
+		}
+	} else {
+		if (hosts_path) {
+			rc = grove_hostlist_parse_file(hosts_path, &hl, err,
+			    sizeof err);
+			if (rc) {
+				fprintf(stderr, "grove topo: %s: %s\n",
+				    hosts_path, err);
+				return 1;
+			}
+		}
+		rc = grove_topo_generate(spec, backends, hl, &t, err,
+		    sizeof err);
+		grove_hostlist_destroy(hl);
+		if (rc) {
+			fprintf(stderr, "grove topo: %s\n", err);
+			return 1;
+		}
+	}
+	rc = write_out(t, fmt, outpath);
+	grove_topo_destroy(t);
+	return rc;
+}
