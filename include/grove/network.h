@@ -74,12 +74,14 @@ const char *grove_net_id(const grove_net *net);
 
 /* Attach mode: what BE rank r needs to connect (all strings owned by net).
  * The same records are in the connection file, one per line:
- *   "rank host port parent_node_id" after a "secret HEX" first line. */
+ *   "rank host port parent_node be_node" after "secret HEX" and
+ *   "backends N" lines. */
 typedef struct grove_attach_info {
 	uint32_t rank;
-	const char *host;
+	const char *host;   /* where the parent listens */
 	uint16_t port;
-	uint32_t parent;
+	uint32_t parent;    /* the parent's topology node id */
+	uint32_t node;      /* the BE's own topology node id */
 } grove_attach_info;
 int grove_net_attach_info(const grove_net *net, uint32_t rank,
     grove_attach_info *out);
