@@ -375,6 +375,15 @@ grove_trace_enabled(void)
 	return __atomic_load_n(&grove_trace_on_, __ATOMIC_RELAXED) != 0;
 }
 
+int
+trace_space_active(void)
+{
+	pthread_mutex_lock(&sp.lock);
+	int a = sp.base != NULL;
+	pthread_mutex_unlock(&sp.lock);
+	return a;
+}
+
 void
 grove_trace_set_enabled(int on)
 {

@@ -117,6 +117,9 @@ void trace_calib_now(int tsc, struct trace_calib *out);
 /* 1 when /proc/cpuinfo lists constant_tsc and nonstop_tsc. */
 int trace_tsc_invariant(void);
 
+/* 1 while this process has an event space open (enabled or not). */
+int trace_space_active(void);
+
 /* Name of an operation code ("send", "api_send", "user+3"), into buf. */
 const char *trace_op_name(uint16_t op, char *buf, size_t len);
 

@@ -1,0 +1,143 @@
+/* Chrome Trace Event JSON, as opened by ui.perfetto.dev and
+ * chrome://tracing: one pid per process, one tid per thread ring, an "X"
+ * slice per tuple and an "s"/"f" flow arrow per matched message. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "grove/error.h"
+#include "trace/trace_impl.h"
+
+/* Microseconds with a nanosecond fraction, relative to the origin. */
+static void
+put_us(FILE *f, const char *key, int64_t ns)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+	fprintf(f, "\"%s\":%s%" PRIu64 ".%03u", key, sign, a / 1000,
+	        (unsigned)(a % 1000));
+}
+
+static void
+put_meta(FILE *f, int *first, uint32_t pid, int64_t tid, const char *what,
+         const char *key, const char *val, long num)
+{
+	fprintf(f, "%s\n{\"ph\":\"M\",\"pid\":%u,", *first ? "" : ",", pid);
+	*first = 0;
+	if (tid >= 0)
+		fprintf(f, "\"tid\":%" PRId64 ",", tid);
+	fprintf(f, "\"name\":\"%s\",\"args\":{\"%s\":", what, key);
+	if (val)
+		trace_json_str(f, val);
+	else
+		fprintf(f, "%ld", num);
+	fputs("}}", f);
+}
+
+/* Thread ids: the kernel tid, or the ring index when a tid repeats. */
+static int64_t
+ring_tid(const struct trace_proc *p, uint32_t r)
+{
+	for (uint32_t i = 0; i < r; i++)
+		if (p->rings[i].tid == p->rings[r].tid)
+			return 1000000000 + r;
+	return p->rings[r].tid;
+}
+
+static void
+put_slice(FILE *f, const struct trace_set *set, uint32_t pi, uint32_t r,
+          const grove_trace_tuple *t, uint64_t origin)
+{
+	const struct trace_proc *p = &set->p[pi];
+	const struct trace_collector_entry *e =
+		trace_proc_collector(p, t->collector);
+	char opbuf[32];
+	const char *op = trace_op_name(t->op, opbuf, sizeof opbuf);
+	uint64_t s = trace_proc_ns(p, t->t_start);
+	uint64_t d = trace_proc_ns(p, t->t_end) - s;
+	if ((int64_t)d < 0)
+		d = 0;
+	fputs(",\n{\"ph\":\"X\",\"name\":", f);
+	trace_json_str(f, e && e->name[0] ? e->name : op);
+	fputs(",\"cat\":", f);
+	trace_json_str(f, e && e->layer[0] ? e->layer : "unregistered");
+	fprintf(f, ",\"pid\":%u,\"tid\":%" PRId64 ",", pi + 1, ring_tid(p, r));
+	put_us(f, "ts", (int64_t)(s - origin));
+	fputc(',', f);
+	put_us(f, "dur", (int64_t)d);
+	fprintf(f, ",\"args\":{\"op\":\"%s\",\"seq\":%u,\"result\":%d,"
+	        "\"collector\":", op, t->seq, t->result);
+	trace_json_str(f, e ? e->name : "");
+	fputs(",\"where\":", f);
+	trace_json_str(f, e ? e->where : "");
+	fputs(",\"position\":", f);
+	trace_json_str(f, e ? e->position : "");
+	fputs("}}", f);
+}
+
+static void
+put_flow(FILE *f, const struct trace_set *set, struct trace_ref ref,
+         const char *ph, size_t id, uint64_t origin)
+{
+	const struct trace_proc *p = &set->p[ref.proc];
+	const grove_trace_tuple *t = trace_ref_tuple(set, ref);
+	/* "s" sits at the send's start, "f" at the receive's end; "bp":"e"
+	 * binds the arrow head to the slice enclosing that instant. */
+	uint64_t at = trace_proc_ns(p, ph[0] == 's' ? t->t_start : t->t_end);
+	fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"message\",\"cat\":\"link\","
+	        "\"id\":%zu,\"pid\":%u,\"tid\":%" PRId64 ",", ph, id,
+	        ref.proc + 1, ring_tid(p, ref.ring));
+	put_us(f, "ts", (int64_t)(at - origin));
+	fputs(ph[0] == 'f' ? ",\"bp\":\"e\"}" : "}", f);
+}
+
+int
+trace_export_chrome(const struct trace_set *set, FILE *f)
+{
+	struct trace_msg *msgs;
+	size_t nmsg;
+	int rc = trace_match_messages(set, &msgs, &nmsg);
+	if (rc)
+		return rc;
+	uint64_t origin = trace_set_origin_ns(set);
+	uint64_t lost = 0;
+	int first = 1;
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct trace_proc *p = &set->p[i];
+		char lab[96];
+		lost += p->lost;
+		put_meta(f, &first, i + 1, -1, "process_name", "name",
+		         p->label, 0);
+		put_meta(f, &first, i + 1, -1, "process_sort_index",
+		         "sort_index", NULL, (long)i);
+		snprintf(lab, sizeof lab, "pid %d%s, %" PRIu64 " lost",
+		         p->hdr.pid, p->alive ? " (running)" : "", p->lost);
+		put_meta(f, &first, i + 1, -1, "process_labels", "labels",
+		         lab, 0);
+		for (uint32_t r = 0; r < p->n_rings; r++) {
+			snprintf(lab, sizeof lab, "thread %u (ring %u)",
+			         p->rings[r].tid, r);
+			put_meta(f, &first, i + 1, ring_tid(p, r),
+			         "thread_name", "name", lab, 0);
+		}
+	}
+	if (first) /* no process: keep the array well formed */
+		fputs("\n{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\","
+		      "\"args\":{\"name\":\"(no event spaces)\"}}", f);
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct trace_proc *p = &set->p[i];
+		for (uint32_t r = 0; r < p->n_rings; r++)
+			for (size_t k = 0; k < p->rings[r].n; k++)
+				put_slice(f, set, i, r, &p->rings[r].t[k],
+				          origin);
+	}
+	for (size_t m = 0; m < nmsg; m++) {
+		put_flow(f, set, msgs[m].send, "s", m + 1, origin);
+		put_flow(f, set, msgs[m].recv, "f", m + 1, origin);
+	}
+	fprintf(f, "\n],\"otherData\":{\"processes\":%zu,\"messages\":%zu,"
+	        "\"lost\":%" PRIu64 ",\"origin_mono_ns\":%" PRIu64 "}}\n",
+	        set->n, nmsg, lost, origin);
+	free(msgs);
+	return ferror(f) ? GROVE_ESYS : 0;
+}

@@ -1,0 +1,45 @@
+/* Plain text export: one tab-separated line per tuple, per process and
+ * ring in recording order, times in ns from the common origin. */
+#include <inttypes.h>
+
+#include "grove/error.h"
+#include "trace/trace_impl.h"
+
+int
+trace_export_text(const struct trace_set *set, FILE *f)
+{
+	uint64_t origin = trace_set_origin_ns(set);
+	fprintf(f, "# grove trace: %zu processes; times in ns from "
+	        "CLOCK_MONOTONIC %" PRIu64 "\n", set->n, origin);
+	fprintf(f, "# process ring tid start_ns dur_ns op collector layer "
+	        "where seq result\n");
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct trace_proc *p = &set->p[i];
+		fprintf(f, "# %s: pid %d host %s, %u rings, %u collectors, "
+		        "%" PRIu64 " tuples, %" PRIu64 " lost%s\n", p->label,
+		        p->hdr.pid, p->hdr.hostname, p->n_rings,
+		        p->n_collectors, p->tuples, p->lost,
+		        p->alive ? ", running" : "");
+		for (uint32_t r = 0; r < p->n_rings; r++) {
+			const struct trace_ring_snap *rs = &p->rings[r];
+			for (size_t k = 0; k < rs->n; k++) {
+				const grove_trace_tuple *t = &rs->t[k];
+				const struct trace_collector_entry *e =
+					trace_proc_collector(p, t->collector);
+				char ob[32];
+				uint64_t s = trace_proc_ns(p, t->t_start);
+				uint64_t e_ns = trace_proc_ns(p, t->t_end);
+				fprintf(f, "%s\t%u\t%u\t%" PRId64 "\t%" PRId64
+				        "\t%s\t%s\t%s\t%s\t%u\t%d\n", p->label, r,
+				        rs->tid, (int64_t)(s - origin),
+				        (int64_t)(e_ns - s),
+				        trace_op_name(t->op, ob, sizeof ob),
+				        e && e->name[0] ? e->name : "-",
+				        e && e->layer[0] ? e->layer : "-",
+				        e && e->where[0] ? e->where : "-", t->seq,
+				        t->result);
+			}
+		}
+	}
+	return ferror(f) ? GROVE_ESYS : 0;
+}

@@ -1,0 +1,143 @@
+/* Reading event spaces from any process (internal).
+ *
+ * A reader maps a segment read-only and copies tuples while the writer
+ * keeps going.  Per ring it keeps a cursor (the next tuple index it wants)
+ * and counts exactly how many tuples were overwritten before it got to
+ * them: after every read, copied + lost == the ring's head at the read.
+ *
+ * trace_set_collect() snapshots every segment of a network into memory:
+ * that is what the exporters and the statistics work on.
+ */
+#ifndef GROVE_TRACE_READER_H
+#define GROVE_TRACE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/space.h"
+
+/* ---- one ring ---- */
+
+struct trace_ring_cursor {
+	uint64_t next;   /* index of the next tuple wanted */
+	uint64_t lost;   /* tuples overwritten before they were read */
+	uint64_t copied; /* tuples delivered */
+};
+
+/* Copies the ring's tuples from cur->next up to its current head into out
+ * (room for `slots` tuples), oldest first, and advances the cursor.
+ * Returns the number of tuples stored in out.  Never blocks the writer:
+ * it reads head, copies, reads head again, and discards (as lost) the
+ * copied tuples the writer may have overwritten meanwhile. */
+/* quiescent: the writer has finished (or died), so no tuple can be in
+ * the middle of being stored and the whole ring is readable; a live ring
+ * yields at most slots - 1 of its newest tuples. */
+size_t trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
+                       int quiescent, struct trace_ring_cursor *cur,
+                       grove_trace_tuple *out);
+
+/* ---- one segment ---- */
+
+struct trace_seg {
+	char name[128];             /* shm name, "grove.<net>.<role>.<rank>" */
+	void *base;
+	uint64_t size;
+	const struct trace_header *h;
+};
+
+/* Maps /dev/shm/<name> read-only and validates its header.  On failure
+ * writes a reason (with the byte offset of a bad field) into err. */
+int trace_seg_open(const char *name, struct trace_seg *s, char *err,
+                   size_t errlen);
+void trace_seg_close(struct trace_seg *s);
+
+/* Collectors registered so far (acquire) and the entry for an id. */
+uint32_t trace_seg_n_collectors(const struct trace_seg *s);
+uint32_t trace_seg_n_rings(const struct trace_seg *s);
+const struct grove_trace_ring_ *trace_seg_ring(const struct trace_seg *s,
+                                               uint32_t i);
+
+/* 1 when the writer called fini or its process is gone. */
+int trace_seg_quiescent(const struct trace_seg *s);
+
+/* Incremental reading of a whole segment. */
+struct trace_seg_cursor {
+	struct trace_ring_cursor ring[TRACE_MAX_RINGS];
+};
+
+/* Calls fn for every ring with the tuples new since the last poll with
+ * this cursor (buf: scratch space of ring_slots tuples, or NULL to have
+ * one allocated for the call).  Returns 0 or the first non-zero fn value
+ * or a negative grove_err. */
+int trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
+                   int (*fn)(void *ctx, uint32_t ring,
+                             const grove_trace_tuple *t, size_t n),
+                   void *ctx);
+
+/* ---- listing ---- */
+
+/* Names of the segments in /dev/shm of one network (or of all networks
+ * when network_id is NULL), sorted: fe, cp, be, others; by rank. */
+int trace_list(const char *network_id, char ***names, size_t *n);
+void trace_list_free(char **names, size_t n);
+
+/* Splits "grove.<net>.<role>.<rank>"; 0 or GROVE_EINVAL. */
+int trace_parse_name(const char *name, char *net, size_t netlen, char *role,
+                     size_t rolelen, uint32_t *rank);
+
+/* ---- snapshots ---- */
+
+struct trace_ring_snap {
+	uint32_t index, tid;
+	uint64_t head;          /* tuples ever written when read */
+	uint64_t lost;          /* overwritten before they were read */
+	size_t n;
+	grove_trace_tuple *t;   /* oldest first */
+};
+
+struct trace_proc {
+	char name[128];                 /* shm name */
+	char label[TRACE_ROLE_LEN + 16]; /* "be 12" */
+	struct trace_header hdr;        /* copy */
+	int alive;                      /* writer pid still running */
+	/* ticks -> CLOCK_MONOTONIC ns: mono = m0 + (ticks - t0) * rate */
+	uint64_t t0, m0;
+	double rate;
+	uint32_t n_collectors;
+	struct trace_collector_entry *coll; /* index id-1 */
+	uint32_t n_rings;
+	struct trace_ring_snap *rings;
+	uint64_t lost;                  /* over all rings */
+	uint64_t tuples;
+	uint64_t start_ns, end_ns;      /* init .. fini (or read time) */
+};
+
+struct trace_set {
+	size_t n;
+	struct trace_proc *p;
+};
+
+/* Snapshots one open segment (all tuples currently in its rings). */
+int trace_proc_read(const struct trace_seg *s, struct trace_proc *p);
+void trace_proc_free(struct trace_proc *p);
+
+/* Snapshots every segment of a network (NULL: all).  A segment that
+ * cannot be read is skipped with a message on stderr. */
+int trace_set_collect(const char *network_id, struct trace_set *out);
+void trace_set_free(struct trace_set *set);
+
+static inline uint64_t
+trace_proc_ns(const struct trace_proc *p, uint64_t ticks)
+{
+	double d = (double)(int64_t)(ticks - p->t0) * p->rate;
+	return p->m0 + (uint64_t)(int64_t)d;
+}
+
+/* The registry entry of a collector id, or NULL (0 or unknown). */
+static inline const struct trace_collector_entry *
+trace_proc_collector(const struct trace_proc *p, uint32_t id)
+{
+	return id >= 1 && id <= p->n_collectors ? &p->coll[id - 1] : NULL;
+}
+
+#endif

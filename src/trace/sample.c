@@ -1,0 +1,204 @@
+/* A small synthetic traced "network" for trying exporters and viewers
+ * (grove trace sample) and for tests: real processes (fe 0, cp 0, be
+ * 0..n-1) connected by pipes like a two-level tree, each recording API
+ * calls, link sends/receives, filter runs and waves into its own event
+ * space, which it keeps at exit. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grove/error.h"
+#include "trace/trace_impl.h"
+
+enum { WAVES = 20 };
+
+static void
+spin_ns(long ns)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) <
+	       ns);
+}
+
+static int
+xwrite(int fd, const void *p, size_t n)
+{
+	return write(fd, p, n) == (ssize_t)n ? 0 : -1;
+}
+
+static int
+xread(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* node ids: fe 0, cp 1, be i -> 2 + i */
+static int
+run_be(const char *net, int i, int out)
+{
+	grove_trace_collector api, snd;
+	char where[32];
+	if (grove_trace_init(net, "be", (uint32_t)i))
+		return 1;
+	snprintf(where, sizeof where, "link:%d->1", 2 + i);
+	grove_trace_collector_register(&api, "grove_be_send", "api", "",
+	                               "enter..exit");
+	grove_trace_collector_register(&snd, "send", "net", where,
+	                               "around:write");
+	for (int w = 0; w < WAVES; w++) {
+		spin_ns(20000 + 15000 * i + (w % 3) * 5000); /* "compute" */
+		uint64_t a0 = grove_trace_begin();
+		int64_t v = (int64_t)w * 10 + i;
+		uint64_t s0 = grove_trace_begin();
+		int rc = xwrite(out, &v, sizeof v);
+		grove_trace_end(&snd, GROVE_OP_SEND, rc ? -1 : (int)sizeof v,
+		                s0);
+		grove_trace_end(&api, GROVE_OP_API_SEND, (int)sizeof v, a0);
+	}
+	grove_trace_fini(1);
+	return 0;
+}
+
+static int
+run_cp(const char *net, int nbe, const int *in, int out)
+{
+	grove_trace_collector *rcv = calloc((size_t)nbe, sizeof *rcv);
+	grove_trace_collector sync, xf, wave, snd;
+	char where[32];
+	if (!rcv || grove_trace_init(net, "cp", 0))
+		return 1;
+	for (int i = 0; i < nbe; i++) {
+		snprintf(where, sizeof where, "link:%d->1", 2 + i);
+		grove_trace_collector_register(&rcv[i], "recv", "net", where,
+		                               "around:read");
+	}
+	grove_trace_collector_register(&sync, "wait_for_all", "filter",
+	                               "stream:1", "before:sync");
+	grove_trace_collector_register(&xf, "sum", "filter", "stream:1",
+	                               "after:sync");
+	grove_trace_collector_register(&wave, "wave", "tbon", "stream:1",
+	                               "after:transform");
+	grove_trace_collector_register(&snd, "send", "net", "link:1->0",
+	                               "around:write");
+	for (int w = 0; w < WAVES; w++) {
+		int64_t sum = 0, v;
+		uint64_t ws = grove_trace_begin();
+		for (int i = 0; i < nbe; i++) {
+			uint64_t r0 = grove_trace_begin();
+			int rc = xread(in[i], &v, sizeof v);
+			grove_trace_end(&rcv[i], GROVE_OP_RECV,
+			                rc ? -1 : (int)sizeof v, r0);
+			uint64_t f0 = grove_trace_begin();
+			grove_trace_end(&sync, GROVE_OP_FILTER_SYNC, i + 1, f0);
+			sum += v;
+		}
+		uint64_t x0 = grove_trace_begin();
+		spin_ns(3000);
+		grove_trace_end(&xf, GROVE_OP_FILTER_TRANSFORM, nbe, x0);
+		grove_trace_end(&wave, GROVE_OP_WAVE, nbe, ws);
+		uint64_t s0 = grove_trace_begin();
+		int rc = xwrite(out, &sum, sizeof sum);
+		grove_trace_end(&snd, GROVE_OP_SEND, rc ? -1 : (int)sizeof sum,
+		                s0);
+	}
+	free(rcv);
+	grove_trace_fini(1);
+	return 0;
+}
+
+static int
+run_fe(const char *net, int in)
+{
+	grove_trace_collector api, rcv, wave;
+	if (grove_trace_init(net, "fe", 0))
+		return 1;
+	grove_trace_collector_register(&api, "grove_fe_recv", "api", "",
+	                               "enter..exit");
+	grove_trace_collector_register(&rcv, "recv", "net", "link:1->0",
+	                               "around:read");
+	grove_trace_collector_register(&wave, "wave", "tbon", "stream:1",
+	                               "after:transform");
+	for (int w = 0; w < WAVES; w++) {
+		int64_t v;
+		uint64_t a0 = grove_trace_begin();
+		uint64_t r0 = grove_trace_begin();
+		int rc = xread(in, &v, sizeof v);
+		grove_trace_end(&rcv, GROVE_OP_RECV, rc ? -1 : (int)sizeof v,
+		                r0);
+		grove_trace_instant(&wave, GROVE_OP_WAVE, 1);
+		grove_trace_end(&api, GROVE_OP_API_RECV, (int)sizeof v, a0);
+		spin_ns(10000);
+	}
+	grove_trace_fini(1);
+	return 0;
+}
+
+int
+trace_write_sample(const char *network_id, int n_be)
+{
+	if (n_be < 1 || n_be > 32)
+		return GROVE_ERANGE;
+	char name[128];
+	if (trace_segment_name(name, sizeof name, network_id, "fe", 0))
+		return GROVE_EINVAL;
+	int up[2], down[32][2];
+	pid_t pids[34];
+	int np = 0, rc = 0;
+	if (pipe(up))
+		return GROVE_ESYS;
+	for (int i = 0; i < n_be; i++)
+		if (pipe(down[i]))
+			return GROVE_ESYS;
+	fflush(NULL);
+	for (int who = -2; who < n_be; who++) {
+		pid_t p = fork();
+		if (p < 0) {
+			rc = GROVE_ESYS;
+			break;
+		}
+		if (p == 0) {
+			int in[32], r;
+			for (int i = 0; i < n_be; i++)
+				in[i] = down[i][0];
+			if (who == -2)
+				r = run_fe(network_id, up[0]);
+			else if (who == -1)
+				r = run_cp(network_id, n_be, in, up[1]);
+			else
+				r = run_be(network_id, who, down[who][1]);
+			_exit(r);
+		}
+		pids[np++] = p;
+	}
+	close(up[0]);
+	close(up[1]);
+	for (int i = 0; i < n_be; i++) {
+		close(down[i][0]);
+		close(down[i][1]);
+	}
+	for (int i = 0; i < np; i++) {
+		int st;
+		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			rc = rc ? rc : GROVE_ESPAWN;
+	}
+	return rc;
+}

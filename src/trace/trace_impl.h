@@ -1,0 +1,74 @@
+/* Tracing: what the rest of Grove (front-end, grove tool, benchmarks)
+ * calls beyond the public collector API (internal). */
+#ifndef GROVE_TRACE_IMPL_H
+#define GROVE_TRACE_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/reader.h"
+
+/* Collects every event space of network_id on this host and exports it.
+ * format: "perfetto" (alias "chrome", "json"), "otf2" or "text"; path:
+ * a file ("-" for stdout) or, for otf2, the archive directory (its
+ * anchor file is PATH/traces.otf2).  The segments are left in place. */
+int trace_collect_and_export(const char *network_id, const char *format,
+                             const char *path);
+
+/* Collects the event spaces of network_id (NULL: all) and writes the
+ * statistics tables to path ("-" for stdout), as text or JSON. */
+int trace_stats_write(const char *network_id, const char *path_or_dash,
+                      int json);
+
+/* Measures the real fast path in this process: ns per recorded event
+ * (two timestamps + record) and per disabled record, each the minimum
+ * over repetitions of ~1M-event loops.  Creates and removes a private
+ * event space when none is open; restores the enabled state. */
+int trace_bench_fastpath(double *ns_per_event, double *ns_disabled);
+
+/* Runs a small synthetic traced tree (fe 0, cp 0, be 0..n_be-1, real
+ * processes talking over pipes) whose event spaces stay in /dev/shm under
+ * network_id.  For trying the exporters and for tests. */
+int trace_write_sample(const char *network_id, int n_be);
+
+/* ---- exporters and statistics over a snapshot ---- */
+
+int trace_export_chrome(const struct trace_set *set, FILE *f);
+int trace_export_text(const struct trace_set *set, FILE *f);
+/* GROVE_ENOTSUP when built without OTF2. */
+int trace_export_otf2(const struct trace_set *set, const char *dir);
+
+int trace_stats_text(const struct trace_set *set, FILE *f);
+int trace_stats_json(const struct trace_set *set, FILE *f);
+
+/* ---- send/receive matching (shared by the exporters) ---- */
+
+struct trace_ref {
+	uint32_t proc, ring;
+	size_t idx;
+};
+
+struct trace_msg {
+	struct trace_ref send, recv;
+};
+
+/* Pairs each GROVE_OP_SEND tuple with the GROVE_OP_RECV tuple recorded
+ * by a collector with the same `where` (e.g. "link:0->3") and the same
+ * seq.  *out is malloc'ed (free it); unmatched tuples are left out. */
+int trace_match_messages(const struct trace_set *set, struct trace_msg **out,
+                         size_t *n);
+
+static inline const grove_trace_tuple *
+trace_ref_tuple(const struct trace_set *set, struct trace_ref r)
+{
+	return &set->p[r.proc].rings[r.ring].t[r.idx];
+}
+
+/* Writes s as a JSON string literal (with quotes). */
+void trace_json_str(FILE *f, const char *s);
+
+/* The earliest init time over the set: the common time origin. */
+uint64_t trace_set_origin_ns(const struct trace_set *set);
+
+#endif

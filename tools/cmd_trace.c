@@ -1,0 +1,234 @@
+/* grove trace: list, dump, stats and clean the event spaces in /dev/shm. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cmds.h"
+#include "grove/error.h"
+#include "trace/trace_impl.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: grove trace list\n"
+	        "       grove trace dump [--net ID] [--format perfetto|otf2|text]"
+	        " [-o PATH]\n"
+	        "       grove trace stats [--net ID] [--json] [-o PATH]\n"
+	        "       grove trace clean [--net ID] [--force]\n"
+	        "       grove trace sample --net ID [--backends N]\n"
+	        "\n"
+	        "Event spaces are the per-process trace segments\n"
+	        "/dev/shm/grove.<net>.<role>.<rank>.  dump and stats read the\n"
+	        "segments of one network (--net may be left out when only one\n"
+	        "network has segments); perfetto JSON opens in ui.perfetto.dev;\n"
+	        "otf2 writes an archive directory PATH (PATH/traces.otf2).\n"
+	        "clean removes segments whose process is gone (all with\n"
+	        "--force).  sample runs a small synthetic traced tree (fe, cp,\n"
+	        "N back-ends over pipes) and keeps its event spaces.\n");
+}
+
+/* The network to work on: the one given, or the only one present. */
+static int
+pick_net(const char *given, char *out, size_t len)
+{
+	if (given) {
+		snprintf(out, len, "%s", given);
+		return 0;
+	}
+	char **names;
+	size_t n;
+	if (trace_list(NULL, &names, &n)) {
+		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
+		return 1;
+	}
+	int rc = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
+		uint32_t rank;
+		trace_parse_name(names[i], net, sizeof net, role, sizeof role,
+		                 &rank);
+		if (!out[0])
+			snprintf(out, len, "%s", net);
+		else if (strcmp(out, net)) {
+			fprintf(stderr, "grove trace: several networks have "
+			        "event spaces (%s, %s, ...); choose one with "
+			        "--net (see grove trace list)\n", out, net);
+			rc = 1;
+			break;
+		}
+	}
+	if (!rc && !out[0]) {
+		fprintf(stderr, "grove trace: no event spaces in /dev/shm\n");
+		rc = 1;
+	}
+	trace_list_free(names, n);
+	return rc;
+}
+
+static int
+do_list(void)
+{
+	char **names;
+	size_t n;
+	if (trace_list(NULL, &names, &n)) {
+		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
+		return 1;
+	}
+	printf("%-40s %8s %-8s %5s %6s %12s %5s\n", "segment", "pid", "state",
+	       "rings", "coll", "tuples", "clock");
+	for (size_t i = 0; i < n; i++) {
+		struct trace_seg s;
+		char err[256];
+		if (trace_seg_open(names[i], &s, err, sizeof err)) {
+			printf("%-40s (%s)\n", names[i], err);
+			continue;
+		}
+		uint64_t tuples = 0;
+		uint32_t nr = trace_seg_n_rings(&s);
+		for (uint32_t r = 0; r < nr; r++)
+			tuples += __atomic_load_n(&trace_seg_ring(&s, r)->head,
+			                          __ATOMIC_ACQUIRE);
+		int alive = s.h->pid > 0 &&
+		            (kill(s.h->pid, 0) == 0 || errno == EPERM);
+		printf("%-40s %8d %-8s %5u %6u %12llu %5s\n", names[i],
+		       s.h->pid, s.h->finished ? "finished" :
+		       alive ? "running" : "dead", nr,
+		       trace_seg_n_collectors(&s), (unsigned long long)tuples,
+		       s.h->clock == TRACE_CLOCK_TSC ? "tsc" : "mono");
+		trace_seg_close(&s);
+	}
+	if (!n)
+		printf("(no event spaces)\n");
+	trace_list_free(names, n);
+	return 0;
+}
+
+static int
+do_clean(const char *net, int force)
+{
+	char **names;
+	size_t n;
+	unsigned removed = 0, kept = 0;
+	if (trace_list(net, &names, &n)) {
+		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct trace_seg s;
+		char err[256];
+		int gone = 1;
+		if (!trace_seg_open(names[i], &s, err, sizeof err)) {
+			/* A finished writer is gone even if its pid was
+			 * reused; otherwise ask the kernel. */
+			gone = s.h->finished || s.h->pid <= 0 ||
+			       (kill(s.h->pid, 0) != 0 && errno == ESRCH);
+			trace_seg_close(&s);
+		}
+		if (!gone && !force) {
+			kept++;
+			continue;
+		}
+		if (shm_unlink(names[i]) == 0)
+			removed++;
+		else
+			fprintf(stderr, "grove trace: cannot remove %s: %s\n",
+			        names[i], strerror(errno));
+	}
+	printf("removed %u event space%s", removed, removed == 1 ? "" : "s");
+	if (kept)
+		printf(", kept %u of running processes (--force removes "
+		       "them)", kept);
+	printf("\n");
+	trace_list_free(names, n);
+	return 0;
+}
+
+int
+cmd_trace(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"net", required_argument, 0, 'n'},
+		{"format", required_argument, 0, 'f'},
+		{"output", required_argument, 0, 'o'},
+		{"json", no_argument, 0, 'j'},
+		{"force", no_argument, 0, 'F'},
+		{"backends", required_argument, 0, 'b'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	const char *sub = argv[1];
+	const char *net = NULL, *format = "perfetto", *out = NULL;
+	int json = 0, force = 0, nbe = 4, c;
+	char *end;
+	optind = 1;
+	while ((c = getopt_long(argc - 1, argv + 1, "n:f:o:jFb:h", opts,
+	                        NULL)) != -1) {
+		switch (c) {
+		case 'n': net = optarg; break;
+		case 'f': format = optarg; break;
+		case 'o': out = optarg; break;
+		case 'j': json = 1; break;
+		case 'F': force = 1; break;
+		case 'b':
+			nbe = (int)strtol(optarg, &end, 10);
+			if (*end || nbe < 1 || nbe > 32) {
+				fprintf(stderr, "grove trace: --backends wants "
+				        "1..32, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "grove trace: unexpected argument '%s'\n",
+		        argv[optind + 1]);
+		return 2;
+	}
+	char netbuf[TRACE_NET_LEN];
+	int rc;
+	if (!strcmp(sub, "list"))
+		return do_list();
+	if (!strcmp(sub, "clean"))
+		return do_clean(net, force);
+	if (!strcmp(sub, "sample")) {
+		if (!net) {
+			fprintf(stderr, "grove trace sample: --net ID is "
+			        "required\n");
+			return 2;
+		}
+		rc = trace_write_sample(net, nbe);
+		if (!rc)
+			printf("wrote event spaces of network %s (fe 0, cp 0, "
+			       "be 0..%d)\n", net, nbe - 1);
+	} else if (!strcmp(sub, "dump")) {
+		if (pick_net(net, netbuf, sizeof netbuf))
+			return 1;
+		rc = trace_collect_and_export(netbuf, format, out ? out : "-");
+	} else if (!strcmp(sub, "stats")) {
+		if (pick_net(net, netbuf, sizeof netbuf))
+			return 1;
+		rc = trace_stats_write(netbuf, out ? out : "-", json);
+	} else {
+		fprintf(stderr, "grove trace: unknown subcommand '%s'\n", sub);
+		usage(stderr);
+		return 2;
+	}
+	if (rc) {
+		fprintf(stderr, "grove trace %s: %s\n", sub,
+		        grove_strerror(rc));
+		return 1;
+	}
+	return 0;
+}
