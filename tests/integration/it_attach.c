@@ -1,0 +1,210 @@
+/* Attach mode: Grove builds the CPs and writes a connection file; the test
+ * starts the back-ends itself, as a job launcher would, and the FE learns
+ * of each arrival.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper_common.h"
+#include "../../examples/worker_protocol.h"
+
+#define MAX_BE 64
+
+typedef struct attach_log {
+	uint32_t n;
+	int seen[MAX_BE];
+	int other; /* events that are not attachments */
+} attach_log;
+
+static void
+on_event(grove_net *net, const grove_event *ev, void *arg)
+{
+	attach_log *log = arg;
+	if (ev->type == GROVE_EV_BE_ATTACHED && ev->rank_lo < log->n)
+		log->seen[ev->rank_lo]++;
+	else
+		log->other++;
+}
+
+static pid_t
+start_be(const char *file, uint32_t rank)
+{
+	char exe[4096], r[16];
+	it_build_path("be_worker", exe, sizeof exe);
+	snprintf(r, sizeof r, "%u", rank);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		execl(exe, "be_worker", "--attach", file, "--rank", r,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The connection file: "secret HEX", "backends N", then "rank host port
+ * parent node" for every rank, matching grove_net_attach_info(). */
+static void
+check_connect_file(grove_net *net, const char *path, uint32_t n)
+{
+	struct stat st;
+	CHECK(stat(path, &st) == 0);
+	CHECK(S_ISREG(st.st_mode));
+	if ((st.st_mode & 0777) != 0600)
+		IT_FAIL("connection file %s has mode %03o, expected 600", path,
+		    (unsigned)(st.st_mode & 0777));
+
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	char line[512], word[32], secret[128];
+	CHECK(fgets(line, sizeof line, f) != NULL);
+	CHECK(sscanf(line, "%31s %127s", word, secret) == 2);
+	CHECK(strcmp(word, "secret") == 0);
+	CHECK_UINT_EQ(strlen(secret), 64);
+	CHECK_UINT_EQ(strspn(secret, "0123456789abcdefABCDEF"), 64);
+
+	/* "backends N" */
+	unsigned nb = 0;
+	CHECK(fgets(line, sizeof line, f) != NULL);
+	if (sscanf(line, "backends %u", &nb) != 1)
+		IT_FAIL("connection file line 2 \"%s\" is not \"backends N\"",
+		    line);
+	CHECK_UINT_EQ(nb, n);
+
+	int *listed = calloc(n, sizeof *listed);
+	CHECK(listed != NULL);
+	uint32_t lines = 0;
+	const grove_topo *t = grove_net_topology(net);
+	while (fgets(line, sizeof line, f)) {
+		unsigned rank, port, parent, node;
+		char host[256];
+		if (line[0] == '\n' || line[0] == '#')
+			continue;
+		if (sscanf(line, "%u %255s %u %u %u", &rank, host, &port,
+		    &parent, &node) != 5)
+			IT_FAIL("connection file line \"%s\" is not "
+			    "\"rank host port parent node\"", line);
+		CHECK(rank < n);
+		CHECK_INT_EQ(listed[rank], 0);
+		listed[rank] = 1;
+		lines++;
+
+		grove_attach_info ai;
+		CHECK_OK_NET(net, grove_net_attach_info(net, rank, &ai));
+		CHECK_UINT_EQ(ai.rank, rank);
+		CHECK(ai.host && strcmp(ai.host, host) == 0);
+		CHECK_UINT_EQ(ai.port, port);
+		CHECK(port > 0);
+		CHECK_UINT_EQ(ai.parent, parent);
+		CHECK_UINT_EQ(ai.node, node);
+		/* Both match the topology. */
+		CHECK_INT_EQ(grove_topo_be_node(t, rank), node);
+		CHECK_INT_EQ(grove_topo_node_at(t, node)->parent, parent);
+	}
+	fclose(f);
+	CHECK_UINT_EQ(lines, n);
+	free(listed);
+
+	grove_attach_info ai;
+	CHECK(grove_net_attach_info(net, n, &ai) < 0);
+}
+
+static void
+attach_case(const char *topo, uint32_t n)
+{
+	char path[4096];
+	attach_log log;
+	pid_t pids[MAX_BE];
+
+	CHECK(n <= MAX_BE);
+	it_step("--- attach, %s with %u backends", topo, n);
+	snprintf(path, sizeof path, "%s/%s-%u.conn", it_tmpdir(),
+	    strchr(topo, ':') ? "tree" : topo, n);
+
+	grove_net_opts o;
+	it_net_opts(&o, topo, n);
+	o.mode = GROVE_LAUNCH_ATTACH;
+	o.be_exe = NULL;
+	o.be_argv = NULL;
+	o.connect_file = path;
+	grove_net *net = NULL;
+	CHECK_OK_NET(net, grove_net_create(&o, &net));
+	CHECK(net != NULL);
+	CHECK_UINT_EQ(grove_net_backends(net), n);
+	CHECK_UINT_EQ(grove_net_backends_up(net), 0);
+	check_connect_file(net, path, n);
+
+	memset(&log, 0, sizeof log);
+	log.n = n;
+	grove_net_on_event(net, on_event, &log);
+
+	/* All but one first: waiting for all of them times out. */
+	for (uint32_t r = 0; r + 1 < n; r++)
+		pids[r] = start_be(path, r);
+	CHECK_OK_NET(net, grove_net_wait_backends(net, n - 1, IT_RECV_MS));
+	CHECK_RC_NET(net, grove_net_wait_backends(net, n, 200),
+	    GROVE_ETIMEDOUT);
+	CHECK_UINT_EQ(grove_net_backends_up(net), n - 1);
+	pids[n - 1] = start_be(path, n - 1);
+	CHECK_OK_NET(net, grove_net_wait_backends(net, n, IT_RECV_MS));
+	CHECK_UINT_EQ(grove_net_backends_up(net), n);
+
+	for (uint32_t r = 0; r < n; r++)
+		if (log.seen[r] != 1)
+			IT_FAIL("rank %u: %d GROVE_EV_BE_ATTACHED events, "
+			    "expected 1", r, log.seen[r]);
+	CHECK_INT_EQ(log.other, 0);
+
+	/* The same events are queued for grove_net_next_event. */
+	int queued[MAX_BE] = {0};
+	grove_event ev;
+	int rc;
+	while ((rc = grove_net_next_event(net, &ev, 0)) == 0)
+		if (ev.type == GROVE_EV_BE_ATTACHED && ev.rank_lo < n)
+			queued[ev.rank_lo]++;
+	CHECK_RC_NET(net, rc, GROVE_EAGAIN);
+	for (uint32_t r = 0; r < n; r++)
+		CHECK_INT_EQ(queued[r], 1);
+
+	grove_stream *sum = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(sum, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, sum, WORKER_RANK),
+	    (int64_t)n * (n - 1) / 2);
+	CHECK_OK_NET(net, grove_net_send_to(net, n - 1, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_p2p_int(net, n - 1, WORKER_RANK), n - 1);
+	CHECK_OK_NET(net, grove_stream_destroy(sum));
+
+	/* Shutting down ends the attached BEs too: they exit cleanly. */
+	grove_net_destroy(net);
+	uint64_t end = it_now_ms() + 5000;
+	for (uint32_t r = 0; r < n; r++) {
+		int status = 0;
+		pid_t w;
+		while ((w = waitpid(pids[r], &status, WNOHANG)) == 0 &&
+		    it_now_ms() < end)
+			it_sleep_ms(10);
+		if (w != pids[r])
+			IT_FAIL("attached BE rank %u (pid %d) still running "
+			    "5 s after grove_net_destroy", r, (int)pids[r]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			IT_FAIL("attached BE rank %u ended with status 0x%x",
+			    r, (unsigned)status);
+	}
+	it_check_no_procs(NULL, 0, 5000);
+	it_step("destroyed; attached BEs exited");
+}
+
+int
+main(void)
+{
+	it_init("it_attach", 120);
+	attach_case("flat", 4);
+	attach_case("kary:2", 8);
+	attach_case("kary:4", 32);
+	return it_done();
+}

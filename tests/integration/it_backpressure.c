@@ -1,0 +1,162 @@
+/* Flow control: a back-end that stops reading must slow the front-end
+ * down, not make it buffer without limit; nothing is lost or reordered.
+ * And the other way round: back-ends bursting at a front-end that does
+ * not read for a while lose nothing either.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helper_common.h"
+#include "../../examples/worker_protocol.h"
+
+#define N 4
+#define STALLED_RANK 0
+#define BIG_BYTES (64u << 10)
+#define BIG_COUNT 3072              /* 192 MiB to every BE */
+#define ECHO_EVERY 16               /* an ordered marker every 16 */
+#define RSS_BOUND (96ull << 20)     /* allowed FE growth, bytes */
+#define BURST 20000
+/* A tag the workers do not know: they drop such packets (with a line on
+ * stderr, which goes to a log file here). */
+#define TAG_BULK 199
+
+static void
+downstream(grove_net *net)
+{
+	it_step("FE sends %d x %u KiB while BE %d stalls", BIG_COUNT,
+	    BIG_BYTES >> 10, STALLED_RANK);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	uint8_t *big = malloc(BIG_BYTES);
+	CHECK(big != NULL);
+	for (uint32_t i = 0; i < BIG_BYTES; i++)
+		big[i] = (uint8_t)(i * 31u + 7u);
+
+	/* Warm up: buffers and streams at their working size. */
+	CHECK_OK_NET(net, grove_stream_send(s, TAG_BULK, "%auc", big,
+	    (uint64_t)BIG_BYTES));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", -1));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), -N);
+	size_t base = it_vm_rss(), peak = base;
+
+	CHECK_OK_NET(net, grove_net_send_to(net, STALLED_RANK, WORKER_STALL,
+	    "%d", STALLED_RANK));
+	uint64_t t0 = it_now_ms();
+	int32_t markers = 0;
+	for (int i = 0; i < BIG_COUNT; i++) {
+		int rc = grove_stream_send(s, TAG_BULK, "%auc", big,
+		    (uint64_t)BIG_BYTES);
+		if (rc != 0)
+			IT_FAIL("send %d of %d failed: %s (%s)", i, BIG_COUNT,
+			    grove_err_name(rc), grove_net_last_error(net));
+		if (i % ECHO_EVERY == ECHO_EVERY - 1)
+			CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO,
+			    "%d", markers++));
+		if (i % 64 == 0) {
+			size_t rss = it_vm_rss();
+			if (rss > peak)
+				peak = rss;
+		}
+	}
+	CHECK_OK_NET(net, grove_net_flush(net, IT_RECV_MS));
+	uint64_t t1 = it_now_ms();
+	size_t hwm = it_vm_hwm();
+	if (hwm > peak)
+		peak = hwm;
+	it_step("sent %llu MiB in %llu ms; FE RSS %zu MiB at start, peak "
+	    "%zu MiB", (unsigned long long)BIG_COUNT * BIG_BYTES >> 20,
+	    (unsigned long long)(t1 - t0), base >> 20, peak >> 20);
+	if (peak > base + RSS_BOUND)
+		IT_FAIL("FE memory grew by %zu MiB (bound %llu MiB): no "
+		    "back-pressure from the stalled BE", (peak - base) >> 20,
+		    RSS_BOUND >> 20);
+
+	/* Every marker arrives, complete and in order. */
+	for (int32_t m = 0; m < markers; m++) {
+		int32_t v = it_recv_int(net, s, WORKER_ECHO);
+		if (v != m * N)
+			IT_FAIL("marker %d: sum %d, expected %d", m, v, m * N);
+	}
+	grove_packet *p = NULL;
+	CHECK_RC(grove_stream_recv(s, NULL, &p, 100), GROVE_ETIMEDOUT);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), N * (N - 1) / 2);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	free(big);
+}
+
+static void
+upstream(grove_net *net)
+{
+	it_step("BEs burst %d packets each while the FE does not read",
+	    BURST);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_BURST, "%d %d", BURST,
+	    3));
+	CHECK_OK_NET(net, grove_net_flush(net, IT_RECV_MS));
+	it_sleep_ms(1000);
+	for (int i = 0; i < BURST; i++) {
+		int32_t v = it_recv_int(net, s, WORKER_BURST);
+		if (v != 3 * N)
+			IT_FAIL("wave %d of the burst: sum %d, expected %d", i,
+			    v, 3 * N);
+	}
+	grove_packet *p = NULL;
+	CHECK_RC(grove_stream_recv(s, NULL, &p, 100), GROVE_ETIMEDOUT);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+/* Lines of the network's log that are not the expected drops. */
+static void
+show_log(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int shown = 0, dropped = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (strstr(line, "unknown tag")) {
+			dropped++;
+			continue;
+		}
+		if (shown++ < 20)
+			fprintf(stderr, "network log: %s", line);
+	}
+	fclose(f);
+	it_step("network log: %d bulk drops reported, %d other lines",
+	    dropped, shown);
+}
+
+int
+main(void)
+{
+	char log[4096];
+	it_init("it_backpressure", 150);
+
+	/* The workers report every dropped bulk packet on stderr: send the
+	 * network's stderr to a file, keep ours. */
+	snprintf(log, sizeof log, "%s/network.log", it_tmpdir());
+	int saved = dup(2);
+	int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(saved >= 0 && lfd >= 0);
+	CHECK(dup2(lfd, 2) == 2);
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", N);
+	grove_net *net = NULL;
+	int rc = grove_net_create(&o, &net);
+	CHECK(dup2(saved, 2) == 2);
+	close(saved);
+	close(lfd);
+	if (rc != 0)
+		IT_FAIL("grove_net_create: %s (%s)", grove_err_name(rc),
+		    net ? grove_net_last_error(net) : "");
+
+	downstream(net);
+	upstream(net);
+	it_net_destroy(net);
+	show_log(log);
+	return it_done();
+}

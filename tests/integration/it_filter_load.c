@@ -1,0 +1,135 @@
+/* Custom filters: a good library loaded on the FE and every CP and used on
+ * a stream; a missing library and a missing symbol reported with where and
+ * why, leaving the network usable.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper_common.h"
+#include "../../examples/worker_protocol.h"
+
+/* The entry point of examples/filter_intmaxloc.c. */
+#define MAXLOC_SYMBOL "intmaxloc"
+
+/* Case-insensitive substring test. */
+static int
+contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; hay && *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+/* The message must say where (a node, CP or the FE) and why. */
+static void
+check_where_why(grove_net *net, const char *why1, const char *why2)
+{
+	const char *e = grove_net_last_error(net);
+	it_step("error text: %s", e ? e : "(null)");
+	CHECK(e != NULL);
+	if (!contains_ci(e, "node") && !contains_ci(e, "cp") &&
+	    !contains_ci(e, "front-end") && !strstr(e, "FE"))
+		IT_FAIL("last error \"%s\" does not name the node", e);
+	if (!contains_ci(e, why1) && !(why2 && contains_ci(e, why2)))
+		IT_FAIL("last error \"%s\" does not say why (\"%s\"%s%s%s)",
+		    e, why1, why2 ? " or \"" : "", why2 ? why2 : "",
+		    why2 ? "\"" : "");
+}
+
+static void
+sum_works(grove_net *net, uint32_t n)
+{
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK),
+	    (int64_t)n * (n - 1) / 2);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+static void
+maxloc(grove_net *net, uint32_t n, const char *name)
+{
+	grove_stream *s = it_stream(net, NULL, name, NULL);
+	uint32_t rank = 0;
+	int32_t v = 0;
+
+	/* Highest rank holds the highest value. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	grove_packet *p = it_recv(net, s, WORKER_RANK);
+	CHECK_OK(grove_packet_unpack(p, "%d %ud", &v, &rank));
+	CHECK_INT_EQ(v, n - 1);
+	CHECK_UINT_EQ(rank, n - 1);
+	grove_packet_unref(p);
+
+	/* All equal: ties go to the lowest rank whatever the tree. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", 42));
+	p = it_recv(net, s, WORKER_ECHO);
+	CHECK_OK(grove_packet_unpack(p, "%d %ud", &v, &rank));
+	CHECK_INT_EQ(v, 42);
+	CHECK_UINT_EQ(rank, 0);
+	grove_packet_unref(p);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+int
+main(void)
+{
+	char lib[4096], missing[4096];
+	it_init("it_filter_load", 120);
+	it_build_path("filter_intmaxloc.so", lib, sizeof lib);
+	snprintf(missing, sizeof missing, "%s/no_such_filter.so",
+	    it_tmpdir());
+
+	grove_net *net = it_net_spawn("kary:2", 8);
+	uint32_t n = grove_net_backends(net);
+
+	it_step("good library");
+	CHECK_OK_NET(net, grove_net_load_filter(net, "intmaxloc", lib,
+	    MAXLOC_SYMBOL));
+	maxloc(net, n, "intmaxloc");
+	/* Loading the same definition again is harmless. */
+	CHECK_OK_NET(net, grove_net_load_filter(net, "intmaxloc", lib,
+	    MAXLOC_SYMBOL));
+	maxloc(net, n, "intmaxloc");
+
+	it_step("missing library");
+	CHECK_RC_NET(net, grove_net_load_filter(net, "nolib", missing,
+	    MAXLOC_SYMBOL), GROVE_EFILTER);
+	check_where_why(net, "no such file", "cannot open");
+
+	it_step("missing symbol");
+	CHECK_RC_NET(net, grove_net_load_filter(net, "nosym", lib,
+	    "no_such_symbol_here"), GROVE_EFILTER);
+	check_where_why(net, "no_such_symbol_here", "undefined symbol");
+
+	it_step("failed filters are not usable; the rest still works");
+	grove_stream_opts so;
+	grove_stream *s = NULL;
+	grove_stream_opts_init(&so);
+	so.up_filter = "nosym";
+	int rc = grove_stream_create(net, grove_net_comm_all(net), &so, &s);
+	if (rc >= 0)
+		IT_FAIL("stream with unloaded filter \"nosym\" was created");
+	CHECK(rc == GROVE_ENOENT || rc == GROVE_EFILTER);
+	sum_works(net, n);
+	maxloc(net, n, "intmaxloc");
+
+	/* A second name for the same code works as well. */
+	CHECK_OK_NET(net, grove_net_load_filter(net, "maxloc2", lib,
+	    MAXLOC_SYMBOL));
+	maxloc(net, n, "maxloc2");
+
+	it_net_destroy(net);
+
+	/* A filter loaded on a deep tree runs on every level. */
+	net = it_net_spawn("kary:2", 16);
+	CHECK_OK_NET(net, grove_net_load_filter(net, "intmaxloc", lib,
+	    MAXLOC_SYMBOL));
+	maxloc(net, 16, "intmaxloc");
+	it_net_destroy(net);
+	return it_done();
+}

@@ -1,0 +1,360 @@
+/* Streams: many at once with different filters, destroyed and created at
+ * run time, receive on any stream, non-blocking and timed receives, the
+ * poll descriptor, tags, and the "timeout" and "dont_wait" synchronization
+ * filters.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper_common.h"
+#include "../../examples/worker_protocol.h"
+
+#define NSTREAMS 20
+#define SLOW_RANK 3
+#define SLOW_MS 1500
+#define SYNC_TIMEOUT_MS 500
+
+static const char *const filters[] = {"sum", "min", "max", "avg", "concat",
+    "null"};
+#define NFILTERS (sizeof filters / sizeof filters[0])
+
+typedef struct st {
+	grove_stream *s;
+	const char *filter;
+	int32_t echo; /* value sent with WORKER_ECHO on sum streams */
+} st;
+
+static void
+st_open(grove_net *net, st *x, size_t i)
+{
+	x->filter = filters[i % NFILTERS];
+	x->s = it_stream(net, NULL, x->filter, NULL);
+	x->echo = (int32_t)(i + 1);
+}
+
+static void
+st_send(grove_net *net, const st *x)
+{
+	if (!strcmp(x->filter, "sum"))
+		CHECK_OK_NET(net, grove_stream_send(x->s, WORKER_ECHO, "%d",
+		    x->echo));
+	else if (!strcmp(x->filter, "avg"))
+		CHECK_OK_NET(net, grove_stream_send(x->s, WORKER_AVG, ""));
+	else
+		CHECK_OK_NET(net, grove_stream_send(x->s, WORKER_RANK, ""));
+}
+
+/* Receive and check one answer of st_send. */
+static void
+st_check(grove_net *net, const st *x, uint32_t n)
+{
+	if (!strcmp(x->filter, "sum")) {
+		CHECK_INT_EQ(it_recv_int(net, x->s, WORKER_ECHO),
+		    (int64_t)x->echo * n);
+	} else if (!strcmp(x->filter, "min")) {
+		CHECK_INT_EQ(it_recv_int(net, x->s, WORKER_RANK), 0);
+	} else if (!strcmp(x->filter, "max")) {
+		CHECK_INT_EQ(it_recv_int(net, x->s, WORKER_RANK), n - 1);
+	} else if (!strcmp(x->filter, "avg")) {
+		double v;
+		int32_t c;
+		grove_packet *p = it_recv(net, x->s, WORKER_AVG);
+		CHECK_OK(grove_packet_unpack(p, "%lf %d", &v, &c));
+		CHECK_DBL_NEAR(v, n / 2.0, 1e-12);
+		CHECK_INT_EQ(c, n);
+		grove_packet_unref(p);
+	} else if (!strcmp(x->filter, "concat")) {
+		it_concat c;
+		grove_packet *p = it_recv(net, x->s, WORKER_RANK);
+		it_concat_decode(p, &c);
+		CHECK_UINT_EQ(c.n, n);
+		for (uint32_t r = 0; r < n; r++)
+			CHECK_INT_EQ(c.val[r], r);
+		it_concat_free(&c);
+		grove_packet_unref(p);
+	} else {
+		/* null: every BE's packet arrives as it was sent. */
+		uint64_t seen = 0;
+		for (uint32_t k = 0; k < n; k++) {
+			grove_packet *p = it_recv(net, x->s, WORKER_RANK);
+			int32_t v;
+			CHECK_OK(grove_packet_unpack(p, "%d", &v));
+			CHECK(v >= 0 && (uint32_t)v < n);
+			CHECK_UINT_EQ(grove_packet_src(p), v);
+			CHECK(!(seen & (1ull << v)));
+			seen |= 1ull << v;
+			grove_packet_unref(p);
+		}
+	}
+}
+
+static void
+concurrent_streams(grove_net *net, uint32_t n)
+{
+	st x[NSTREAMS];
+	it_step("%d concurrent streams", NSTREAMS);
+	for (size_t i = 0; i < NSTREAMS; i++)
+		st_open(net, &x[i], i);
+
+	/* All requests out before any answer is read; read in reverse. */
+	for (size_t i = 0; i < NSTREAMS; i++)
+		st_send(net, &x[i]);
+	for (size_t i = NSTREAMS; i-- > 0;)
+		st_check(net, &x[i], n);
+
+	/* Two requests queued per stream; answers stay in order. */
+	for (size_t i = 0; i < NSTREAMS; i++) {
+		st_send(net, &x[i]);
+		x[i].echo += 100;
+		st_send(net, &x[i]);
+	}
+	for (size_t i = 0; i < NSTREAMS; i++) {
+		x[i].echo -= 100;
+		st_check(net, &x[i], n);
+		x[i].echo += 100;
+		st_check(net, &x[i], n);
+	}
+
+	it_step("destroy half of the streams, create new ones");
+	for (size_t i = 0; i < NSTREAMS; i += 2)
+		CHECK_OK_NET(net, grove_stream_destroy(x[i].s));
+	for (size_t i = 0; i < NSTREAMS; i += 2)
+		st_open(net, &x[i], i + 1); /* another filter than before */
+	for (size_t i = 0; i < NSTREAMS; i++)
+		st_send(net, &x[i]);
+	for (size_t i = 0; i < NSTREAMS; i++)
+		st_check(net, &x[i], n);
+
+	/* Stream ids are unique among live streams. */
+	for (size_t i = 0; i < NSTREAMS; i++)
+		for (size_t j = i + 1; j < NSTREAMS; j++)
+			CHECK(grove_stream_id(x[i].s) != grove_stream_id(x[j].s));
+	for (size_t i = 0; i < NSTREAMS; i++)
+		CHECK_OK_NET(net, grove_stream_destroy(x[i].s));
+}
+
+static void
+recv_any(grove_net *net, uint32_t n)
+{
+	it_step("receive on any stream");
+	grove_stream *sum = it_stream(net, NULL, "sum", NULL);
+	grove_stream *mx = it_stream(net, NULL, "max", NULL);
+	grove_stream *mn = it_stream(net, NULL, "min", NULL);
+	CHECK_OK_NET(net, grove_stream_send(mn, WORKER_RANK, ""));
+	CHECK_OK_NET(net, grove_stream_send(sum, WORKER_ECHO, "%d", 5));
+	CHECK_OK_NET(net, grove_stream_send(mx, WORKER_RANK, ""));
+	CHECK_OK_NET(net, grove_net_send_to(net, 1, WORKER_RANK, ""));
+	int got_sum = 0, got_mx = 0, got_mn = 0, got_p2p = 0;
+	for (int k = 0; k < 4; k++) {
+		grove_stream *s = NULL;
+		grove_packet *p = NULL;
+		int32_t tag = 0, v = 0;
+		CHECK_OK_NET(net, grove_net_recv(net, &s, &tag, &p,
+		    IT_RECV_MS));
+		CHECK_OK(grove_packet_unpack(p, "%d", &v));
+		CHECK_INT_EQ(tag, grove_packet_tag(p));
+		if (s == sum) {
+			CHECK_INT_EQ(tag, WORKER_ECHO);
+			CHECK_INT_EQ(v, 5 * (int64_t)n);
+			got_sum++;
+		} else if (s == mx) {
+			CHECK_INT_EQ(tag, WORKER_RANK);
+			CHECK_INT_EQ(v, n - 1);
+			got_mx++;
+		} else if (s == mn) {
+			CHECK_INT_EQ(tag, WORKER_RANK);
+			CHECK_INT_EQ(v, 0);
+			got_mn++;
+		} else {
+			CHECK(s == NULL);
+			CHECK_INT_EQ(tag, WORKER_RANK);
+			CHECK_INT_EQ(v, 1);
+			CHECK_UINT_EQ(grove_packet_src(p), 1);
+			got_p2p++;
+		}
+		grove_packet_unref(p);
+	}
+	CHECK(got_sum == 1 && got_mx == 1 && got_mn == 1 && got_p2p == 1);
+
+	it_step("non-blocking and timed receives on an idle network");
+	grove_packet *p = NULL;
+	int32_t tag;
+	grove_stream *s = NULL;
+	CHECK_RC(grove_stream_recv(sum, &tag, &p, 0), GROVE_EAGAIN);
+	CHECK(p == NULL);
+	CHECK_RC(grove_net_recv(net, &s, &tag, &p, 0), GROVE_EAGAIN);
+	CHECK_RC(grove_stream_recv(sum, NULL, &p, 200), GROVE_ETIMEDOUT);
+	CHECK_RC(grove_net_recv(net, &s, NULL, &p, 100), GROVE_ETIMEDOUT);
+	CHECK(p == NULL);
+
+	/* Still working after the misses. */
+	CHECK_OK_NET(net, grove_stream_send(sum, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, sum, WORKER_RANK),
+	    (int64_t)n * (n - 1) / 2);
+
+	CHECK_OK_NET(net, grove_stream_destroy(sum));
+	CHECK_OK_NET(net, grove_stream_destroy(mx));
+	CHECK_OK_NET(net, grove_stream_destroy(mn));
+}
+
+/* A tool's own poll loop: only poll() blocks; Grove calls never do. */
+static void
+poll_loop(grove_net *net, uint32_t n)
+{
+	it_step("grove_net_fd in a poll loop");
+	int fd = grove_net_fd(net);
+	CHECK(fd >= 0);
+	grove_stream *sum = it_stream(net, NULL, "sum", NULL);
+	for (int round = 0; round < 3; round++) {
+		CHECK_OK_NET(net, grove_stream_send(sum, WORKER_ECHO, "%d",
+		    round + 1));
+		grove_packet *p = NULL;
+		int32_t tag = 0;
+		int wakeups = 0;
+		uint64_t end = it_now_ms() + IT_RECV_MS;
+		while (!p) {
+			if (it_now_ms() >= end)
+				IT_FAIL("no answer through grove_net_fd after "
+				    "%d ms (%d wake-ups)", IT_RECV_MS, wakeups);
+			struct pollfd pf = {.fd = fd, .events = POLLIN};
+			int r = poll(&pf, 1, 1000);
+			CHECK(r >= 0);
+			if (r == 0)
+				continue;
+			CHECK(!(pf.revents & (POLLERR | POLLNVAL)));
+			wakeups++;
+			int rc = grove_net_progress(net);
+			CHECK(rc >= 0);
+			rc = grove_stream_recv(sum, &tag, &p, 0);
+			if (rc != 0)
+				CHECK_RC_NET(net, rc, GROVE_EAGAIN);
+		}
+		CHECK_INT_EQ(tag, WORKER_ECHO);
+		int32_t v;
+		CHECK_OK(grove_packet_unpack(p, "%d", &v));
+		CHECK_INT_EQ(v, (int64_t)(round + 1) * n);
+		grove_packet_unref(p);
+	}
+	CHECK_OK_NET(net, grove_stream_destroy(sum));
+}
+
+static void
+dont_wait(grove_net *net, uint32_t n)
+{
+	it_step("dont_wait: one wave per packet");
+	grove_stream *s = it_stream(net, NULL, "sum", "dont_wait");
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	uint64_t seen = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		int32_t v = it_recv_int(net, s, WORKER_RANK);
+		CHECK(v >= 0 && (uint32_t)v < n);
+		CHECK(!(seen & (1ull << v)));
+		seen |= 1ull << v;
+	}
+	grove_packet *p = NULL;
+	CHECK_RC(grove_stream_recv(s, NULL, &p, 200), GROVE_ETIMEDOUT);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+/* One slow BE on a "timeout" stream: the others arrive as an earlier
+ * partial wave, the slow one later as a wave of its own.  The stream is
+ * created with a long timeout and shortened with stream parameters, so
+ * the parameters must reach every node.  strict: the tree is flat, so
+ * the fast BEs form exactly one wave. */
+static void
+timeout_sync(grove_net *net, uint32_t n, int strict)
+{
+	it_step("timeout sync filter (%s)", strict ? "flat" : "tree");
+	grove_stream_opts so;
+	grove_stream *s = NULL;
+	grove_stream_opts_init(&so);
+	so.up_filter = "concat";
+	so.sync_filter = "timeout";
+	so.sync_timeout_ms = 60000;
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net),
+	    &so, &s));
+	CHECK_OK_NET(net, grove_stream_set_params(s, GROVE_FILTER_SYNC, "%ud",
+	    (unsigned)SYNC_TIMEOUT_MS));
+
+	/* The slow BE sleeps before it sees the stream request. */
+	CHECK_OK_NET(net, grove_net_send_to(net, SLOW_RANK, WORKER_SLOW, "%d",
+	    SLOW_MS));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+
+	uint32_t *wave_of = calloc(n, sizeof *wave_of);
+	uint32_t got = 0, waves = 0, last_size = 0;
+	CHECK(wave_of != NULL);
+	while (got < n) {
+		grove_packet *p = it_recv(net, s, WORKER_RANK);
+		it_concat c;
+		it_concat_decode(p, &c);
+		waves++;
+		CHECK(c.n >= 1);
+		for (uint64_t i = 0; i < c.n; i++) {
+			int64_t r = c.val[i];
+			CHECK(r >= 0 && r < n);
+			CHECK_UINT_EQ(wave_of[r], 0); /* each rank once */
+			wave_of[r] = waves;
+		}
+		got += (uint32_t)c.n;
+		last_size = (uint32_t)c.n;
+		it_concat_free(&c);
+		grove_packet_unref(p);
+	}
+	CHECK_UINT_EQ(got, n);
+	/* The slow one is alone in the last wave, everyone else earlier. */
+	CHECK_UINT_EQ(wave_of[SLOW_RANK], waves);
+	CHECK_UINT_EQ(last_size, 1);
+	CHECK(waves >= 2);
+	if (strict)
+		CHECK_UINT_EQ(waves, 2);
+	free(wave_of);
+
+	/* The slow BE's own point-to-point answer is there too. */
+	CHECK_INT_EQ(it_recv_p2p_int(net, SLOW_RANK, WORKER_SLOW), SLOW_RANK);
+
+	/* With every BE on time, a timeout stream gives full waves. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", 2));
+	grove_packet *p = it_recv(net, s, WORKER_ECHO);
+	it_concat c;
+	it_concat_decode(p, &c);
+	if (strict)
+		CHECK_UINT_EQ(c.n, n);
+	for (uint64_t i = 0; i < c.n; i++)
+		CHECK_INT_EQ(c.val[i], 2);
+	uint64_t total = c.n;
+	it_concat_free(&c);
+	grove_packet_unref(p);
+	while (total < n) {
+		p = it_recv(net, s, WORKER_ECHO);
+		it_concat_decode(p, &c);
+		total += c.n;
+		it_concat_free(&c);
+		grove_packet_unref(p);
+	}
+	CHECK_UINT_EQ(total, n);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+int
+main(void)
+{
+	it_init("it_streams", 150);
+
+	grove_net *net = it_net_spawn("kary:2", 8);
+	uint32_t n = grove_net_backends(net);
+	CHECK_UINT_EQ(n, 8);
+	concurrent_streams(net, n);
+	recv_any(net, n);
+	poll_loop(net, n);
+	dont_wait(net, n);
+	timeout_sync(net, n, 0);
+	it_net_destroy(net);
+
+	net = it_net_spawn("flat", 8);
+	timeout_sync(net, 8, 1);
+	it_net_destroy(net);
+	return it_done();
+}
