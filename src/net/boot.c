@@ -1,0 +1,224 @@
+#include "net/boot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grove/error.h"
+
+#define BOOT_MAGIC "grove-bootstrap 1"
+#define BOOT_MAX_BYTES (64u << 20)
+
+void
+boot_init(boot *b)
+{
+	memset(b, 0, sizeof *b);
+	b->timeout_ms = 30000;
+	b->heartbeat_ms = 1000;
+	snprintf(b->bind_addr, sizeof b->bind_addr, "127.0.0.1");
+	snprintf(b->rsh, sizeof b->rsh, "ssh");
+}
+
+void
+boot_fini(boot *b)
+{
+	for (int i = 0; i < b->be_argc; i++)
+		free(b->be_argv[i]);
+	b->be_argc = 0;
+	free(b->topology);
+	b->topology = NULL;
+}
+
+int
+boot_write(const boot *b, int with_topology, char **out, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		return GROVE_ENOMEM;
+	fprintf(f, "%s\nsecret %s\nnetid %s\nparent %s %u\nnode %u\nrank %u\n"
+	    "backends %u\nparent-node %u\n", BOOT_MAGIC, b->secret_hex, b->netid, b->parent_host,
+	    b->parent_port, b->node, b->rank, b->backends, b->parent_node);
+	fprintf(f, "attach %d\ntimeout %d\nheartbeat %d\nbind %s\nlog %d\n",
+	    b->attach, b->timeout_ms, b->heartbeat_ms, b->bind_addr,
+	    b->log_level);
+	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
+	    b->be_exe);
+	for (int i = 0; i < b->be_argc; i++)
+		fprintf(f, "be-arg %s\n", b->be_argv[i]);
+	if (with_topology && b->topology)
+		fprintf(f, "topology %zu\n%s", strlen(b->topology), b->topology);
+	fprintf(f, "end\n");
+	if (fclose(f) != 0) {
+		free(buf);
+		return GROVE_ENOMEM;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int
+copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t l = strlen(src);
+	if (l >= cap)
+		return GROVE_ERANGE;
+	memcpy(dst, src, l + 1);
+	return 0;
+}
+
+int
+boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
+{
+	const char *p = text, *end = text + len;
+	int lineno = 0, saw_end = 0;
+	char line[2048];
+	while (p < end && !saw_end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		lineno++;
+		if (ll >= sizeof line) {
+			snprintf(err, errlen, "bootstrap line %d: too long", lineno);
+			return GROVE_EPROTO;
+		}
+		memcpy(line, p, ll);
+		line[ll] = 0;
+		p += ll + (nl ? 1 : 0);
+		char *val = strchr(line, ' ');
+		if (val)
+			*val++ = 0;
+		else
+			val = line + ll;
+		int rc = 0;
+		if (lineno == 1) {
+			if (strcmp(line, "grove-bootstrap") || strcmp(val, "1")) {
+				snprintf(err, errlen, "bootstrap line 1: not a Grove "
+				    "bootstrap (was this program started by Grove?)");
+				return GROVE_ENOENT;
+			}
+		} else if (!strcmp(line, "secret")) {
+			rc = copy_str(b->secret_hex, sizeof b->secret_hex, val);
+		} else if (!strcmp(line, "netid")) {
+			rc = copy_str(b->netid, sizeof b->netid, val);
+		} else if (!strcmp(line, "parent")) {
+			unsigned port = 0;
+			char host[256];
+			if (sscanf(val, "%255s %u", host, &port) != 2 || port > 65535)
+				rc = GROVE_EINVAL;
+			else {
+				rc = copy_str(b->parent_host, sizeof b->parent_host, host);
+				b->parent_port = (uint16_t)port;
+			}
+		} else if (!strcmp(line, "node")) {
+			b->node = (uint32_t)strtoul(val, NULL, 10);
+		} else if (!strcmp(line, "rank")) {
+			b->rank = (uint32_t)strtoul(val, NULL, 10);
+		} else if (!strcmp(line, "parent-node")) {
+			b->parent_node = (uint32_t)strtoul(val, NULL, 10);
+		} else if (!strcmp(line, "backends")) {
+			b->backends = (uint32_t)strtoul(val, NULL, 10);
+		} else if (!strcmp(line, "attach")) {
+			b->attach = atoi(val);
+		} else if (!strcmp(line, "timeout")) {
+			b->timeout_ms = atoi(val);
+		} else if (!strcmp(line, "heartbeat")) {
+			b->heartbeat_ms = atoi(val);
+		} else if (!strcmp(line, "log")) {
+			b->log_level = atoi(val);
+		} else if (!strcmp(line, "bind")) {
+			rc = copy_str(b->bind_addr, sizeof b->bind_addr, val);
+		} else if (!strcmp(line, "rsh")) {
+			rc = copy_str(b->rsh, sizeof b->rsh, val);
+		} else if (!strcmp(line, "commnode")) {
+			rc = copy_str(b->commnode, sizeof b->commnode, val);
+		} else if (!strcmp(line, "be-exe")) {
+			rc = copy_str(b->be_exe, sizeof b->be_exe, val);
+		} else if (!strcmp(line, "be-arg")) {
+			if (b->be_argc >= BOOT_MAX_ARGS)
+				rc = GROVE_ERANGE;
+			else if (!(b->be_argv[b->be_argc++] = strdup(val)))
+				rc = GROVE_ENOMEM;
+		} else if (!strcmp(line, "topology")) {
+			char *e = NULL;
+			unsigned long tl = strtoul(val, &e, 10);
+			if (!*val || *e || tl > (size_t)(end - p)) {
+				snprintf(err, errlen, "bootstrap line %d: topology "
+				    "block length %s exceeds the data", lineno, val);
+				return GROVE_EPROTO;
+			}
+			free(b->topology);
+			if (!(b->topology = malloc(tl + 1)))
+				return GROVE_ENOMEM;
+			memcpy(b->topology, p, tl);
+			b->topology[tl] = 0;
+			p += tl;
+		} else if (!strcmp(line, "end")) {
+			saw_end = 1;
+		} else {
+			snprintf(err, errlen, "bootstrap line %d: unknown key '%s'",
+			    lineno, line);
+			return GROVE_EPROTO;
+		}
+		if (rc != 0) {
+			snprintf(err, errlen, "bootstrap line %d: bad value for '%s'",
+			    lineno, line);
+			return GROVE_EPROTO;
+		}
+	}
+	if (!saw_end) {
+		snprintf(err, errlen, "bootstrap: truncated (no 'end' line)");
+		return GROVE_EPROTO;
+	}
+	if (!b->secret_hex[0] || !b->parent_host[0]) {
+		snprintf(err, errlen, "bootstrap: missing secret or parent");
+		return GROVE_EPROTO;
+	}
+	return 0;
+}
+
+int
+boot_read_fd(int fd, boot *b, char *err, size_t errlen)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return GROVE_ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= BOOT_MAX_BYTES) {
+				free(buf);
+				snprintf(err, errlen, "bootstrap: larger than %u bytes",
+				    BOOT_MAX_BYTES);
+				return GROVE_EPROTO;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return GROVE_ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			snprintf(err, errlen, "bootstrap: read: %s", strerror(errno));
+			return GROVE_ESYS;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	int rc = n ? boot_parse(buf, n, b, err, errlen) : GROVE_ENOENT;
+	if (!n)
+		snprintf(err, errlen, "no bootstrap on standard input (was this "
+		    "program started by Grove?)");
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* The bootstrap a parent hands to a child it starts (internal).
+ *
+ * It travels on the child's standard input (a pipe, or ssh's stdin for
+ * remote hosts), so the network secret never appears on a command line or
+ * in the environment.  Text, one "key value" per line; the topology is a
+ * byte-counted block in MRNet format; the parent closes the pipe after it.
+ */
+#ifndef GROVE_BOOT_H
+#define GROVE_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BOOT_MAX_ARGS 256
+
+typedef struct boot {
+	char secret_hex[65];
+	char netid[40];
+	char parent_host[256];
+	uint16_t parent_port;
+	uint32_t node;          /* the child's topology node id */
+	uint32_t rank;          /* BE rank (BEs only) */
+	uint32_t parent_node;   /* the parent's topology node id */
+	uint32_t backends;      /* BEs in the network */
+	int attach;             /* BEs attach instead of being spawned */
+	int timeout_ms;
+	int heartbeat_ms;
+	char bind_addr[64];
+	char rsh[256];
+	char commnode[1024];
+	char be_exe[1024];
+	int be_argc;
+	char *be_argv[BOOT_MAX_ARGS]; /* malloc'd */
+	char *topology;         /* MRNet text, malloc'd; NULL for BEs */
+	int log_level;
+} boot;
+
+void boot_init(boot *b);
+void boot_fini(boot *b);
+/* Serialise into a malloc'd buffer; with_topology = 0 for BEs. */
+int boot_write(const boot *b, int with_topology, char **out, size_t *len);
+/* Parse text of the given length; err says which line is wrong. */
+int boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen);
+/* Read all of fd (until EOF) and parse it. */
+int boot_read_fd(int fd, boot *b, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,374 @@
+#include "net/conn.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/error.h"
+#include "net/auth.h"
+#include "net/sockio.h"
+
+/* Receive chunks: big enough that one read() picks up many small frames,
+ * small enough that a packet kept by the application pins little memory. */
+#define CHUNK_SIZE (64u << 10)
+#define CHUNK_MIN_FREE (4u << 10)
+#define MAX_IOV 512
+
+typedef struct write_req {
+	uv_write_t req;
+	conn *c;
+	size_t n;
+	size_t bytes;
+	grove_packet *pkts[];
+} write_req;
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+
+static conn *
+conn_alloc(const conn_ops *ops, void *owner, long tag)
+{
+	conn *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->ops = ops;
+	c->owner = owner;
+	c->tag = tag;
+	c->tcp.data = c;
+	c->last_rx_ms = sockio_now_ms();
+	snprintf(c->peer, sizeof c->peer, "peer");
+	return c;
+}
+
+int
+conn_open_fd(uv_loop_t *loop, int fd, const conn_ops *ops, void *owner,
+    long tag, conn **out)
+{
+	conn *c = conn_alloc(ops, owner, tag);
+	if (!c)
+		return GROVE_ENOMEM;
+	if (uv_tcp_init(loop, &c->tcp) != 0 || uv_tcp_open(&c->tcp, fd) != 0) {
+		free(c);
+		return GROVE_ESYS;
+	}
+	c->tcp.data = c;
+	sockio_tune(fd, 20000);
+	conn_read_start(c);
+	*out = c;
+	return 0;
+}
+
+int
+conn_accept(uv_stream_t *server, const conn_ops *ops, void *owner, conn **out)
+{
+	conn *c = conn_alloc(ops, owner, -2);
+	if (!c)
+		return GROVE_ENOMEM;
+	uv_tcp_init(server->loop, &c->tcp);
+	c->tcp.data = c;
+	if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+		c->closing = 1;
+		uv_close((uv_handle_t *)&c->tcp, (uv_close_cb)free);
+		return GROVE_ESYS;
+	}
+	uv_os_fd_t fd;
+	if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+		sockio_tune(fd, 20000);
+	struct sockaddr_storage ss;
+	int sl = sizeof ss;
+	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl) == 0) {
+		char ip[48] = "?";
+		int port = 0;
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+			uv_ip4_name(sin, ip, sizeof ip);
+			port = ntohs(sin->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			uv_ip6_name(s6, ip, sizeof ip);
+			port = ntohs(s6->sin6_port);
+		}
+		snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
+	}
+	conn_read_start(c);
+	*out = c;
+	return 0;
+}
+
+void
+conn_read_start(conn *c)
+{
+	if (!c->reading && !c->closing) {
+		c->reading = 1;
+		uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+	}
+}
+
+void
+conn_read_stop(conn *c)
+{
+	if (c->reading && !c->closing) {
+		c->reading = 0;
+		uv_read_stop((uv_stream_t *)&c->tcp);
+	}
+}
+
+static void
+on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	conn *c = h->data;
+	if (!c->rbuf || c->rbuf->cap - c->rlen < CHUNK_MIN_FREE) {
+		/* Start a new chunk, carrying over the partial frame at the
+		 * tail.  If that frame is large, size the chunk to hold it. */
+		size_t tail = c->rbuf ? c->rlen - c->rpos : 0;
+		size_t want = CHUNK_SIZE;
+		if (tail >= WIRE_HDR_SIZE) {
+			wire_hdr hdr;
+			size_t need = 0;
+			const uint8_t *t = c->rbuf->data + c->rpos;
+			if (wire_peek(t, tail, &hdr, &need) == 0 && need > want)
+				want = need + CHUNK_MIN_FREE;
+		}
+		grove_buf *nb = grove_buf_new(want);
+		if (!nb) {
+			buf->base = NULL;
+			buf->len = 0;
+			return;
+		}
+		if (tail)
+			memcpy(nb->data, c->rbuf->data + c->rpos, tail);
+		grove_buf_unref(c->rbuf);
+		c->rbuf = nb;
+		c->rlen = tail;
+		c->rpos = 0;
+	}
+	buf->base = (char *)c->rbuf->data + c->rlen;
+	buf->len = c->rbuf->cap - c->rlen;
+}
+
+static void
+parse_frames(conn *c)
+{
+	while (!c->closing) {
+		const uint8_t *p = c->rbuf->data + c->rpos;
+		size_t avail = c->rlen - c->rpos;
+		wire_hdr hdr;
+		size_t need = 0;
+		long n = wire_peek(p, avail, &hdr, &need);
+		if (n == 0) {
+			if (!c->authed && need > AUTH_MAX_FRAME)
+				conn_close(c, GROVE_EPROTO,
+				    "oversized frame before authentication");
+			return;
+		}
+		if (n < 0) {
+			conn_close(c, GROVE_EPROTO, "malformed frame header");
+			return;
+		}
+		if (!c->authed && (size_t)n > AUTH_MAX_FRAME) {
+			conn_close(c, GROVE_EPROTO,
+			    "oversized frame before authentication");
+			return;
+		}
+		if ((size_t)n > avail)
+			return;
+		grove_packet *pkt = NULL;
+		int rc = wire_packet_from_frame(c->rbuf, p, (size_t)n, &pkt);
+		c->rpos += (size_t)n;
+		if (rc != 0) {
+			conn_close(c, GROVE_EPROTO, "malformed frame");
+			return;
+		}
+		c->rx_frames++;
+		uint64_t now = grove_trace_begin();
+		grove_trace_record(&c->tc_recv, GROVE_OP_RECV, (int32_t)n, now, now);
+		c->ops->on_packet(c, pkt);
+		grove_packet_unref(pkt);
+	}
+}
+
+static void
+on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	conn *c = s->data;
+	if (nread == 0)
+		return;
+	if (nread < 0) {
+		if (nread == UV_ENOBUFS)
+			conn_close(c, GROVE_ENOMEM, "out of memory for receive buffer");
+		else if (nread == UV_EOF)
+			conn_close(c, 0, "connection closed by peer");
+		else
+			conn_close(c, GROVE_ECLOSED, uv_strerror((int)nread));
+		return;
+	}
+	uint64_t t0 = grove_trace_begin();
+	c->rlen += (size_t)nread;
+	c->rx_bytes += (uint64_t)nread;
+	c->last_rx_ms = sockio_now_ms();
+	parse_frames(c);
+	grove_trace_record(&c->tc_read, GROVE_OP_READ, (int32_t)nread, t0,
+	    grove_trace_begin());
+}
+
+int
+conn_send(conn *c, grove_packet *p)
+{
+	if (c->closing)
+		return GROVE_ECLOSED;
+	if (c->wq_n == c->wq_cap) {
+		size_t nc = c->wq_cap ? c->wq_cap * 2 : 64;
+		grove_packet **nw = realloc(c->wq, nc * sizeof *nw);
+		if (!nw)
+			return GROVE_ENOMEM;
+		c->wq = nw;
+		c->wq_cap = nc;
+	}
+	c->wq[c->wq_n++] = grove_packet_ref(p);
+	c->wq_bytes += grove_packet_size(p);
+	return 0;
+}
+
+size_t
+conn_queued(const conn *c)
+{
+	return c->wq_bytes + c->inflight_bytes;
+}
+
+static void
+on_write(uv_write_t *req, int status)
+{
+	write_req *wr = (write_req *)req;
+	conn *c = wr->c;
+	for (size_t i = 0; i < wr->n; i++)
+		grove_packet_unref(wr->pkts[i]);
+	c->inflight_bytes -= wr->bytes;
+	c->in_write = 0;
+	free(wr);
+	if (c->closing)
+		return;
+	if (status < 0) {
+		conn_close(c, GROVE_ECLOSED, uv_strerror(status));
+		return;
+	}
+	if (c->wq_n)
+		conn_flush(c);
+	if (conn_queued(c) < CONN_LWM && c->ops->on_drain)
+		c->ops->on_drain(c);
+}
+
+int
+conn_flush(conn *c)
+{
+	if (c->closing)
+		return GROVE_ECLOSED;
+	while (c->wq_n && !c->in_write) {
+		size_t n = c->wq_n < MAX_IOV ? c->wq_n : MAX_IOV;
+		uv_buf_t iov[MAX_IOV];
+		size_t total = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t len;
+			const uint8_t *b = wire_packet_bytes(c->wq[i], &len);
+			iov[i] = uv_buf_init((char *)b, (unsigned)len);
+			total += len;
+		}
+		uint64_t t0 = grove_trace_begin();
+		int w = uv_try_write((uv_stream_t *)&c->tcp, iov, (unsigned)n);
+		if (w < 0 && w != UV_EAGAIN) {
+			conn_close(c, GROVE_ECLOSED, uv_strerror(w));
+			return GROVE_ECLOSED;
+		}
+		size_t done = w > 0 ? (size_t)w : 0;
+		uint64_t t1 = grove_trace_begin();
+		grove_trace_record(&c->tc_writev, GROVE_OP_WRITEV, (int32_t)done, t0, t1);
+		for (size_t i = 0; i < n; i++)
+			grove_trace_record(&c->tc_send, GROVE_OP_SEND,
+			    (int32_t)iov[i].len, t0, t1);
+		c->tx_frames += n;
+		c->tx_bytes += done;
+		/* Packets fully written are released; the rest goes to a
+		 * uv_write that keeps them alive until it completes. */
+		size_t k = 0;
+		while (k < n && done >= iov[k].len) {
+			done -= iov[k].len;
+			k++;
+		}
+		for (size_t i = 0; i < k; i++)
+			grove_packet_unref(c->wq[i]);
+		if (k < n) {
+			size_t rest = n - k;
+			write_req *wr = malloc(sizeof *wr + rest * sizeof(grove_packet *));
+			if (!wr) {
+				conn_close(c, GROVE_ENOMEM, "out of memory");
+				return GROVE_ENOMEM;
+			}
+			wr->c = c;
+			wr->n = rest;
+			wr->bytes = 0;
+			iov[k].base += done;
+			iov[k].len -= (unsigned)done;
+			for (size_t i = 0; i < rest; i++) {
+				wr->pkts[i] = c->wq[k + i];
+				wr->bytes += iov[k + i].len;
+			}
+			int rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, iov + k,
+			    (unsigned)rest, on_write);
+			if (rc != 0) {
+				for (size_t i = 0; i < rest; i++)
+					grove_packet_unref(wr->pkts[i]);
+				free(wr);
+				memmove(c->wq, c->wq + n, (c->wq_n - n) * sizeof *c->wq);
+				c->wq_n -= n;
+				conn_close(c, GROVE_ECLOSED, uv_strerror(rc));
+				return GROVE_ECLOSED;
+			}
+			c->in_write = 1;
+			c->inflight_bytes += wr->bytes;
+		}
+		c->wq_bytes -= total;
+		memmove(c->wq, c->wq + n, (c->wq_n - n) * sizeof *c->wq);
+		c->wq_n -= n;
+	}
+	return 0;
+}
+
+static void
+on_closed(uv_handle_t *h)
+{
+	conn *c = h->data;
+	grove_buf_unref(c->rbuf);
+	free(c->wq);
+	free(c);
+}
+
+void
+conn_close(conn *c, int err, const char *why)
+{
+	if (c->closing)
+		return;
+	c->closing = 1;
+	for (size_t i = 0; i < c->wq_n; i++)
+		grove_packet_unref(c->wq[i]);
+	c->wq_n = 0;
+	c->wq_bytes = 0;
+	/* Pending uv_writes complete with UV_ECANCELED and free themselves. */
+	uv_close((uv_handle_t *)&c->tcp, on_closed);
+	c->ops->on_close(c, err, why);
+}
+
+void
+conn_trace_register(conn *c, const char *send_where, const char *recv_where)
+{
+	grove_trace_collector_register(&c->tc_send, "link.send", "net",
+	    send_where, "after:queue");
+	grove_trace_collector_register(&c->tc_writev, "link.writev", "net",
+	    send_where, "after:batch");
+	grove_trace_collector_register(&c->tc_recv, "link.recv", "net",
+	    recv_where, "after:read");
+	grove_trace_collector_register(&c->tc_read, "link.read", "net",
+	    recv_where, "before:dispatch");
+}

@@ -1,0 +1,101 @@
+/* A framed, batched, bounded connection on a libuv loop (internal).
+ *
+ * Receiving: bytes land in reference-counted chunks; every complete frame
+ * becomes a packet that points into its chunk (no copy) and is handed to
+ * on_packet.  Sending: conn_send() queues a packet reference; conn_flush()
+ * hands everything queued to the kernel in one writev (uv_try_write, and
+ * uv_write for what the socket did not take).  queued_bytes() counts what
+ * is not yet in the kernel, so owners can push back on their producers
+ * (conn_over_limit / on_drain).
+ */
+#ifndef GROVE_CONN_H
+#define GROVE_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "core/buf.h"
+#include "grove/packet.h"
+#include "grove/trace.h"
+
+typedef struct conn conn;
+
+typedef struct conn_ops {
+	/* A complete frame arrived (the conn lends p; ref it to keep it). */
+	void (*on_packet)(conn *c, grove_packet *p);
+	/* The connection is closing (EOF, error, protocol error, conn_close);
+	 * err says why (0: orderly EOF).  Called once, synchronously from
+	 * conn_close; the memory is freed later by the loop, so the owner must
+	 * drop its pointer here and not use it afterwards. */
+	void (*on_close)(conn *c, int err, const char *why);
+	/* Queued bytes fell below the low-water mark. */
+	void (*on_drain)(conn *c);
+} conn_ops;
+
+struct conn {
+	uv_tcp_t tcp;
+	const conn_ops *ops;
+	void *owner;      /* the node / be that owns this conn */
+	long tag;         /* owner's index (child slot, -1 parent) */
+	int closing;
+	int reading;
+	int authed;       /* frames beyond AUTH_MAX_FRAME only once authed */
+	char peer[64];    /* "node 12" / "127.0.0.1:4711" for messages */
+
+	/* receive side */
+	grove_buf *rbuf;
+	size_t rlen;      /* bytes of rbuf holding data */
+	size_t rpos;      /* start of the first unparsed frame */
+	uint64_t last_rx_ms;
+
+	/* send side */
+	grove_packet **wq;
+	size_t wq_n, wq_cap;
+	size_t wq_bytes;      /* queued, not yet given to the kernel */
+	size_t inflight_bytes; /* given to uv_write, not yet completed */
+	int in_write;
+	int dirty;            /* on the owner's flush list */
+	conn *next_dirty;
+
+	/* collectors: per-packet send/recv and per-batch writev/read */
+	grove_trace_collector tc_send, tc_recv, tc_writev, tc_read;
+	uint64_t rx_frames, tx_frames, rx_bytes, tx_bytes;
+};
+
+/* Limits: a link holds at most CONN_HWM bytes before its producers wait,
+ * and resumes them below CONN_LWM. */
+#define CONN_HWM (8u << 20)
+#define CONN_LWM (2u << 20)
+
+/* Wrap an accepted/connected socket fd (or an initialised uv_tcp_t via
+ * conn_new_accepted).  Starts reading. */
+int conn_open_fd(uv_loop_t *loop, int fd, const conn_ops *ops, void *owner,
+    long tag, conn **out);
+int conn_accept(uv_stream_t *server, const conn_ops *ops, void *owner,
+    conn **out);
+
+void conn_read_start(conn *c);
+void conn_read_stop(conn *c);
+
+/* Queue a packet (takes a new reference).  Returns GROVE_ECLOSED when the
+ * conn is closing. */
+int conn_send(conn *c, grove_packet *p);
+/* Write everything queued now (one writev).  */
+int conn_flush(conn *c);
+size_t conn_queued(const conn *c);
+static inline int
+conn_over_limit(const conn *c)
+{
+	return conn_queued(c) > CONN_HWM;
+}
+
+/* Close: queued data is dropped; on_close(c, err, why) runs later from the
+ * loop.  Safe to call more than once. */
+void conn_close(conn *c, int err, const char *why);
+
+/* Give each link collector a name "where" (e.g. "link:0->3"). */
+void conn_trace_register(conn *c, const char *send_where,
+    const char *recv_where);
+
+#endif

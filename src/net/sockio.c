@@ -1,0 +1,139 @@
+#include "net/sockio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grove/error.h"
+
+uint64_t
+sockio_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int
+wait_fd(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = sockio_now_ms();
+		if (now >= deadline)
+			return GROVE_ETIMEDOUT;
+		struct pollfd p = {.fd = fd, .events = events};
+		int n = poll(&p, 1, (int)(deadline - now));
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			return GROVE_ETIMEDOUT;
+		if (errno != EINTR)
+			return GROVE_ESYS;
+	}
+}
+
+void
+sockio_tune(int fd, int user_timeout_ms)
+{
+	int one = 1, idle = 5, intvl = 2, cnt = 3;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+	unsigned ut = (unsigned)user_timeout_ms;
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut);
+}
+
+int
+sockio_connect(const char *host, uint16_t port, int timeout_ms, char *err,
+    size_t errlen)
+{
+	uint64_t deadline = sockio_now_ms() + (uint64_t)timeout_ms;
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *res = NULL;
+	char ports[8];
+	snprintf(ports, sizeof ports, "%u", port);
+	int g = getaddrinfo(host, ports, &hints, &res);
+	if (g != 0) {
+		snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(g));
+		return GROVE_ESYS;
+	}
+	int last = 0;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			last = errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
+		    errno == EINPROGRESS) {
+			int rc = wait_fd(fd, POLLOUT, deadline);
+			int soerr = 0;
+			socklen_t sl = sizeof soerr;
+			if (rc == 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr,
+				&sl) == 0 && soerr == 0) {
+				freeaddrinfo(res);
+				return fd;
+			}
+			last = rc == GROVE_ETIMEDOUT ? ETIMEDOUT : soerr;
+		} else {
+			last = errno;
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
+	snprintf(err, errlen, "cannot connect to %s:%u: %s", host, port,
+	    strerror(last));
+	return last == ETIMEDOUT ? GROVE_ETIMEDOUT : GROVE_ESYS;
+}
+
+int
+sockio_read_some(int fd, void *buf, size_t len, int timeout_ms)
+{
+	uint64_t deadline = sockio_now_ms() + (uint64_t)timeout_ms;
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+		if (n >= 0)
+			return (int)n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return errno == ECONNRESET ? 0 : GROVE_ESYS;
+		int rc = wait_fd(fd, POLLIN, deadline);
+		if (rc != 0)
+			return rc;
+	}
+}
+
+int
+sockio_write_all(int fd, const void *buf, size_t len, int timeout_ms)
+{
+	uint64_t deadline = sockio_now_ms() + (uint64_t)timeout_ms;
+	const uint8_t *p = buf;
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return GROVE_ECLOSED;
+		int rc = wait_fd(fd, POLLOUT, deadline);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}

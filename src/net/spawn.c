@@ -1,0 +1,172 @@
+#define _GNU_SOURCE
+#include "net/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "grove/error.h"
+
+extern char **environ;
+
+int
+spawn_host_is_local(const char *host)
+{
+	if (!host || !*host || !strcmp(host, "localhost") ||
+	    !strncmp(host, "127.", 4) || !strcmp(host, "::1"))
+		return 1;
+	char me[256];
+	if (gethostname(me, sizeof me) == 0) {
+		me[sizeof me - 1] = 0;
+		if (!strcmp(host, me))
+			return 1;
+		/* "node1" vs "node1.cluster.org" */
+		size_t l = strlen(me);
+		if (!strncmp(host, me, l) && host[l] == '.')
+			return 1;
+		const char *dot = strchr(me, '.');
+		if (dot && (size_t)(dot - me) == strlen(host) &&
+		    !strncmp(host, me, (size_t)(dot - me)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The environment for children: ours plus the bootstrap marker. */
+static char **
+child_env(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = malloc((n + 2) * sizeof *env);
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "GROVE_BOOTSTRAP=", 16))
+			env[k++] = environ[i];
+	env[k++] = "GROVE_BOOTSTRAP=stdin";
+	env[k] = NULL;
+	return env;
+}
+
+/* vfork+exec in a function of its own, so nothing of the caller's frame
+ * is live across vfork.  The child only makes system calls. */
+static pid_t __attribute__((noinline))
+start_process(const char *path, char *const *av, char **env, int in_fd,
+    int err_fd, int local)
+{
+	pid_t parent = getpid();
+	pid_t pid = vfork();
+	if (pid != 0)
+		return pid;
+	int e;
+	if (dup2(in_fd, 0) < 0)
+		goto fail;
+	if (local) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+	}
+	execvpe(path, av, env);
+fail:
+	e = errno;
+	if (write(err_fd, &e, sizeof e) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+int
+spawn_child(const char *host, const char *rsh, const char *exe,
+    char *const argv[], const char *boot, size_t boot_len, pid_t *pidp,
+    char *err, size_t errlen)
+{
+	int local = spawn_host_is_local(host);
+	int in[2] = {-1, -1}, ep[2] = {-1, -1};
+	char **env = child_env();
+	char **rargv = NULL;
+	int rc = GROVE_ESPAWN;
+	if (!env)
+		return GROVE_ENOMEM;
+	if (!local) {
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		rargv = calloc(n + 6, sizeof *rargv);
+		if (!rargv) {
+			free(env);
+			return GROVE_ENOMEM;
+		}
+		size_t k = 0;
+		rargv[k++] = (char *)rsh;
+		rargv[k++] = (char *)host;
+		rargv[k++] = "env";
+		rargv[k++] = "GROVE_BOOTSTRAP=stdin";
+		rargv[k++] = (char *)exe;
+		for (size_t i = 1; i < n; i++)
+			rargv[k++] = argv[i];
+		rargv[k] = NULL;
+	}
+	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "%s: pipe: %s", host, strerror(errno));
+		goto out;
+	}
+	/* Room for a large topology so the write below rarely blocks. */
+	fcntl(in[1], F_SETPIPE_SZ, 1 << 20);
+	const char *path = local ? exe : rsh;
+	char *const *av = local ? argv : rargv;
+	pid_t pid = start_process(path, av, env, in[0], ep[1], local);
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: fork: %s", host, strerror(errno));
+		goto out;
+	}
+	close(in[0]);
+	in[0] = -1;
+	close(ep[1]);
+	ep[1] = -1;
+	int child_errno = 0;
+	ssize_t r;
+	do
+		r = read(ep[0], &child_errno, sizeof child_errno);
+	while (r < 0 && errno == EINTR);
+	if (r == (ssize_t)sizeof child_errno) {
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "%s: cannot start '%s': %s", host, path,
+		    strerror(child_errno));
+		goto out;
+	}
+	/* The child may exit before reading its bootstrap; ignore SIGPIPE
+	 * for this write (the caller reports the early exit). */
+	const char *p = boot;
+	size_t left = boot_len;
+	while (left > 0) {
+		ssize_t w = write(in[1], p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		left -= (size_t)w;
+	}
+	*pidp = pid;
+	rc = 0;
+out:
+	if (in[0] >= 0)
+		close(in[0]);
+	if (in[1] >= 0)
+		close(in[1]);
+	if (ep[0] >= 0)
+		close(ep[0]);
+	if (ep[1] >= 0)
+		close(ep[1]);
+	free(env);
+	free(rargv);
+	return rc;
+}

@@ -1,0 +1,25 @@
+/* Starting child processes (internal).
+ *
+ * Local children are started with vfork+exec (cheap even from a large
+ * front-end) and die with their parent (PR_SET_PDEATHSIG), so a crashed
+ * parent leaves no orphans.  Remote children are started through a remote
+ * shell ("ssh host env GROVE_BOOTSTRAP=stdin exe args").  Either way the
+ * bootstrap text is written to the child's stdin and the pipe is closed.
+ */
+#ifndef GROVE_SPAWN_H
+#define GROVE_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* 1 if host names this machine ("localhost", 127.x, or our hostname). */
+int spawn_host_is_local(const char *host);
+
+/* Start exe with argv (argv[0] included, NULL-terminated) on host.
+ * Returns 0 and *pid, or GROVE_ESPAWN with err naming the host, the program
+ * and the reason (e.g. exec's errno). */
+int spawn_child(const char *host, const char *rsh, const char *exe,
+    char *const argv[], const char *boot, size_t boot_len, pid_t *pid,
+    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,428 @@
+/* Back-end API: one authenticated link to the parent, driven by the calls
+ * made on it. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/backend.h"
+#include "grove/trace.h"
+#include "net/auth.h"
+#include "net/boot.h"
+#include "net/conn.h"
+#include "net/sockio.h"
+#include "tbon/pktq.h"
+#include "tbon/waitfd.h"
+
+struct grove_be {
+	uv_loop_t loop;
+	int loop_ready;
+	conn *parent;
+	uint32_t rank;
+	uint32_t backends;
+	uint32_t node;
+	pktq q;
+	uint64_t seq;
+	int closed;        /* shutdown received or parent gone */
+	waitfd wfd;
+	uv_timer_t wait_timer;
+	char err[512];
+	grove_trace_collector tc_api_send, tc_api_recv;
+};
+
+static void
+be_on_packet(conn *c, grove_packet *p)
+{
+	grove_be *be = c->owner;
+	const wire_hdr *h = wire_packet_hdr(p);
+	switch (h->type) {
+	case WIRE_T_DATA:
+	case WIRE_T_P2P:
+		if (pktq_push(&be->q, grove_packet_ref(p), be->seq++) != 0)
+			grove_packet_unref(p);
+		waitfd_set(&be->wfd, 1);
+		break;
+	case WIRE_T_SHUTDOWN:
+		be->closed = 1;
+		waitfd_set(&be->wfd, 1);
+		break;
+	case WIRE_T_STREAM_NEW:
+	case WIRE_T_STREAM_DEL:
+	case WIRE_T_STREAM_PARAMS:
+	case WIRE_T_HEARTBEAT:
+		break;
+	default:
+		log_warn("be %u: unexpected message type %u from parent dropped",
+		    be->rank, h->type);
+	}
+}
+
+static void
+be_on_close(conn *c, int err, const char *why)
+{
+	grove_be *be = c->owner;
+	be->parent = NULL;
+	be->closed = 1;
+	waitfd_set(&be->wfd, 1);
+	if (err)
+		snprintf(be->err, sizeof be->err, "link to parent closed: %s", why);
+}
+
+static const conn_ops be_ops = {be_on_packet, be_on_close, NULL};
+
+static int
+be_connect(grove_be *be, const char *host, uint16_t port, uint32_t parent,
+    const char *netid,
+    const uint8_t secret[AUTH_SECRET_LEN], int timeout_ms)
+{
+	char err[512];
+	struct sigaction sa;
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+		signal(SIGPIPE, SIG_IGN);
+	int fd = sockio_connect(host, port, timeout_ms, err, sizeof err);
+	if (fd < 0) {
+		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
+		return fd;
+	}
+	int rc = auth_child_handshake(fd, secret, be->node, AUTH_TIMEOUT_MS, err,
+	    sizeof err);
+	if (rc != 0) {
+		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
+		close(fd);
+		return rc;
+	}
+	grove_log_set_identity("be", be->rank);
+	grove_trace_init(netid, "be", be->rank);
+	if (uv_loop_init(&be->loop) != 0) {
+		close(fd);
+		return GROVE_ESYS;
+	}
+	be->loop_ready = 1;
+	uv_timer_init(&be->loop, &be->wait_timer);
+	if ((rc = conn_open_fd(&be->loop, fd, &be_ops, be, -1, &be->parent)) != 0)
+		return rc;
+	be->parent->authed = 1;
+	char sw[48], rw[48];
+	snprintf(sw, sizeof sw, "link:%u->%u", be->node, parent);
+	snprintf(rw, sizeof rw, "link:%u->%u", parent, be->node);
+	conn_trace_register(be->parent, sw, rw);
+	if (waitfd_init(&be->wfd, &be->loop) != 0)
+		return GROVE_ESYS;
+	grove_trace_collector_register(&be->tc_api_send, "api.send", "api", "be",
+	    "api");
+	grove_trace_collector_register(&be->tc_api_recv, "api.recv", "api", "be",
+	    "api");
+	return 0;
+}
+
+static grove_be *
+be_new(void)
+{
+	grove_be *be = calloc(1, sizeof *be);
+	if (be)
+		be->wfd.ep = be->wfd.ev = -1;
+	return be;
+}
+
+int
+grove_be_init(int *argc, char ***argv, grove_be **out)
+{
+	(void)argc;
+	(void)argv;
+	if (!out)
+		return GROVE_EINVAL;
+	*out = NULL;
+	const char *marker = getenv("GROVE_BOOTSTRAP");
+	if (!marker || strcmp(marker, "stdin"))
+		return GROVE_ENOENT;
+	unsetenv("GROVE_BOOTSTRAP");
+	grove_be *be = be_new();
+	if (!be)
+		return GROVE_ENOMEM;
+	boot b;
+	boot_init(&b);
+	int rc = boot_read_fd(0, &b, be->err, sizeof be->err);
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		close(devnull);
+	}
+	uint8_t secret[AUTH_SECRET_LEN];
+	if (rc == 0 && auth_secret_from_hex(b.secret_hex, secret) != 0) {
+		snprintf(be->err, sizeof be->err, "bad secret in bootstrap");
+		rc = GROVE_EPROTO;
+	}
+	if (rc == 0) {
+		be->rank = b.rank;
+		be->node = b.node;
+		be->backends = b.backends;
+		if (b.log_level > grove_log_level_)
+			grove_log_level_ = b.log_level;
+		rc = be_connect(be, b.parent_host, b.parent_port, b.parent_node, b.netid,
+		    secret,
+		    b.timeout_ms);
+	}
+	boot_fini(&b);
+	*out = be;
+	if (rc != 0)
+		fprintf(stderr, "grove back-end: %s\n", be->err);
+	return rc;
+}
+
+int
+grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
+    uint32_t node, uint32_t rank, uint32_t backends, const char *secret_hex, grove_be **out)
+{
+	if (!out || !host || !secret_hex)
+		return GROVE_EINVAL;
+	*out = NULL;
+	uint8_t secret[AUTH_SECRET_LEN];
+	if (auth_secret_from_hex(secret_hex, secret) != 0)
+		return GROVE_EINVAL;
+	grove_be *be = be_new();
+	if (!be)
+		return GROVE_ENOMEM;
+	be->rank = rank;
+	be->node = node;
+	be->backends = backends;
+	*out = be;
+	/* The network id is only used to name our event space. */
+	char netid[40];
+	snprintf(netid, sizeof netid, "attach-%u", (unsigned)getpid());
+	return be_connect(be, host, port, parent, netid, secret, 30000);
+}
+
+int
+grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out)
+{
+	if (!out || !connect_file)
+		return GROVE_EINVAL;
+	*out = NULL;
+	FILE *f = fopen(connect_file, "r");
+	if (!f)
+		return GROVE_ENOENT;
+	char line[1400], secret[80] = "", host[256];
+	unsigned backends = 0, r, port, parent, node;
+	int found = 0, lineno = 0, bad = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!strncmp(line, "secret ", 7)) {
+			if (sscanf(line + 7, "%79s", secret) != 1)
+				bad = lineno;
+		} else if (!strncmp(line, "backends ", 9)) {
+			if (sscanf(line + 9, "%u", &backends) != 1)
+				bad = lineno;
+		} else if (sscanf(line, "%u %255s %u %u %u", &r, host, &port, &parent,
+		    &node) == 5) {
+			if (r == rank) {
+				found = 1;
+				break;
+			}
+		} else {
+			bad = lineno;
+		}
+	}
+	fclose(f);
+	if (bad || !secret[0] || !found || port > 65535) {
+		grove_be *be = be_new();
+		if (be) {
+			if (bad)
+				snprintf(be->err, sizeof be->err, "%s: line %d: malformed",
+				    connect_file, bad);
+			else
+				snprintf(be->err, sizeof be->err, "%s: no record for rank %u",
+				    connect_file, rank);
+		}
+		*out = be;
+		return bad ? GROVE_EPROTO : GROVE_ENOENT;
+	}
+	return grove_be_attach_to(host, (uint16_t)port, parent, node, rank,
+	    backends,
+	    secret, out);
+}
+
+void
+grove_be_destroy(grove_be *be)
+{
+	if (!be)
+		return;
+	if (be->loop_ready) {
+		if (be->parent) {
+			conn_flush(be->parent);
+			uint64_t until = sockio_now_ms() + 2000;
+			while (be->parent && conn_queued(be->parent) &&
+			    sockio_now_ms() < until)
+				loop_run_for(&be->loop, &be->wait_timer, 50);
+			if (be->parent)
+				conn_close(be->parent, 0, "back-end leaving");
+		}
+		uv_close((uv_handle_t *)&be->wait_timer, NULL);
+		uv_run(&be->loop, UV_RUN_DEFAULT);
+		uv_loop_close(&be->loop);
+		grove_trace_fini(getenv("GROVE_TRACE_KEEP") != NULL);
+	}
+	pktq_fini(&be->q);
+	waitfd_fini(&be->wfd);
+	free(be);
+}
+
+uint32_t
+grove_be_rank(const grove_be *be)
+{
+	return be ? be->rank : 0;
+}
+
+uint32_t
+grove_be_backends(const grove_be *be)
+{
+	return be ? be->backends : 0;
+}
+
+const char *
+grove_be_last_error(const grove_be *be)
+{
+	return be ? be->err : "no back-end";
+}
+
+int
+grove_be_fd(grove_be *be)
+{
+	return be ? be->wfd.ep : -1;
+}
+
+static void
+be_run(grove_be *be, int timeout_ms)
+{
+	if (be->parent)
+		conn_flush(be->parent);
+	loop_run_for(&be->loop, &be->wait_timer, timeout_ms);
+	if (be->parent)
+		conn_flush(be->parent);
+}
+
+int
+grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
+    int timeout_ms)
+{
+	if (!be || !p || !be->loop_ready)
+		return GROVE_EINVAL;
+	uint64_t t0 = grove_trace_begin();
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	int rc;
+	for (int first = 1;; first = 0) {
+		grove_packet *pk = pktq_pop(&be->q);
+		if (pk) {
+			const wire_hdr *h = wire_packet_hdr(pk);
+			if (stream)
+				*stream = h->type == WIRE_T_P2P ? 0 : h->stream;
+			if (tag)
+				*tag = h->tag;
+			*p = pk;
+			rc = 0;
+			break;
+		}
+		waitfd_set(&be->wfd, be->closed);
+		if (be->closed) {
+			rc = GROVE_ECLOSED;
+			break;
+		}
+		int left = timeout_ms < 0 ? -1 : (int)(deadline > sockio_now_ms() ?
+		    deadline - sockio_now_ms() : 0);
+		if (left == 0 && !first) {
+			rc = timeout_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
+			break;
+		}
+		be_run(be, left);
+	}
+	if (be->q.n == 0 && !be->closed)
+		waitfd_set(&be->wfd, 0);
+	grove_trace_record(&be->tc_api_recv, GROVE_OP_API_RECV, rc, t0,
+	    grove_trace_begin());
+	return rc;
+}
+
+int
+grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
+{
+	if (!be || !p)
+		return GROVE_EINVAL;
+	if (!be->parent || be->closed)
+		return GROVE_ECLOSED;
+	uint64_t t0 = grove_trace_begin();
+	const wire_hdr *h = wire_packet_hdr(p);
+	grove_packet *q = NULL;
+	uint16_t type = stream ? WIRE_T_DATA : WIRE_T_P2P;
+	int rc = 0;
+	if (h->stream == stream && h->type == type && h->src == be->rank) {
+		q = grove_packet_ref(p);
+	} else {
+		int n = grove_packet_nitems(p);
+		if (n < 0)
+			return n;
+		grove_item *items = calloc((size_t)(n ? n : 1), sizeof *items);
+		if (!items)
+			return GROVE_ENOMEM;
+		for (int i = 0; i < n && rc == 0; i++)
+			rc = grove_packet_item(p, i, &items[i]);
+		if (rc == 0)
+			rc = wire_pack_items(&q, type, stream, h->tag, be->rank, items, n);
+		free(items);
+		if (rc != 0)
+			return rc;
+	}
+	rc = conn_send(be->parent, q);
+	grove_packet_unref(q);
+	if (rc == 0)
+		conn_flush(be->parent);
+	/* Back-pressure: wait while the link holds more than its limit. */
+	while (rc == 0 && be->parent && conn_over_limit(be->parent))
+		be_run(be, 100);
+	if (rc == 0 && !be->parent)
+		rc = GROVE_ECLOSED;
+	grove_trace_record(&be->tc_api_send, GROVE_OP_API_SEND, rc, t0,
+	    grove_trace_begin());
+	return rc;
+}
+
+int
+grove_be_send(grove_be *be, uint32_t stream, int32_t tag, const char *fmt, ...)
+{
+	if (!be || !fmt)
+		return GROVE_EINVAL;
+	if (!be->parent || be->closed)
+		return GROVE_ECLOSED;
+	grove_packet *p = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = wire_vpack(&p, stream ? WIRE_T_DATA : WIRE_T_P2P, stream, tag,
+	    be->rank, 0, fmt, ap);
+	va_end(ap);
+	if (rc != 0)
+		return rc;
+	rc = grove_be_send_packet(be, stream, p);
+	grove_packet_unref(p);
+	return rc;
+}
+
+int
+grove_be_flush(grove_be *be, int timeout_ms)
+{
+	if (!be || !be->loop_ready)
+		return GROVE_EINVAL;
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	while (be->parent && conn_queued(be->parent)) {
+		int left = timeout_ms < 0 ? 50 : (int)(deadline > sockio_now_ms() ?
+		    deadline - sockio_now_ms() : 0);
+		if (left == 0)
+			return GROVE_ETIMEDOUT;
+		be_run(be, left > 50 ? 50 : left);
+	}
+	return be->parent ? 0 : GROVE_ECLOSED;
+}

@@ -1,0 +1,293 @@
+/* grove-commnode: a communication process of a Grove network.
+ *
+ * Started by its parent (the front-end or another CP) with the bootstrap on
+ * stdin; connects back and authenticates, starts its own children, reports
+ * its subtree ready, then routes and filters until told to shut down or
+ * until its parent is gone.  Single-threaded: one libuv loop does it all.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/error.h"
+#include "grove/topology.h"
+#include "grove/trace.h"
+#include "net/auth.h"
+#include "net/boot.h"
+#include "net/conn.h"
+#include "net/sockio.h"
+#include "tbon/node.h"
+#include "tbon/proto.h"
+
+typedef struct commnode {
+	node n;
+	boot b;
+	int reported_ready;
+	int reported_failure;
+	int parent_is_cp;
+	int exiting;
+	uint64_t shutdown_at_ms;
+	uv_signal_t sigchld;
+	uv_timer_t ctl_tick;
+	int exit_code;
+} commnode;
+
+static void
+cp_up(node *n, grove_packet *p)
+{
+	if (!n->parent)
+		return;
+	node_send(n, n->parent, p);
+}
+
+static const node_hooks cp_hooks = {cp_up, NULL};
+
+static void
+begin_exit(commnode *cn, int code)
+{
+	if (cn->exiting)
+		return;
+	cn->exiting = 1;
+	cn->exit_code = code;
+	cn->shutdown_at_ms = sockio_now_ms();
+	node_shutdown_children(&cn->n);
+}
+
+static void
+parent_on_packet(conn *c, grove_packet *p)
+{
+	commnode *cn = c->owner;
+	if (wire_packet_hdr(p)->type == WIRE_T_SHUTDOWN) {
+		log_debug("shutdown requested by parent");
+		begin_exit(cn, 0);
+		return;
+	}
+	node_from_parent(&cn->n, p);
+	node_check_pressure(&cn->n);
+}
+
+static void
+parent_on_close(conn *c, int err, const char *why)
+{
+	commnode *cn = c->owner;
+	cn->n.parent = NULL;
+	if (!cn->exiting)
+		log_info("parent gone (%s); shutting down", why);
+	begin_exit(cn, cn->exiting ? cn->exit_code : 1);
+}
+
+static void
+parent_on_drain(conn *c)
+{
+	commnode *cn = c->owner;
+	node_parent_drained(&cn->n);
+}
+
+static const conn_ops parent_ops = {parent_on_packet, parent_on_close,
+    parent_on_drain};
+
+static void
+report_ready(commnode *cn)
+{
+	node *n = &cn->n;
+	/* Attach endpoints: ours if we have BE children, plus those below. */
+	size_t cap = n->n_ep + 1, k = 0;
+	uint32_t *ids = calloc(cap, sizeof *ids), *ports = calloc(cap, sizeof *ports);
+	const char **hosts = calloc(cap, sizeof *hosts);
+	const grove_topo_node *me = grove_topo_node_at(n->topo, n->id);
+	if (!ids || !ports || !hosts)
+		goto out;
+	int has_be = 0;
+	for (uint32_t i = 0; i < n->n_children; i++)
+		has_be |= n->children[i].role == GROVE_ROLE_BE;
+	if (n->attach && has_be) {
+		ids[k] = n->id;
+		ports[k] = n->port;
+		hosts[k] = strcmp(n->bind_addr, "0.0.0.0") ? n->bind_addr : me->host;
+		k++;
+	}
+	for (size_t i = 0; i < n->n_ep; i++, k++) {
+		ids[k] = n->ep_node[i];
+		ports[k] = n->ep_port[i];
+		hosts[k] = n->ep_host[i];
+	}
+	node_up_ctl(n, WIRE_T_READY, 0, PROTO_READY, n->ready_bes, ids,
+	    (uint64_t)k, ports, (uint64_t)k, hosts, (uint64_t)k);
+out:
+	free(ids);
+	free(ports);
+	free(hosts);
+}
+
+static void
+on_ctl_tick(uv_timer_t *t)
+{
+	commnode *cn = t->data;
+	node *n = &cn->n;
+	uint64_t now = sockio_now_ms();
+	if (cn->exiting) {
+		/* Children get a grace period to leave on their own. */
+		if (node_children_connected(n) == 0 ||
+		    now - cn->shutdown_at_ms > 2000) {
+			node_reap_children(n, node_children_connected(n) != 0);
+			uv_stop(&n->loop);
+		}
+		return;
+	}
+	if (!cn->reported_ready && !cn->reported_failure) {
+		if (node_check_launch(n)) {
+			cn->reported_failure = 1;
+			node_up_ctl(n, WIRE_T_LAUNCH_ERROR, 0, PROTO_LAUNCH_ERROR,
+			    n->launch_error);
+		} else if (node_children_ready(n)) {
+			cn->reported_ready = 1;
+			report_ready(cn);
+		}
+	} else {
+		node_check_launch(n); /* reap children that exited */
+	}
+	if (n->parent) {
+		if (cn->parent_is_cp &&
+		    now - n->parent->last_rx_ms > 5u * (uint64_t)n->heartbeat_ms) {
+			log_warn("parent silent for too long; shutting down");
+			conn_close(n->parent, GROVE_ETIMEDOUT, "parent silent");
+			return;
+		}
+		grove_packet *hb = NULL;
+		if (now - n->parent->last_rx_ms >= (uint64_t)n->heartbeat_ms / 2 &&
+		    wire_pack(&hb, WIRE_T_HEARTBEAT, 0, 0, n->rank, 0, "") == 0) {
+			node_send(n, n->parent, hb);
+			grove_packet_unref(hb);
+		}
+	}
+}
+
+static void
+on_sigchld(uv_signal_t *s, int signum)
+{
+	commnode *cn = s->data;
+	if (!cn->reported_ready && !cn->reported_failure)
+		on_ctl_tick(&cn->ctl_tick);
+	else
+		node_check_launch(&cn->n);
+}
+
+static int
+run(commnode *cn)
+{
+	char err[1024];
+	boot *b = &cn->b;
+	int rc = boot_read_fd(0, b, err, sizeof err);
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		close(devnull);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "grove-commnode: %s\n", err);
+		return 2;
+	}
+	if (b->log_level > grove_log_level_)
+		grove_log_level_ = b->log_level;
+	grove_log_set_identity("cp", b->node);
+	uint8_t secret[AUTH_SECRET_LEN];
+	if (auth_secret_from_hex(b->secret_hex, secret) != 0) {
+		fprintf(stderr, "grove-commnode: bad secret in bootstrap\n");
+		return 2;
+	}
+	grove_topo *topo = NULL;
+	if (!b->topology ||
+	    grove_topo_parse_string(b->topology, &topo, err, sizeof err) != 0) {
+		fprintf(stderr, "grove-commnode: node %u: bad topology: %s\n", b->node,
+		    b->topology ? err : "missing");
+		return 2;
+	}
+	const grove_topo_node *me = grove_topo_node_at(topo, b->node);
+	if (!me || me->role != GROVE_ROLE_CP) {
+		fprintf(stderr, "grove-commnode: node %u is not a CP\n", b->node);
+		grove_topo_destroy(topo);
+		return 2;
+	}
+	cn->parent_is_cp = me->parent > 0;
+	int fd = sockio_connect(b->parent_host, b->parent_port, b->timeout_ms, err,
+	    sizeof err);
+	if (fd < 0) {
+		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
+		grove_topo_destroy(topo);
+		return 1;
+	}
+	if ((rc = auth_child_handshake(fd, secret, b->node, AUTH_TIMEOUT_MS, err,
+	    sizeof err)) != 0) {
+		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
+		close(fd);
+		grove_topo_destroy(topo);
+		return 1;
+	}
+	grove_trace_init(b->netid, "cp", b->node);
+	node *n = &cn->n;
+	if ((rc = node_init(n, &cp_hooks, cn, topo, b->node, secret, b->netid,
+	    b->bind_addr, err, sizeof err)) != 0) {
+		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
+		close(fd);
+		return 1;
+	}
+	n->attach = b->attach;
+	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms : 1000;
+	n->timeout_ms = b->timeout_ms;
+	if ((rc = conn_open_fd(&n->loop, fd, &parent_ops, cn, -1, &n->parent)) != 0) {
+		fprintf(stderr, "grove-commnode: node %u: cannot use parent link\n",
+		    b->node);
+		node_fini(n);
+		return 1;
+	}
+	n->parent->authed = 1;
+	snprintf(n->parent->peer, sizeof n->parent->peer, "node %d", me->parent);
+	char sw[48], rw[48];
+	snprintf(sw, sizeof sw, "link:%u->%d", n->id, me->parent);
+	snprintf(rw, sizeof rw, "link:%d->%u", me->parent, n->id);
+	conn_trace_register(n->parent, sw, rw);
+	uv_signal_init(&n->loop, &cn->sigchld);
+	cn->sigchld.data = cn;
+	uv_signal_start(&cn->sigchld, on_sigchld, SIGCHLD);
+	uv_timer_init(&n->loop, &cn->ctl_tick);
+	cn->ctl_tick.data = cn;
+	uint64_t period = (uint64_t)(n->heartbeat_ms < 200 ? n->heartbeat_ms : 200);
+	uv_timer_start(&cn->ctl_tick, on_ctl_tick, 5, period);
+	node_start_tick(n);
+	if (node_launch_children(n, b, err, sizeof err) != 0) {
+		cn->reported_failure = 1;
+		node_up_ctl(n, WIRE_T_LAUNCH_ERROR, 0, PROTO_LAUNCH_ERROR, err);
+	} else if (node_children_ready(n)) {
+		cn->reported_ready = 1;
+		report_ready(cn);
+	}
+	node_flush_all(n);
+	uv_run(&n->loop, UV_RUN_DEFAULT);
+	node_flush_all(n);
+	node_reap_children(n, 1);
+	int keep = getenv("GROVE_TRACE_KEEP") != NULL;
+	node_fini(n);
+	grove_trace_fini(keep);
+	return cn->exit_code;
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	signal(SIGPIPE, SIG_IGN);
+	commnode *cn = calloc(1, sizeof *cn);
+	if (!cn)
+		return 1;
+	boot_init(&cn->b);
+	int rc = run(cn);
+	boot_fini(&cn->b);
+	free(cn);
+	return rc;
+}

@@ -1,0 +1,445 @@
+#define _GNU_SOURCE
+/* Front-end: creating and destroying a network. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/topology.h"
+#include "grove/trace.h"
+#include "net/sockio.h"
+#include "net/spawn.h"
+#include "tbon/fe_internal.h"
+#include "tbon/proto.h"
+#include "trace/trace_impl.h"
+
+void
+fe_set_error(grove_net *net, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(net->err, sizeof net->err, fmt, ap);
+	va_end(ap);
+}
+
+void
+grove_net_opts_init(grove_net_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->topology = "flat";
+	o->timeout_ms = 30000;
+}
+
+const char *
+grove_net_last_error(const grove_net *net)
+{
+	return net ? net->err : "no network";
+}
+
+/* ---- events and queues --------------------------------------------- */
+
+void
+fe_update_waitfd(grove_net *net)
+{
+	waitfd_set(&net->wfd, net->queued > 0 || net->ev_n > 0);
+}
+
+void
+fe_event(grove_net *net, const grove_event *ev)
+{
+	if (net->ev_n == net->ev_cap) {
+		size_t cap = net->ev_cap ? net->ev_cap * 2 : 16;
+		grove_event *e = malloc(cap * sizeof *e);
+		if (!e)
+			return;
+		for (size_t i = 0; i < net->ev_n; i++)
+			e[i] = net->events[(net->ev_head + i) % net->ev_cap];
+		free(net->events);
+		net->events = e;
+		net->ev_cap = cap;
+		net->ev_head = 0;
+	}
+	net->events[(net->ev_head + net->ev_n) % net->ev_cap] = *ev;
+	net->ev_n++;
+	fe_update_waitfd(net);
+	if (net->cb)
+		net->cb(net, ev, net->cb_arg);
+}
+
+static grove_stream *
+fe_stream(grove_net *net, uint32_t id)
+{
+	for (grove_stream *s = net->streams; s; s = s->next)
+		if (s->id == id)
+			return s;
+	return NULL;
+}
+
+static void
+mark_lost(grove_net *net, uint32_t lo, uint32_t hi)
+{
+	uint32_t nb = grove_topo_backends(net->topo);
+	for (uint32_t r = lo; r < hi && r < nb; r++) {
+		if (net->alive[r]) {
+			net->alive[r] = 0;
+			net->be_up--;
+		}
+	}
+}
+
+/* The root of the upstream path: packets leaving the FE's filters and
+ * control messages from below. */
+static void
+fe_up(node *n, grove_packet *p)
+{
+	grove_net *net = n->owner;
+	const wire_hdr *h = wire_packet_hdr(p);
+	grove_event ev;
+	memset(&ev, 0, sizeof ev);
+	switch (h->type) {
+	case WIRE_T_DATA: {
+		grove_stream *s = fe_stream(net, h->stream);
+		if (!s)
+			return;
+		if (pktq_push(&s->q, grove_packet_ref(p), net->seq++) == 0)
+			net->queued++;
+		else
+			grove_packet_unref(p);
+		break;
+	}
+	case WIRE_T_P2P:
+		if (pktq_push(&net->p2p, grove_packet_ref(p), net->seq++) == 0)
+			net->queued++;
+		else
+			grove_packet_unref(p);
+		break;
+	case WIRE_T_LAUNCH_ERROR: {
+		const char *text = NULL;
+		if (grove_packet_unpack(p, PROTO_LAUNCH_ERROR, &text) != 0)
+			text = "malformed launch error";
+		if (!n->launch_failed) {
+			n->launch_failed = 1;
+			snprintf(n->launch_error, sizeof n->launch_error, "%s", text);
+		}
+		break;
+	}
+	case WIRE_T_NODE_LOST: {
+		const char *why = NULL;
+		if (grove_packet_unpack(p, PROTO_NODE_LOST, &ev.node, &ev.rank_lo,
+			&ev.rank_hi, &why) != 0)
+			return;
+		ev.type = GROVE_EV_LOST;
+		snprintf(ev.text, sizeof ev.text, "node %u (ranks %u..%u) lost: %s",
+		    ev.node, ev.rank_lo, ev.rank_hi ? ev.rank_hi - 1 : 0, why);
+		mark_lost(net, ev.rank_lo, ev.rank_hi);
+		fe_event(net, &ev);
+		break;
+	}
+	case WIRE_T_BE_ATTACHED: {
+		uint32_t r = 0;
+		if (grove_packet_unpack(p, PROTO_BE_ATTACHED, &r) != 0 ||
+		    r >= grove_topo_backends(net->topo))
+			return;
+		if (!net->alive[r]) {
+			net->alive[r] = 1;
+			net->be_up++;
+		}
+		ev.type = GROVE_EV_BE_ATTACHED;
+		ev.rank_lo = r;
+		ev.rank_hi = r + 1;
+		snprintf(ev.text, sizeof ev.text, "be rank %u attached", r);
+		fe_event(net, &ev);
+		break;
+	}
+	case WIRE_T_FILTER_ERROR: {
+		int32_t code = 0;
+		const char *text = NULL;
+		if (grove_packet_unpack(p, PROTO_FILTER_ERROR, &ev.node, &ev.stream,
+			&code, &text) != 0)
+			return;
+		ev.type = GROVE_EV_FILTER_ERROR;
+		snprintf(ev.text, sizeof ev.text, "%s", text);
+		fe_event(net, &ev);
+		break;
+	}
+	default:
+		break;
+	}
+	fe_update_waitfd(net);
+}
+
+static const node_hooks fe_hooks = {fe_up, NULL};
+
+void
+fe_run(grove_net *net, int timeout_ms)
+{
+	node_flush_all(&net->n);
+	loop_run_for(&net->n.loop, &net->wait_timer, timeout_ms);
+	node_flush_all(&net->n);
+}
+
+int
+fe_wait_writable(grove_net *net)
+{
+	node *n = &net->n;
+	for (;;) {
+		int over = 0;
+		for (uint32_t i = 0; i < n->n_children; i++)
+			if (n->children[i].c && conn_over_limit(n->children[i].c))
+				over = 1;
+		if (!over)
+			return 0;
+		fe_run(net, 100);
+	}
+}
+
+/* ---- program paths -------------------------------------------------- */
+
+static int
+is_exec(const char *p)
+{
+	return p && access(p, X_OK) == 0;
+}
+
+/* grove-commnode: option, $GROVE_COMMNODE, beside the library, the build
+ * directory, the install directory, then PATH. */
+static void
+find_commnode(const grove_net_opts *o, char *out, size_t len)
+{
+	const char *env = getenv("GROVE_COMMNODE");
+	if (o->commnode_exe) {
+		snprintf(out, len, "%s", o->commnode_exe);
+		return;
+	}
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return;
+	}
+	Dl_info di;
+	if (dladdr((void *)grove_net_create, &di) && di.dli_fname) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof dir, "%s", di.dli_fname);
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(out, len, "%s/grove-commnode", dir);
+			if (is_exec(out))
+				return;
+			snprintf(out, len, "%s/../bin/grove-commnode", dir);
+			if (is_exec(out))
+				return;
+		}
+	}
+	snprintf(out, len, "%s/grove-commnode", GROVE_BUILD_BIN_DIR);
+	if (is_exec(out))
+		return;
+	snprintf(out, len, "%s/grove-commnode", GROVE_LIBEXEC_DIR);
+	if (is_exec(out))
+		return;
+	snprintf(out, len, "grove-commnode");
+}
+
+static void
+absolute_exe(const char *exe, char *out, size_t len)
+{
+	char real[PATH_MAX];
+	if (strchr(exe, '/') && realpath(exe, real))
+		snprintf(out, len, "%s", real);
+	else
+		snprintf(out, len, "%s", exe);
+}
+
+/* ---- create ------------------------------------------------------- */
+
+static int
+all_hosts_local(const grove_topo *t)
+{
+	for (uint32_t i = 0; i < grove_topo_size(t); i++)
+		if (!spawn_host_is_local(grove_topo_node_at(t, i)->host))
+			return 0;
+	return 1;
+}
+
+static int
+build_topology(grove_net *net, const grove_net_opts *o, grove_topo **out)
+{
+	char err[1024];
+	int rc;
+	grove_hostlist *hl = NULL;
+	if (o->topology_file) {
+		rc = grove_topo_parse_file(o->topology_file, out, err, sizeof err);
+		if (rc != 0)
+			fe_set_error(net, "topology file %s: %s", o->topology_file, err);
+		return rc;
+	}
+	if (o->hosts_file &&
+	    (rc = grove_hostlist_parse_file(o->hosts_file, &hl, err, sizeof err))) {
+		fe_set_error(net, "host list %s: %s", o->hosts_file, err);
+		return rc;
+	}
+	rc = grove_topo_generate(o->topology ? o->topology : "flat", o->backends,
+	    hl, out, err, sizeof err);
+	grove_hostlist_destroy(hl);
+	if (rc != 0)
+		fe_set_error(net, "topology '%s': %s", o->topology, err);
+	return rc;
+}
+
+static int
+wait_ready(grove_net *net)
+{
+	node *n = &net->n;
+	for (;;) {
+		if (n->launch_failed || node_check_launch(n)) {
+			fe_set_error(net, "network startup failed: %s", n->launch_error);
+			return GROVE_ESPAWN;
+		}
+		if (node_children_ready(n))
+			return 0;
+		fe_run(net, 20);
+	}
+}
+
+int
+grove_net_create(const grove_net_opts *o, grove_net **out)
+{
+	grove_net_opts defaults;
+	if (!out)
+		return GROVE_EINVAL;
+	*out = NULL;
+	if (!o) {
+		grove_net_opts_init(&defaults);
+		o = &defaults;
+	}
+	struct sigaction sa;
+	/* A dead peer must be an error code, not a killed front-end: ignore
+	 * SIGPIPE unless the application installed its own handler. */
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+		signal(SIGPIPE, SIG_IGN);
+	grove_net *net = calloc(1, sizeof *net);
+	if (!net)
+		return GROVE_ENOMEM;
+	*out = net;
+	net->wfd.ep = net->wfd.ev = -1;
+	net->next_stream = 1;
+	net->next_req = 1;
+	boot_init(&net->b);
+	if (o->mode == GROVE_LAUNCH_SPAWN && !o->be_exe) {
+		fe_set_error(net, "spawn mode needs a back-end program (be_exe)");
+		return GROVE_EINVAL;
+	}
+	grove_topo *topo = NULL;
+	int rc = build_topology(net, o, &topo);
+	if (rc != 0)
+		return rc;
+	net->topo = topo;
+	uint32_t nb = grove_topo_backends(topo);
+	net->alive = calloc(nb ? nb : 1, 1);
+	if (!net->alive) {
+		grove_topo_destroy(topo);
+		return GROVE_ENOMEM;
+	}
+	uint8_t secret[AUTH_SECRET_LEN];
+	if (auth_secret_new(secret) != 0) {
+		grove_topo_destroy(topo);
+		fe_set_error(net, "no randomness for the network secret");
+		return GROVE_ESYS;
+	}
+	uint8_t idn[AUTH_NONCE_LEN];
+	auth_nonce_new(idn); /* the id is public: independent of the secret */
+	for (int i = 0; i < 8; i++)
+		snprintf(net->netid + 2 * i, 3, "%02x", idn[i]);
+	const char *bind = o->bind_addr ? o->bind_addr
+	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
+	char err[1024];
+	grove_log_set_identity("fe", 0);
+	/* Children keep their event spaces at exit when the FE will collect
+	 * them (it removes them afterwards). */
+	if ((getenv("GROVE_TRACE_DUMP") && *getenv("GROVE_TRACE_DUMP")) ||
+	    (getenv("GROVE_TRACE_STATS") && *getenv("GROVE_TRACE_STATS")))
+		setenv("GROVE_TRACE_KEEP", "1", 1);
+	grove_trace_init(net->netid, "fe", 0);
+	grove_trace_collector_register(&net->tc_api_send, "api.send", "api", "fe",
+	    "api");
+	grove_trace_collector_register(&net->tc_api_recv, "api.recv", "api", "fe",
+	    "api");
+	rc = node_init(&net->n, &fe_hooks, net, topo, 0, secret, net->netid, bind,
+	    err, sizeof err);
+	if (rc != 0) {
+		fe_set_error(net, "%s", err);
+		if (!net->n.loop_ready)
+			grove_topo_destroy(topo);
+		return rc;
+	}
+	node *n = &net->n;
+	n->attach = o->mode == GROVE_LAUNCH_ATTACH;
+	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms : 1000;
+	n->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
+	uv_timer_init(&n->loop, &net->wait_timer);
+	if (waitfd_init(&net->wfd, &n->loop) != 0) {
+		fe_set_error(net, "cannot create the notification descriptor");
+		return GROVE_ESYS;
+	}
+	/* The children's bootstrap. */
+	boot *b = &net->b;
+	auth_secret_to_hex(secret, b->secret_hex);
+	snprintf(b->netid, sizeof b->netid, "%s", net->netid);
+	b->attach = n->attach;
+	b->timeout_ms = n->timeout_ms;
+	b->heartbeat_ms = n->heartbeat_ms;
+	b->backends = nb;
+	b->log_level = grove_log_level_;
+	snprintf(b->bind_addr, sizeof b->bind_addr, "%s", bind);
+	const char *rsh = o->rsh ? o->rsh : getenv("GROVE_RSH");
+	snprintf(b->rsh, sizeof b->rsh, "%s", rsh && *rsh ? rsh : "ssh");
+	find_commnode(o, b->commnode, sizeof b->commnode);
+	if (o->be_exe)
+		absolute_exe(o->be_exe, b->be_exe, sizeof b->be_exe);
+	if (o->be_argv && o->be_argv[0]) {
+		for (int i = 1; o->be_argv[i]; i++) {
+			if (b->be_argc >= BOOT_MAX_ARGS || strchr(o->be_argv[i], '\n')) {
+				fe_set_error(net, "back-end argument %d: too many arguments "
+				    "or a newline in one", i);
+				return GROVE_EINVAL;
+			}
+			b->be_argv[b->be_argc++] = strdup(o->be_argv[i]);
+		}
+	}
+	if ((rc = grove_topo_to_string(topo, GROVE_TOPO_MRNET, &b->topology)) != 0) {
+		fe_set_error(net, "cannot serialise the topology");
+		return rc;
+	}
+	node_start_tick(n);
+	if ((rc = node_launch_children(n, b, err, sizeof err)) != 0) {
+		fe_set_error(net, "network startup failed: %s", err);
+		return rc;
+	}
+	if ((rc = wait_ready(net)) != 0)
+		return rc;
+	net->all.net = net;
+	net->all.owned_by_net = 1;
+	net->all.n = nb;
+	net->all.ranks = malloc((nb ? nb : 1) * sizeof *net->all.ranks);
+	if (!net->all.ranks)
+		return GROVE_ENOMEM;
+	for (uint32_t r = 0; r < nb; r++)
+		net->all.ranks[r] = r;
+	if (!n->attach) {
+		memset(net->alive, 1, nb);
+		net->be_up = nb;
+	} else if (o->connect_file) {
+		snprintf(net->connect_file, sizeof net->connect_file, "%s",
+		    o->connect_file);
+		if ((rc = fe_write_connect_file(net)) != 0)
+			return rc;
+	}
+	return 0;
+}

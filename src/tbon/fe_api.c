@@ -1,0 +1,646 @@
+/* Front-end API: streams, communicators, send/receive, events, shutdown. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/trace.h"
+#include "net/sockio.h"
+#include "tbon/fe_internal.h"
+#include "tbon/proto.h"
+#include "trace/trace_impl.h"
+
+static int
+deadline_left(uint64_t deadline, int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return -1;
+	uint64_t now = sockio_now_ms();
+	return now >= deadline ? 0 : (int)(deadline - now);
+}
+
+/* ---- shutdown ------------------------------------------------------ */
+
+/* Remove the event spaces of a network that were kept for collection. */
+static void
+remove_segments(const char *netid)
+{
+	char prefix[64];
+	int pl = snprintf(prefix, sizeof prefix, "grove.%s.", netid);
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, (size_t)pl))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+void
+grove_net_destroy(grove_net *net)
+{
+	if (!net)
+		return;
+	node *n = &net->n;
+	const char *dump = getenv("GROVE_TRACE_DUMP");
+	const char *stats = getenv("GROVE_TRACE_STATS");
+	if (n->loop_ready) {
+		node_shutdown_children(n);
+		uint64_t until = sockio_now_ms() + 3000;
+		while (node_children_connected(n) > 0 && sockio_now_ms() < until)
+			fe_run(net, 50);
+		/* Children that did not leave within the grace period die. */
+		node_reap_children(n, 0);
+		uint64_t reap_until = sockio_now_ms() + 1000;
+		int left;
+		do {
+			left = 0;
+			node_reap_children(n, 0);
+			for (uint32_t i = 0; i < n->n_children; i++)
+				left |= n->children[i].pid > 0;
+			if (left)
+				usleep(2000);
+		} while (left && sockio_now_ms() < reap_until);
+		node_reap_children(n, 1);
+	}
+	if (dump && *dump) {
+		const char *fmt = getenv("GROVE_TRACE_FORMAT");
+		trace_collect_and_export(net->netid, fmt && *fmt ? fmt : "perfetto",
+		    dump);
+	}
+	if (stats && *stats)
+		trace_stats_write(net->netid, stats, getenv("GROVE_TRACE_STATS_JSON") != NULL);
+	for (grove_stream *s = net->streams, *next; s; s = next) {
+		next = s->next;
+		pktq_fini(&s->q);
+		free(s);
+	}
+	pktq_fini(&net->p2p);
+	waitfd_fini(&net->wfd);
+	if (n->loop_ready)
+		node_fini(n);
+	else
+		grove_topo_destroy(net->topo);
+	if (net->connect_file[0])
+		unlink(net->connect_file);
+	/* Collected traces of the children are removed with ours. */
+	if ((dump && *dump) || (stats && *stats))
+		remove_segments(net->netid);
+	grove_trace_fini(0);
+	boot_fini(&net->b);
+	free(net->all.ranks);
+	free(net->events);
+	free(net->alive);
+	free(net);
+}
+
+/* ---- information ---------------------------------------------------- */
+
+uint32_t
+grove_net_backends(const grove_net *net)
+{
+	return net && net->topo ? grove_topo_backends(net->topo) : 0;
+}
+
+uint32_t
+grove_net_backends_up(const grove_net *net)
+{
+	return net ? net->be_up : 0;
+}
+
+const struct grove_topo *
+grove_net_topology(const grove_net *net)
+{
+	return net ? net->topo : NULL;
+}
+
+const char *
+grove_net_id(const grove_net *net)
+{
+	return net ? net->netid : "";
+}
+
+int
+grove_net_attach_info(const grove_net *net, uint32_t rank,
+    grove_attach_info *out)
+{
+	if (!net || !out || rank >= grove_topo_backends(net->topo))
+		return GROVE_ERANGE;
+	int64_t be = grove_topo_be_node(net->topo, rank);
+	if (be < 0)
+		return GROVE_ERANGE;
+	const grove_topo_node *bn = grove_topo_node_at(net->topo, (uint32_t)be);
+	uint32_t parent = (uint32_t)bn->parent;
+	const node *n = &net->n;
+	out->rank = rank;
+	out->node = (uint32_t)be;
+	out->parent = parent;
+	if (parent == 0) {
+		out->host = strcmp(n->bind_addr, "0.0.0.0") ? n->bind_addr
+		    : grove_topo_node_at(net->topo, 0)->host;
+		out->port = n->port;
+		return 0;
+	}
+	for (size_t i = 0; i < n->n_ep; i++) {
+		if (n->ep_node[i] == parent) {
+			out->host = n->ep_host[i];
+			out->port = (uint16_t)n->ep_port[i];
+			return 0;
+		}
+	}
+	return GROVE_ENOENT;
+}
+
+int
+fe_write_connect_file(grove_net *net)
+{
+	char tmp[1100];
+	snprintf(tmp, sizeof tmp, "%s.tmp", net->connect_file);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fe_set_error(net, "cannot write connection file %s", tmp);
+		return GROVE_ESYS;
+	}
+	fchmod(fd, 0600);
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return GROVE_ESYS;
+	}
+	uint32_t nb = grove_topo_backends(net->topo);
+	fprintf(f, "# Grove connection file for network %s: keep it private, it "
+	    "holds the network secret.\n# rank host port parent_node be_node\n",
+	    net->netid);
+	fprintf(f, "secret %s\nbackends %u\n", net->b.secret_hex, nb);
+	for (uint32_t r = 0; r < nb; r++) {
+		grove_attach_info ai;
+		if (grove_net_attach_info(net, r, &ai) != 0) {
+			fclose(f);
+			unlink(tmp);
+			fe_set_error(net, "no endpoint known for BE rank %u", r);
+			return GROVE_ENOENT;
+		}
+		fprintf(f, "%u %s %u %u %u\n", r, ai.host, ai.port, ai.parent, ai.node);
+	}
+	if (fclose(f) != 0 || rename(tmp, net->connect_file) != 0) {
+		fe_set_error(net, "cannot write connection file %s",
+		    net->connect_file);
+		return GROVE_ESYS;
+	}
+	return 0;
+}
+
+int
+grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
+{
+	if (!net)
+		return GROVE_EINVAL;
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	while (net->be_up < count) {
+		int left = deadline_left(deadline, timeout_ms);
+		if (left == 0) {
+			fe_set_error(net, "%u of %u back-ends connected after %d ms",
+			    net->be_up, count, timeout_ms);
+			return GROVE_ETIMEDOUT;
+		}
+		fe_run(net, left < 0 || left > 100 ? 100 : left);
+	}
+	return 0;
+}
+
+/* ---- events ------------------------------------------------------- */
+
+void
+grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg)
+{
+	net->cb = cb;
+	net->cb_arg = arg;
+}
+
+int
+grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
+{
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	for (;;) {
+		if (net->ev_n) {
+			*ev = net->events[net->ev_head];
+			net->ev_head = (net->ev_head + 1) % net->ev_cap;
+			net->ev_n--;
+			fe_update_waitfd(net);
+			return 0;
+		}
+		int left = deadline_left(deadline, timeout_ms);
+		if (left == 0) {
+			fe_run(net, 0);
+			if (net->ev_n)
+				continue;
+			return timeout_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
+		}
+		fe_run(net, left);
+	}
+}
+
+int
+grove_net_fd(grove_net *net)
+{
+	return net ? net->wfd.ep : -1;
+}
+
+int
+grove_net_progress(grove_net *net)
+{
+	fe_run(net, 0);
+	fe_update_waitfd(net);
+	return 0;
+}
+
+/* ---- communicators ------------------------------------------------ */
+
+grove_comm *
+grove_net_comm_all(grove_net *net)
+{
+	return net ? &net->all : NULL;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int
+grove_comm_create(grove_net *net, const uint32_t *ranks, size_t n,
+    grove_comm **out)
+{
+	if (!net || !out || (n && !ranks))
+		return GROVE_EINVAL;
+	uint32_t nb = grove_topo_backends(net->topo);
+	grove_comm *c = calloc(1, sizeof *c);
+	if (!c || !(c->ranks = malloc((n ? n : 1) * sizeof *c->ranks))) {
+		free(c);
+		return GROVE_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ranks[i] >= nb) {
+			fe_set_error(net, "rank %u out of range (network has %u "
+			    "back-ends)", ranks[i], nb);
+			free(c->ranks);
+			free(c);
+			return GROVE_ERANGE;
+		}
+		c->ranks[i] = ranks[i];
+	}
+	qsort(c->ranks, n, sizeof *c->ranks, cmp_u32);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || c->ranks[k - 1] != c->ranks[i])
+			c->ranks[k++] = c->ranks[i];
+	c->n = k;
+	c->net = net;
+	*out = c;
+	return 0;
+}
+
+void
+grove_comm_destroy(grove_comm *c)
+{
+	if (!c || c->owned_by_net)
+		return;
+	free(c->ranks);
+	free(c);
+}
+
+size_t
+grove_comm_size(const grove_comm *c)
+{
+	return c ? c->n : 0;
+}
+
+/* ---- streams ------------------------------------------------------ */
+
+void
+grove_stream_opts_init(grove_stream_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->up_filter = "null";
+	o->sync_filter = "wait_for_all";
+	o->down_filter = "null";
+}
+
+int
+grove_stream_create(grove_net *net, const grove_comm *comm,
+    const grove_stream_opts *o, grove_stream **out)
+{
+	grove_stream_opts d;
+	if (!net || !comm || !out)
+		return GROVE_EINVAL;
+	if (!o) {
+		grove_stream_opts_init(&d);
+		o = &d;
+	}
+	grove_stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return GROVE_ENOMEM;
+	s->net = net;
+	s->id = net->next_stream++;
+	char err[256];
+	int rc = node_stream_create(&net->n, s->id, comm->ranks, comm->n,
+	    o->up_filter ? o->up_filter : "null",
+	    o->sync_filter ? o->sync_filter : "wait_for_all",
+	    o->down_filter ? o->down_filter : "null", o->sync_timeout_ms, err,
+	    sizeof err);
+	if (rc != 0) {
+		fe_set_error(net, "%s", err);
+		free(s);
+		return rc;
+	}
+	s->next = net->streams;
+	net->streams = s;
+	node_flush_all(&net->n);
+	*out = s;
+	return 0;
+}
+
+uint32_t
+grove_stream_id(const grove_stream *s)
+{
+	return s ? s->id : 0;
+}
+
+int
+grove_stream_destroy(grove_stream *s)
+{
+	if (!s)
+		return GROVE_EINVAL;
+	grove_net *net = s->net;
+	node_stream_destroy(&net->n, s->id, 1);
+	node_flush_all(&net->n);
+	for (grove_stream **pp = &net->streams; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	net->queued -= s->q.n;
+	pktq_fini(&s->q);
+	free(s);
+	fe_update_waitfd(net);
+	return 0;
+}
+
+void node_stream_set_params_local(node *n, grove_packet *ctl);
+
+int
+grove_stream_set_params(grove_stream *s, grove_filter_slot which,
+    const char *fmt, ...)
+{
+	if (!s || which > GROVE_FILTER_DOWN || !fmt)
+		return GROVE_EINVAL;
+	grove_packet *params = NULL, *ctl = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = grove_packet_vpack(&params, s->id, 0, fmt, ap);
+	va_end(ap);
+	if (rc != 0)
+		return rc;
+	size_t len;
+	const uint8_t *bytes = wire_packet_bytes(params, &len);
+	rc = wire_pack(&ctl, WIRE_T_STREAM_PARAMS, s->id, 0, s->net->n.rank, 0,
+	    PROTO_STREAM_PARAMS, s->id, (int32_t)which, bytes, (uint64_t)len);
+	grove_packet_unref(params);
+	if (rc != 0)
+		return rc;
+	node_stream_set_params_local(&s->net->n, ctl);
+	grove_packet_unref(ctl);
+	node_flush_all(&s->net->n);
+	return 0;
+}
+
+/* ---- sending ------------------------------------------------------ */
+
+static int
+fe_inject(grove_net *net, grove_packet *p)
+{
+	uint64_t t0 = grove_trace_begin();
+	node_from_parent(&net->n, p);
+	node_flush_all(&net->n);
+	int rc = fe_wait_writable(net);
+	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
+	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());
+	return rc;
+}
+
+int
+grove_stream_send_packet(grove_stream *s, grove_packet *p)
+{
+	if (!s || !p)
+		return GROVE_EINVAL;
+	const wire_hdr *h = wire_packet_hdr(p);
+	grove_packet *q = NULL;
+	int rc;
+	if (h->stream == s->id && h->type == WIRE_T_DATA)
+		return fe_inject(s->net, p);
+	/* Re-address a packet built for another stream. */
+	int n = grove_packet_nitems(p);
+	if (n < 0)
+		return n;
+	grove_item *items = calloc((size_t)(n ? n : 1), sizeof *items);
+	if (!items)
+		return GROVE_ENOMEM;
+	for (int i = 0; i < n; i++)
+		if ((rc = grove_packet_item(p, i, &items[i])) != 0) {
+			free(items);
+			return rc;
+		}
+	rc = wire_pack_items(&q, WIRE_T_DATA, s->id, h->tag, s->net->n.rank, items, n);
+	free(items);
+	if (rc != 0)
+		return rc;
+	rc = fe_inject(s->net, q);
+	grove_packet_unref(q);
+	return rc;
+}
+
+int
+grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...)
+{
+	if (!s || !fmt)
+		return GROVE_EINVAL;
+	grove_packet *p = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = wire_vpack(&p, WIRE_T_DATA, s->id, tag, s->net->n.rank, 0, fmt, ap);
+	va_end(ap);
+	if (rc != 0)
+		return rc;
+	rc = fe_inject(s->net, p);
+	grove_packet_unref(p);
+	return rc;
+}
+
+int
+grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
+    const char *fmt, ...)
+{
+	if (!net || !fmt)
+		return GROVE_EINVAL;
+	if (be_rank >= grove_topo_backends(net->topo)) {
+		fe_set_error(net, "rank %u out of range", be_rank);
+		return GROVE_ERANGE;
+	}
+	if (!net->alive[be_rank])
+		return GROVE_ELOST;
+	grove_packet *p = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = wire_vpack(&p, WIRE_T_P2P, 0, tag, net->n.rank, be_rank, fmt, ap);
+	va_end(ap);
+	if (rc != 0)
+		return rc;
+	rc = fe_inject(net, p);
+	grove_packet_unref(p);
+	return rc;
+}
+
+int
+grove_net_flush(grove_net *net, int timeout_ms)
+{
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	node *n = &net->n;
+	for (;;) {
+		node_flush_all(n);
+		size_t q = 0;
+		for (uint32_t i = 0; i < n->n_children; i++)
+			if (n->children[i].c)
+				q += conn_queued(n->children[i].c);
+		if (!q)
+			return 0;
+		int left = deadline_left(deadline, timeout_ms);
+		if (left == 0)
+			return GROVE_ETIMEDOUT;
+		fe_run(net, left < 0 || left > 50 ? 50 : left);
+	}
+}
+
+/* ---- receiving ---------------------------------------------------- */
+
+static int
+take(grove_net *net, pktq *q, int32_t *tag, grove_packet **p)
+{
+	grove_packet *pk = pktq_pop(q);
+	if (!pk)
+		return GROVE_EAGAIN;
+	net->queued--;
+	fe_update_waitfd(net);
+	if (tag)
+		*tag = wire_packet_hdr(pk)->tag;
+	*p = pk;
+	return 0;
+}
+
+static int
+recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
+    int32_t *tag, grove_packet **p, int timeout_ms)
+{
+	if (!net || !p)
+		return GROVE_EINVAL;
+	uint64_t t0 = grove_trace_begin();
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	int rc;
+	for (int first = 1;; first = 0) {
+		if (only) {
+			if (only->q.n) {
+				rc = take(net, &only->q, tag, p);
+				break;
+			}
+		} else if (net->queued) {
+			/* The oldest packet across all queues. */
+			pktq *best = &net->p2p;
+			grove_stream *bs = NULL;
+			for (grove_stream *s = net->streams; s; s = s->next)
+				if (pktq_head_seq(&s->q) < pktq_head_seq(best)) {
+					best = &s->q;
+					bs = s;
+				}
+			if (sout)
+				*sout = bs;
+			rc = take(net, best, tag, p);
+			break;
+		}
+		if (net->n.n_children && node_children_connected(&net->n) == 0 &&
+		    !net->n.attach) {
+			rc = GROVE_ECLOSED;
+			break;
+		}
+		int left = deadline_left(deadline, timeout_ms);
+		if (left == 0 && !first) {
+			rc = timeout_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
+			break;
+		}
+		fe_run(net, left);
+	}
+	grove_trace_record(&net->tc_api_recv, GROVE_OP_API_RECV, rc, t0,
+	    grove_trace_begin());
+	return rc;
+}
+
+int
+grove_stream_recv(grove_stream *s, int32_t *tag, grove_packet **p,
+    int timeout_ms)
+{
+	if (!s)
+		return GROVE_EINVAL;
+	return recv_common(s->net, s, NULL, tag, p, timeout_ms);
+}
+
+int
+grove_net_recv(grove_net *net, grove_stream **s, int32_t *tag,
+    grove_packet **p, int timeout_ms)
+{
+	if (s)
+		*s = NULL;
+	return recv_common(net, NULL, s, tag, p, timeout_ms);
+}
+
+/* ---- custom filters --------------------------------------------- */
+
+int
+grove_net_load_filter(grove_net *net, const char *name, const char *path,
+    const char *symbol)
+{
+	if (!net || !name || !path || !symbol)
+		return GROVE_EINVAL;
+	node *n = &net->n;
+	uint32_t req = net->next_req++;
+	node_load_req *r = node_filter_load(n, req, name, path, symbol);
+	if (!r)
+		return GROVE_ENOMEM;
+	node_flush_all(n);
+	uint64_t deadline = sockio_now_ms() + (uint64_t)n->timeout_ms;
+	while (!r->done && sockio_now_ms() < deadline)
+		fe_run(net, 50);
+	int rc = 0;
+	if (!r->done) {
+		fe_set_error(net, "loading filter '%s': not every CP answered within "
+		    "%d ms", name, n->timeout_ms);
+		rc = GROVE_ETIMEDOUT;
+	} else if (r->n_errors) {
+		size_t o = (size_t)snprintf(net->err, sizeof net->err,
+		    "loading filter '%s' (%s:%s) failed on %zu node(s): ", name, path,
+		    symbol, r->n_errors);
+		for (size_t i = 0; i < r->n_errors && o < sizeof net->err; i++)
+			o += (size_t)snprintf(net->err + o, sizeof net->err - o, "%s%s",
+			    i ? "; " : "", r->errors[i]);
+		rc = GROVE_EFILTER;
+	}
+	node_load_req_free(n, r);
+	return rc;
+}

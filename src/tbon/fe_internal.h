@@ -1,0 +1,60 @@
+/* Front-end internals shared by fe_*.c. */
+#ifndef GROVE_FE_INTERNAL_H
+#define GROVE_FE_INTERNAL_H
+
+#include "grove/network.h"
+#include "net/boot.h"
+#include "tbon/node.h"
+#include "tbon/pktq.h"
+#include "tbon/waitfd.h"
+
+struct grove_comm {
+	grove_net *net;
+	uint32_t *ranks; /* sorted, unique */
+	size_t n;
+	int owned_by_net;
+};
+
+struct grove_stream {
+	grove_net *net;
+	uint32_t id;
+	pktq q;
+	struct grove_stream *next;
+};
+
+struct grove_net {
+	node n;
+	boot b;                /* settings handed to children */
+	grove_topo *topo;      /* owned by n */
+	char netid[40];
+	char err[2048];
+	uint32_t next_stream;
+	uint32_t next_req;
+	grove_stream *streams;
+	grove_comm all;
+	pktq p2p;              /* point-to-point packets from BEs */
+	uint64_t seq;          /* arrival numbers across all queues */
+	size_t queued;         /* packets in all queues */
+	grove_event *events;
+	size_t ev_head, ev_n, ev_cap;
+	grove_event_cb cb;
+	void *cb_arg;
+	uint8_t *alive;        /* per BE rank */
+	uint32_t be_up;
+	waitfd wfd;
+	uv_timer_t wait_timer;
+	char connect_file[1024];
+	grove_trace_collector tc_api_send, tc_api_recv;
+};
+
+void fe_event(grove_net *net, const grove_event *ev);
+void fe_update_waitfd(grove_net *net);
+/* Run the network's loop for at most timeout_ms. */
+void fe_run(grove_net *net, int timeout_ms);
+/* Wait for room on the child links (back-pressure for senders). */
+int fe_wait_writable(grove_net *net);
+int fe_write_connect_file(grove_net *net);
+void fe_set_error(grove_net *net, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

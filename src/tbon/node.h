@@ -1,0 +1,203 @@
+/* The routing and filtering engine shared by the front-end and the
+ * communication processes (internal).
+ *
+ * A node owns a libuv loop, a listening socket for its children, one
+ * connection per child, the streams that pass through it, and the filter
+ * registry.  Upstream packets from children go through each stream's
+ * synchronization and transformation filters; what comes out goes to the
+ * parent connection (CP) or to the front-end's queues (FE, via hooks).
+ * Downstream packets are forwarded, same bytes, to the children that lead
+ * to the stream's members.
+ */
+#ifndef GROVE_NODE_H
+#define GROVE_NODE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "filter/filter_impl.h"
+#include "grove/topology.h"
+#include "grove/trace.h"
+#include "net/auth.h"
+#include "net/conn.h"
+
+enum child_state {
+	CHILD_PENDING = 0, /* started (or expected to attach), not connected */
+	CHILD_UP,          /* connected and authenticated, subtree not ready */
+	CHILD_READY,       /* subtree reported ready */
+	CHILD_GONE,        /* lost or shut down */
+};
+
+typedef struct node_child {
+	uint32_t node_id;
+	grove_node_role role;
+	uint32_t be_lo, be_hi;
+	const char *host;
+	conn *c;
+	pid_t pid;             /* > 0 when this node started it */
+	enum child_state state;
+	uint32_t ready_bes;
+	int paused;            /* reads stopped for back-pressure */
+} node_child;
+
+typedef struct node_stream {
+	uint32_t id;
+	uint32_t nslots;
+	uint32_t *slot_child;   /* slot -> child index */
+	int32_t *child_slot;    /* child index -> slot, -1 if not a member */
+	uint32_t *members;      /* BE ranks below this node, sorted */
+	size_t n_members;
+	const flt_def *up, *down;
+	int down_is_null;
+	sync_kind sync_kind;
+	uint32_t timeout_ms;
+	sync_state *sync;
+	void *up_state, *down_state;
+	grove_packet *params[3];
+	grove_packet **wave;    /* scratch: nslots entries */
+	uint32_t *wave_slots;
+	grove_trace_collector tc_sync, tc_up, tc_wave;
+} node_stream;
+
+typedef struct node node;
+
+/* What differs between FE and CP at the root of the upstream path. */
+typedef struct node_hooks {
+	/* A packet leaves this node upstream.  CP: to the parent.  FE: data
+	 * to the application, control handled by the FE. */
+	void (*up)(node *n, grove_packet *p);
+	/* Events worth telling the owner about while nothing else happens:
+	 * the FE turns them into grove_events; a CP has none. */
+	void (*child_lost)(node *n, uint32_t child, const char *why);
+} node_hooks;
+
+typedef struct node_load_req {
+	uint32_t req;
+	uint32_t waiting;     /* CP children still to answer */
+	uint32_t ok;
+	char **errors;
+	size_t n_errors;
+	int done;
+	struct node_load_req *next;
+} node_load_req;
+
+struct node {
+	uv_loop_t loop;
+	int loop_ready;
+	const node_hooks *hooks;
+	void *owner;
+
+	grove_topo *topo;
+	uint32_t id;            /* my topology node id */
+	uint32_t rank;          /* PROTO_NODE_RANK(id) */
+	uint8_t secret[AUTH_SECRET_LEN];
+	char netid[40];
+	int attach;             /* BEs attach instead of being spawned */
+	int heartbeat_ms;
+	int timeout_ms;
+	char bind_addr[64];
+	char rsh[256];
+	char commnode[1024];
+	char be_exe[1024];
+	char **be_argv;         /* NULL-terminated, argv[0] = be_exe */
+
+	uv_tcp_t listener;
+	int listening;
+	uint16_t port;
+
+	node_child *children;
+	uint32_t n_children;
+	uint32_t n_ready;       /* children in CHILD_READY (or GONE) */
+	uint32_t ready_bes;     /* BEs reported ready below */
+	/* attach endpoints reported from below (node, port, host) */
+	uint32_t *ep_node, *ep_port;
+	char **ep_host;
+	size_t n_ep;
+
+	conn **pending;         /* accepted, not yet authenticated */
+	uint8_t (*pending_nonce)[AUTH_NONCE_LEN];
+	uint64_t *pending_since;
+	size_t n_pending, cap_pending;
+
+	node_stream **streams;  /* open addressing on id */
+	size_t stream_cap, n_streams;
+
+	flt_registry *filters;
+	flt_out fout;
+	node_load_req *loads;
+
+	conn *dirty;            /* conns with queued packets */
+	uv_check_t flush_check;
+	uv_timer_t tick;        /* heartbeats, auth and launch deadlines */
+	uv_timer_t sync_timer;  /* next sync-filter timeout */
+	uint64_t sync_deadline;
+	uint64_t launch_deadline_ms;
+
+	conn *parent;           /* CP: link to the parent; FE: NULL */
+	int parent_paused;      /* a child link is over its limit */
+	int children_paused;    /* the parent link is over its limit */
+	int launch_failed;
+	char launch_error[1024];
+	int shutting_down;
+	grove_trace_collector tc_connect, tc_stream_new;
+	grove_filter_place place;
+};
+
+/* Set up a node (loop, listener, filter registry).  topo is taken over. */
+int node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
+    uint32_t id, const uint8_t secret[AUTH_SECRET_LEN], const char *netid,
+    const char *bind_addr, char *err, size_t errlen);
+void node_fini(node *n);
+
+/* Start the children this node is responsible for (spawn mode: all;
+ * attach: CPs only).  boot_template carries the settings for children. */
+struct boot;
+int node_launch_children(node *n, const struct boot *tmpl, char *err,
+    size_t errlen);
+/* 1 when every child this node waits for has reported ready. */
+int node_children_ready(const node *n);
+
+/* Handle a packet arriving from the parent (CP) or injected by the FE
+ * application (downstream data/control). */
+void node_from_parent(node *n, grove_packet *p);
+/* Queue a packet on a connection and remember to flush it. */
+void node_send(node *n, conn *c, grove_packet *p);
+void node_flush_all(node *n);
+/* Send a packet to every live child of a stream, or to all live children
+ * when s is NULL. */
+void node_send_down(node *n, node_stream *s, grove_packet *p, int cp_only);
+
+node_stream *node_stream_find(node *n, uint32_t id);
+/* Create a stream from a STREAM_NEW description; forwards it to the
+ * children that lead to members. */
+int node_stream_create(node *n, uint32_t id, const uint32_t *members,
+    size_t n_members, const char *up, const char *sync, const char *down,
+    uint32_t timeout_ms, char *err, size_t errlen);
+void node_stream_destroy(node *n, uint32_t id, int forward);
+
+/* Load a filter here and forward the request to CP children; returns the
+ * request (completed when done != 0). */
+node_load_req *node_filter_load(node *n, uint32_t req, const char *name,
+    const char *path, const char *symbol);
+void node_load_req_free(node *n, node_load_req *r);
+
+/* Begin an orderly shutdown: SHUTDOWN to every child. */
+void node_shutdown_children(node *n);
+/* Children still connected. */
+uint32_t node_children_connected(const node *n);
+/* Kill and reap processes this node started (after the grace period). */
+void node_reap_children(node *n, int kill_them);
+
+/* Back-pressure bookkeeping after queueing work (see node.c). */
+void node_check_pressure(node *n);
+void node_parent_drained(node *n);
+int node_check_launch(node *n);
+void node_start_tick(node *n);
+void node_describe_child(const node *n, const node_child *ch, char *out,
+    size_t len);
+
+/* Queue a control message upward through hooks->up. */
+void node_up_ctl(node *n, uint16_t type, int32_t tag, const char *fmt, ...);
+
+#endif

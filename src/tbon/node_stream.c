@@ -1,0 +1,674 @@
+/* Streams at a node: creation along the members' paths, upstream waves
+ * through the sync and transformation filters, downstream forwarding, and
+ * the control messages that manage them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/error.h"
+#include "net/sockio.h"
+#include "tbon/node.h"
+#include "tbon/proto.h"
+
+/* Sync queues deeper than this stop reads from the child that is ahead,
+ * so one fast producer cannot grow a node's memory without bound. */
+#define SYNC_PAUSE_PKTS 4096
+#define SYNC_RESUME_PKTS 1024
+
+static uint64_t
+now_ns(void)
+{
+	return sockio_now_ms() * 1000000u;
+}
+
+/* ---- the stream table (open addressing on the id) ------------------- */
+
+static size_t
+slot_of(uint32_t id, size_t cap)
+{
+	return (id * 2654435761u) & (cap - 1);
+}
+
+node_stream *
+node_stream_find(node *n, uint32_t id)
+{
+	if (!n->stream_cap)
+		return NULL;
+	for (size_t i = slot_of(id, n->stream_cap);; i = (i + 1) & (n->stream_cap - 1)) {
+		node_stream *s = n->streams[i];
+		if (!s)
+			return NULL;
+		if (s != (node_stream *)n && s->id == id)
+			return s;
+	}
+}
+
+static int
+table_insert(node *n, node_stream *s)
+{
+	if ((n->n_streams + 1) * 2 > n->stream_cap) {
+		size_t cap = n->stream_cap ? n->stream_cap * 2 : 16;
+		node_stream **t = calloc(cap, sizeof *t);
+		if (!t)
+			return GROVE_ENOMEM;
+		for (size_t i = 0; i < n->stream_cap; i++) {
+			node_stream *o = n->streams[i];
+			if (!o || o == (node_stream *)n)
+				continue;
+			size_t j = slot_of(o->id, cap);
+			while (t[j])
+				j = (j + 1) & (cap - 1);
+			t[j] = o;
+		}
+		free(n->streams);
+		n->streams = t;
+		n->stream_cap = cap;
+	}
+	size_t j = slot_of(s->id, n->stream_cap);
+	while (n->streams[j] && n->streams[j] != (node_stream *)n)
+		j = (j + 1) & (n->stream_cap - 1);
+	n->streams[j] = s;
+	n->n_streams++;
+	return 0;
+}
+
+static void
+table_remove(node *n, node_stream *s)
+{
+	for (size_t i = slot_of(s->id, n->stream_cap);; i = (i + 1) & (n->stream_cap - 1)) {
+		if (!n->streams[i])
+			return;
+		if (n->streams[i] == s) {
+			/* A tombstone (the node pointer) keeps probe chains. */
+			n->streams[i] = (node_stream *)n;
+			n->n_streams--;
+			return;
+		}
+	}
+}
+
+static void
+stream_free(node *n, node_stream *s)
+{
+	if (!s)
+		return;
+	if (s->up)
+		flt_state_free(s->up, s->up_state);
+	if (s->down)
+		flt_state_free(s->down, s->down_state);
+	sync_destroy(s->sync);
+	for (int i = 0; i < 3; i++)
+		grove_packet_unref(s->params[i]);
+	free(s->slot_child);
+	free(s->child_slot);
+	free(s->members);
+	free(s->wave);
+	free(s->wave_slots);
+	free(s);
+}
+
+void
+node_streams_free(node *n)
+{
+	for (size_t i = 0; i < n->stream_cap; i++)
+		if (n->streams[i] && n->streams[i] != (node_stream *)n)
+			stream_free(n, n->streams[i]);
+	free(n->streams);
+	n->streams = NULL;
+	n->stream_cap = n->n_streams = 0;
+}
+
+/* ---- creation ------------------------------------------------------- */
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int
+node_stream_create(node *n, uint32_t id, const uint32_t *members,
+    size_t n_members, const char *up, const char *sync, const char *down,
+    uint32_t timeout_ms, char *err, size_t errlen)
+{
+	uint64_t t0 = grove_trace_begin();
+	if (node_stream_find(n, id)) {
+		snprintf(err, errlen, "stream %u exists already", id);
+		return GROVE_EINVAL;
+	}
+	node_stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return GROVE_ENOMEM;
+	s->id = id;
+	s->timeout_ms = timeout_ms;
+	s->up = flt_lookup(n->filters, up);
+	s->down = flt_lookup(n->filters, down);
+	if (!s->up || !s->down) {
+		snprintf(err, errlen, "node %u: unknown filter '%s'", n->id,
+		    !s->up ? up : down);
+		free(s);
+		return GROVE_ENOENT;
+	}
+	s->down_is_null = !strcmp(s->down->name, "null");
+	if (sync_kind_parse(sync, &s->sync_kind) != 0) {
+		snprintf(err, errlen, "node %u: unknown sync filter '%s'", n->id,
+		    sync);
+		free(s);
+		return GROVE_ENOENT;
+	}
+	s->members = malloc((n_members ? n_members : 1) * sizeof *s->members);
+	s->child_slot = malloc((n->n_children ? n->n_children : 1) *
+	    sizeof *s->child_slot);
+	s->slot_child = malloc((n->n_children ? n->n_children : 1) *
+	    sizeof *s->slot_child);
+	if (!s->members || !s->child_slot || !s->slot_child) {
+		stream_free(n, s);
+		return GROVE_ENOMEM;
+	}
+	/* Keep only members below this node, sorted. */
+	for (size_t i = 0; i < n_members; i++)
+		if (members[i] >= n->place.be_lo && members[i] < n->place.be_hi)
+			s->members[s->n_members++] = members[i];
+	qsort(s->members, s->n_members, sizeof *s->members, cmp_u32);
+	/* A child takes part when a member is in its rank range. */
+	size_t m = 0;
+	for (uint32_t c = 0; c < n->n_children; c++) {
+		node_child *ch = &n->children[c];
+		while (m < s->n_members && s->members[m] < ch->be_lo)
+			m++;
+		if (m < s->n_members && s->members[m] < ch->be_hi) {
+			s->child_slot[c] = (int32_t)s->nslots;
+			s->slot_child[s->nslots++] = c;
+		} else {
+			s->child_slot[c] = -1;
+		}
+	}
+	s->sync = sync_new(s->sync_kind, s->nslots, timeout_ms);
+	s->wave = calloc(s->nslots ? s->nslots : 1, sizeof *s->wave);
+	s->wave_slots = calloc(s->nslots ? s->nslots : 1, sizeof *s->wave_slots);
+	if (!s->sync || !s->wave || !s->wave_slots || table_insert(n, s) != 0) {
+		stream_free(n, s);
+		return GROVE_ENOMEM;
+	}
+	/* Children that are already gone never contribute. */
+	for (uint32_t k = 0; k < s->nslots; k++)
+		if (n->children[s->slot_child[k]].state == CHILD_GONE)
+			sync_slot_gone(s->sync, k);
+	char where[32];
+	snprintf(where, sizeof where, "stream:%u", id);
+	grove_trace_collector_register(&s->tc_sync, sync, "filter", where,
+	    "before:transform");
+	grove_trace_collector_register(&s->tc_up, up, "filter", where,
+	    "after:sync");
+	grove_trace_collector_register(&s->tc_wave, "wave", "tbon", where,
+	    "after:transform");
+	/* Tell the children on the path, each with its own members. */
+	for (uint32_t k = 0; k < s->nslots; k++) {
+		node_child *ch = &n->children[s->slot_child[k]];
+		if (!ch->c)
+			continue;
+		size_t lo = 0, hi;
+		while (lo < s->n_members && s->members[lo] < ch->be_lo)
+			lo++;
+		hi = lo;
+		while (hi < s->n_members && s->members[hi] < ch->be_hi)
+			hi++;
+		grove_packet *p = NULL;
+		if (wire_pack(&p, WIRE_T_STREAM_NEW, id, 0, n->rank, 0,
+			PROTO_STREAM_NEW, id, s->members + lo, (uint64_t)(hi - lo), up,
+			sync, down, timeout_ms) != 0)
+			continue;
+		node_send(n, ch->c, p);
+		grove_packet_unref(p);
+	}
+	grove_trace_record(&n->tc_stream_new, GROVE_OP_STREAM_NEW, (int32_t)id, t0,
+	    grove_trace_begin());
+	return 0;
+}
+
+void
+node_stream_destroy(node *n, uint32_t id, int forward)
+{
+	node_stream *s = node_stream_find(n, id);
+	if (!s)
+		return;
+	if (forward) {
+		grove_packet *p = NULL;
+		if (wire_pack(&p, WIRE_T_STREAM_DEL, id, 0, n->rank, 0,
+			PROTO_STREAM_DEL, id) == 0) {
+			node_send_down(n, s, p, 0);
+			grove_packet_unref(p);
+		}
+	}
+	/* Children whose reads were paused for this stream may go on. */
+	for (uint32_t k = 0; k < s->nslots; k++) {
+		node_child *ch = &n->children[s->slot_child[k]];
+		if (ch->paused && ch->c) {
+			ch->paused = 0;
+			conn_read_start(ch->c);
+		}
+	}
+	table_remove(n, s);
+	stream_free(n, s);
+}
+
+/* ---- upstream: waves ------------------------------------------------ */
+
+static void
+report_filter_error(node *n, node_stream *s, int rc, const char *what)
+{
+	char text[200];
+	snprintf(text, sizeof text, "node %u: %s filter '%s' on stream %u failed: "
+	    "%s", n->id, what, what[0] == 'u' ? s->up->name : s->down->name, s->id,
+	    grove_strerror(rc));
+	log_warn("%s", text);
+	node_up_ctl(n, WIRE_T_FILTER_ERROR, 0, PROTO_FILTER_ERROR, n->id, s->id, rc,
+	    text);
+}
+
+static void sync_timer_arm(node *n, node_stream *s);
+
+static void
+run_waves(node *n, node_stream *s)
+{
+	size_t k;
+	for (;;) {
+		uint64_t t0 = grove_trace_begin();
+		if (!sync_pop_wave(s->sync, now_ns(), s->wave, s->wave_slots, &k))
+			break;
+		uint64_t t1 = grove_trace_begin();
+		grove_trace_record(&s->tc_sync, GROVE_OP_FILTER_SYNC, (int32_t)k, t0,
+		    t1);
+		const wire_hdr *h = wire_packet_hdr(s->wave[0]);
+		for (size_t i = 0; i < k; i++)
+			s->wave_slots[i] = s->slot_child[s->wave_slots[i]];
+		flt_out *o = &n->fout;
+		int rc = flt_run(s->up, s->id, h->tag, n->rank, s->wave,
+		    s->wave_slots, k, s->params[0], &s->up_state, &n->place, o);
+		uint64_t t2 = grove_trace_begin();
+		grove_trace_record(&s->tc_up, GROVE_OP_FILTER_TRANSFORM, rc ? rc :
+		    (int32_t)k, t1, t2);
+		for (size_t i = 0; i < k; i++)
+			grove_packet_unref(s->wave[i]);
+		if (rc != 0) {
+			flt_out_reset(o);
+			report_filter_error(n, s, rc, "upstream");
+			continue;
+		}
+		for (size_t i = 0; i < o->n_up; i++)
+			n->hooks->up(n, o->up[i]);
+		for (size_t i = 0; i < o->n_down; i++)
+			for (size_t j = 0; j < k; j++)
+				node_send(n, n->children[s->wave_slots[j]].c, o->down[i]);
+		flt_out_reset(o);
+		grove_trace_record(&s->tc_wave, GROVE_OP_WAVE, (int32_t)k, t0,
+		    grove_trace_begin());
+	}
+	/* Resume children paused on this stream once their queues drained. */
+	for (uint32_t j = 0; j < s->nslots; j++) {
+		node_child *ch = &n->children[s->slot_child[j]];
+		if (ch->paused && ch->c &&
+		    sync_queued(s->sync, j) < SYNC_RESUME_PKTS) {
+			ch->paused = 0;
+			if (!n->children_paused)
+				conn_read_start(ch->c);
+		}
+	}
+	if (s->sync_kind == SYNC_TIMEOUT)
+		sync_timer_arm(n, s);
+}
+
+static void
+on_sync_timer(uv_timer_t *t)
+{
+	node *n = t->data;
+	n->sync_deadline = 0;
+	for (size_t i = 0; i < n->stream_cap; i++) {
+		node_stream *s = n->streams[i];
+		if (s && s != (node_stream *)n && s->sync_kind == SYNC_TIMEOUT)
+			run_waves(n, s);
+	}
+}
+
+static void
+sync_timer_arm(node *n, node_stream *s)
+{
+	uint64_t d = sync_next_deadline(s->sync);
+	if (d == UINT64_MAX)
+		return;
+	if (n->sync_deadline && n->sync_deadline <= d)
+		return;
+	n->sync_deadline = d;
+	uint64_t now = now_ns();
+	uint64_t ms = d > now ? (d - now + 999999) / 1000000 : 0;
+	n->sync_timer.data = n;
+	uv_timer_start(&n->sync_timer, on_sync_timer, ms, 0);
+}
+
+void
+node_stream_upstream(node *n, uint32_t child, grove_packet *p)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	node_stream *s = node_stream_find(n, h->stream);
+	if (!s) {
+		log_debug("node %u: data for unknown stream %u from child %u dropped",
+		    n->id, h->stream, n->children[child].node_id);
+		return;
+	}
+	int32_t slot = s->child_slot[child];
+	if (slot < 0) {
+		log_warn("node %u: child node %u is not on stream %u; packet "
+		    "dropped", n->id, n->children[child].node_id, s->id);
+		return;
+	}
+	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now_ns()) != 0)
+		return;
+	run_waves(n, s);
+	node_child *ch = &n->children[child];
+	if (!ch->paused && ch->c && sync_queued(s->sync, (uint32_t)slot) >
+	    SYNC_PAUSE_PKTS) {
+		ch->paused = 1;
+		conn_read_stop(ch->c);
+	}
+}
+
+void
+node_streams_child_gone(node *n, uint32_t child)
+{
+	for (size_t i = 0; i < n->stream_cap; i++) {
+		node_stream *s = n->streams[i];
+		if (!s || s == (node_stream *)n || s->child_slot[child] < 0)
+			continue;
+		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
+		run_waves(n, s);
+	}
+}
+
+/* ---- downstream ------------------------------------------------------- */
+
+void
+node_send_down(node *n, node_stream *s, grove_packet *p, int cp_only)
+{
+	if (!s) {
+		for (uint32_t c = 0; c < n->n_children; c++)
+			if (n->children[c].c && (!cp_only ||
+			    n->children[c].role == GROVE_ROLE_CP))
+				node_send(n, n->children[c].c, p);
+		return;
+	}
+	for (uint32_t k = 0; k < s->nslots; k++) {
+		node_child *ch = &n->children[s->slot_child[k]];
+		if (ch->c)
+			node_send(n, ch->c, p);
+	}
+}
+
+static void
+downstream_data(node *n, grove_packet *p)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	node_stream *s = node_stream_find(n, h->stream);
+	if (!s) {
+		log_debug("node %u: downstream data for unknown stream %u dropped",
+		    n->id, h->stream);
+		return;
+	}
+	if (s->down_is_null) {
+		node_send_down(n, s, p, 0);
+		return;
+	}
+	flt_out *o = &n->fout;
+	grove_packet *in[1] = {p};
+	uint32_t none[1] = {0};
+	int rc = flt_run(s->down, s->id, h->tag, n->rank, in, none, 1,
+	    s->params[2], &s->down_state, &n->place, o);
+	if (rc != 0) {
+		flt_out_reset(o);
+		report_filter_error(n, s, rc, "downstream");
+		return;
+	}
+	for (size_t i = 0; i < o->n_up; i++)
+		node_send_down(n, s, o->up[i], 0);
+	flt_out_reset(o);
+}
+
+static void
+downstream_p2p(node *n, grove_packet *p)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	int c = grove_topo_route(n->topo, n->id, h->aux);
+	if (c < 0 || !n->children[c].c) {
+		log_warn("node %u: no route to BE rank %u; packet dropped", n->id,
+		    h->aux);
+		return;
+	}
+	node_send(n, n->children[c].c, p);
+}
+
+static void
+stream_new_msg(node *n, grove_packet *p)
+{
+	uint32_t id = 0, timeout = 0;
+	const uint32_t *members = NULL;
+	uint64_t nm = 0;
+	const char *up = NULL, *sync = NULL, *down = NULL;
+	char err[200];
+	if (grove_packet_unpack(p, PROTO_STREAM_NEW, &id, &members, &nm, &up,
+		&sync, &down, &timeout) != 0) {
+		log_warn("node %u: malformed stream creation dropped", n->id);
+		return;
+	}
+	int rc = node_stream_create(n, id, members, nm, up, sync, down, timeout,
+	    err, sizeof err);
+	if (rc != 0) {
+		log_warn("%s", err);
+		node_up_ctl(n, WIRE_T_FILTER_ERROR, 0, PROTO_FILTER_ERROR, n->id, id,
+		    rc, err);
+	}
+}
+
+static void
+stream_params_msg(node *n, grove_packet *p)
+{
+	uint32_t id = 0;
+	int32_t which = 0;
+	const uint8_t *bytes = NULL;
+	uint64_t len = 0;
+	if (grove_packet_unpack(p, PROTO_STREAM_PARAMS, &id, &which, &bytes,
+		&len) != 0 || which < 0 || which > 2) {
+		log_warn("node %u: malformed stream parameters dropped", n->id);
+		return;
+	}
+	node_stream *s = node_stream_find(n, id);
+	if (!s)
+		return;
+	grove_packet *params = NULL;
+	if (wire_packet_from_bytes(bytes, (size_t)len, &params) != 0) {
+		log_warn("node %u: bad parameter packet for stream %u", n->id, id);
+		return;
+	}
+	grove_packet_unref(s->params[which]);
+	s->params[which] = params;
+	if (which == 1) {
+		uint32_t ms = 0;
+		if (grove_packet_unpack(params, "%ud", &ms) == 0) {
+			s->timeout_ms = ms;
+			sync_set_timeout(s->sync, ms);
+		}
+	}
+	node_send_down(n, s, p, 1);
+}
+
+void
+node_stream_set_params_local(node *n, grove_packet *ctl)
+{
+	stream_params_msg(n, ctl);
+}
+
+/* ---- filter loading ------------------------------------------------- */
+
+void
+node_load_req_free(node *n, node_load_req *r)
+{
+	for (node_load_req **pp = &n->loads; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	}
+	for (size_t i = 0; i < r->n_errors; i++)
+		free(r->errors[i]);
+	free(r->errors);
+	free(r);
+}
+
+static void
+load_add_error(node_load_req *r, const char *text)
+{
+	char **e = realloc(r->errors, (r->n_errors + 1) * sizeof *e);
+	if (!e)
+		return;
+	r->errors = e;
+	if ((r->errors[r->n_errors] = strdup(text)))
+		r->n_errors++;
+}
+
+static void
+load_maybe_done(node *n, node_load_req *r)
+{
+	if (r->waiting || r->done)
+		return;
+	r->done = 1;
+	if (n->id == 0)
+		return; /* the FE collects the result itself */
+	grove_packet *p = NULL;
+	if (wire_pack(&p, WIRE_T_FILTER_ACK, 0, (int32_t)r->req, n->rank, 0,
+		PROTO_FILTER_ACK, r->ok, (const char *const *)r->errors,
+		(uint64_t)r->n_errors) == 0) {
+		n->hooks->up(n, p);
+		grove_packet_unref(p);
+	}
+	node_load_req_free(n, r);
+}
+
+node_load_req *
+node_filter_load(node *n, uint32_t req, const char *name, const char *path,
+    const char *symbol)
+{
+	node_load_req *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->req = req;
+	r->next = n->loads;
+	n->loads = r;
+	char err[512];
+	if (flt_load(n->filters, name, path, symbol, err, sizeof err) == 0) {
+		r->ok++;
+	} else {
+		char text[700];
+		const grove_topo_node *me = grove_topo_node_at(n->topo, n->id);
+		snprintf(text, sizeof text, "node %u (%s on %s): %s", n->id,
+		    n->id == 0 ? "fe" : "cp", me ? me->host : "?", err);
+		load_add_error(r, text);
+	}
+	grove_packet *p = NULL;
+	if (wire_pack(&p, WIRE_T_FILTER_LOAD, 0, (int32_t)req, n->rank, 0,
+		PROTO_FILTER_LOAD, name, path, symbol) == 0) {
+		for (uint32_t c = 0; c < n->n_children; c++) {
+			node_child *ch = &n->children[c];
+			if (ch->role == GROVE_ROLE_CP && ch->c) {
+				node_send(n, ch->c, p);
+				r->waiting++;
+			}
+		}
+		grove_packet_unref(p);
+	}
+	load_maybe_done(n, r);
+	return r;
+}
+
+void
+node_load_ack(node *n, uint32_t child, grove_packet *p)
+{
+	uint32_t ok = 0;
+	const char *const *errs = NULL;
+	uint64_t ne = 0;
+	int32_t req = wire_packet_hdr(p)->tag;
+	node_load_req *r = n->loads;
+	while (r && r->req != (uint32_t)req)
+		r = r->next;
+	if (!r || r->done)
+		return;
+	if (grove_packet_unpack(p, PROTO_FILTER_ACK, &ok, &errs, &ne) != 0) {
+		load_add_error(r, "malformed filter-load answer");
+	} else {
+		r->ok += ok;
+		for (uint64_t i = 0; i < ne; i++)
+			load_add_error(r, errs[i]);
+	}
+	if (r->waiting)
+		r->waiting--;
+	load_maybe_done(n, r);
+}
+
+/* A CP child that dies while a load is outstanding must not stall it. */
+void
+node_loads_child_gone(node *n, uint32_t child)
+{
+	node_child *ch = &n->children[child];
+	if (ch->role != GROVE_ROLE_CP)
+		return;
+	for (node_load_req *r = n->loads, *next; r; r = next) {
+		next = r->next;
+		if (r->done || !r->waiting)
+			continue;
+		char text[128];
+		snprintf(text, sizeof text, "node %u: lost before answering",
+		    ch->node_id);
+		load_add_error(r, text);
+		r->waiting--;
+		load_maybe_done(n, r);
+	}
+}
+
+/* ---- from the parent ---------------------------------------------- */
+
+void
+node_from_parent(node *n, grove_packet *p)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	switch (h->type) {
+	case WIRE_T_DATA:
+		downstream_data(n, p);
+		break;
+	case WIRE_T_P2P:
+		downstream_p2p(n, p);
+		break;
+	case WIRE_T_STREAM_NEW:
+		stream_new_msg(n, p);
+		break;
+	case WIRE_T_STREAM_DEL: {
+		uint32_t id = 0;
+		if (grove_packet_unpack(p, PROTO_STREAM_DEL, &id) == 0)
+			node_stream_destroy(n, id, 1);
+		break;
+	}
+	case WIRE_T_STREAM_PARAMS:
+		stream_params_msg(n, p);
+		break;
+	case WIRE_T_FILTER_LOAD: {
+		const char *name = NULL, *path = NULL, *sym = NULL;
+		if (grove_packet_unpack(p, PROTO_FILTER_LOAD, &name, &path, &sym) == 0)
+			node_filter_load(n, (uint32_t)h->tag, name, path, sym);
+		break;
+	}
+	case WIRE_T_HEARTBEAT:
+		break;
+	default:
+		log_warn("node %u: unexpected message type %u from parent dropped",
+		    n->id, h->type);
+	}
+}

@@ -1,0 +1,34 @@
+/* Control messages of the TBON (internal): their payload formats.
+ * Each travels as a frame of the given wire type (src/codec/wire.h); the
+ * shared validated decoder checks them like any packet, and a mismatch is
+ * a protocol error of the sending peer. */
+#ifndef GROVE_PROTO_H
+#define GROVE_PROTO_H
+
+/* READY, child -> parent: BEs up below, and the listening endpoints of the
+ * CPs below that have BE children (attach mode): node ids, ports, hosts. */
+#define PROTO_READY "%ud %aud %aud %as"
+/* LAUNCH_ERROR, child -> parent: what failed, naming node/host/program. */
+#define PROTO_LAUNCH_ERROR "%s"
+/* STREAM_NEW, parent -> child: id, member BE ranks below the child,
+ * up filter, sync filter, down filter, sync timeout (ms). */
+#define PROTO_STREAM_NEW "%ud %aud %s %s %s %ud"
+#define PROTO_STREAM_DEL "%ud"
+/* STREAM_PARAMS: stream, which filter (grove_filter_slot), the parameter
+ * packet's frame. */
+#define PROTO_STREAM_PARAMS "%ud %d %auc"
+/* FILTER_LOAD (tag = request id): name, path, symbol. */
+#define PROTO_FILTER_LOAD "%s %s %s"
+/* FILTER_ACK (tag = request id): nodes that loaded it, errors. */
+#define PROTO_FILTER_ACK "%ud %as"
+/* NODE_LOST, child -> parent: lost node id, its BE range, reason. */
+#define PROTO_NODE_LOST "%ud %ud %ud %s"
+/* BE_ATTACHED, child -> parent: BE rank. */
+#define PROTO_BE_ATTACHED "%ud"
+/* FILTER_ERROR: node id, stream, error code, text. */
+#define PROTO_FILTER_ERROR "%ud %ud %d %s"
+
+/* Ranks that CPs and the FE put in packets they build: never a BE rank. */
+#define PROTO_NODE_RANK(node_id) (0x80000000u | (node_id))
+
+#endif

@@ -1,0 +1,70 @@
+#include "tbon/waitfd.h"
+
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+int
+waitfd_init(waitfd *w, uv_loop_t *loop)
+{
+	w->signalled = 0;
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	w->ev = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->ep < 0 || w->ev < 0)
+		return -1;
+	struct epoll_event e = {.events = EPOLLIN};
+	e.data.fd = w->ev;
+	epoll_ctl(w->ep, EPOLL_CTL_ADD, w->ev, &e);
+	e.data.fd = uv_backend_fd(loop);
+	epoll_ctl(w->ep, EPOLL_CTL_ADD, e.data.fd, &e);
+	return 0;
+}
+
+void
+waitfd_fini(waitfd *w)
+{
+	if (w->ep >= 0)
+		close(w->ep);
+	if (w->ev >= 0)
+		close(w->ev);
+	w->ep = w->ev = -1;
+}
+
+void
+waitfd_set(waitfd *w, int pending)
+{
+	if (pending == w->signalled || w->ev < 0)
+		return;
+	uint64_t v = 1;
+	if (pending) {
+		if (write(w->ev, &v, sizeof v) < 0)
+			return;
+	} else if (read(w->ev, &v, sizeof v) < 0) {
+		return;
+	}
+	w->signalled = pending;
+}
+
+static void
+on_wake(uv_timer_t *t)
+{
+	(void)t;
+}
+
+void
+loop_run_for(uv_loop_t *loop, uv_timer_t *t, int timeout_ms)
+{
+	if (timeout_ms == 0) {
+		uv_run(loop, UV_RUN_NOWAIT);
+		return;
+	}
+	if (timeout_ms > 0) {
+		/* A one-shot timer bounds the wait of UV_RUN_ONCE. */
+		uv_update_time(loop);
+		uv_timer_start(t, on_wake, (uint64_t)timeout_ms, 0);
+	}
+	uv_run(loop, UV_RUN_ONCE);
+	if (timeout_ms > 0)
+		uv_timer_stop(t);
+}

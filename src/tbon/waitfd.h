@@ -1,0 +1,24 @@
+/* The descriptor a tool polls (internal): an epoll set holding the event
+ * loop's own descriptor and an eventfd that is kept readable while an
+ * application queue holds something. */
+#ifndef GROVE_WAITFD_H
+#define GROVE_WAITFD_H
+
+#include <uv.h>
+
+typedef struct waitfd {
+	int ep;
+	int ev;
+	int signalled;
+} waitfd;
+
+int waitfd_init(waitfd *w, uv_loop_t *loop);
+void waitfd_fini(waitfd *w);
+/* Make the descriptor readable (pending = 1) or not. */
+void waitfd_set(waitfd *w, int pending);
+
+/* Run the loop once: block at most timeout_ms (0: do not block; < 0: until
+ * something happens).  t is an initialised timer owned by the caller. */
+void loop_run_for(uv_loop_t *loop, uv_timer_t *t, int timeout_ms);
+
+#endif
