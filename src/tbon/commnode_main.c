@@ -45,7 +45,8 @@ cp_up(node *n, grove_packet *p)
 	node_send(n, n->parent, p);
 }
 
-static const node_hooks cp_hooks = {cp_up, NULL};
+static void cp_child_ready(node *n);
+static const node_hooks cp_hooks = {cp_up, NULL, cp_child_ready};
 
 static void
 begin_exit(commnode *cn, int code)
@@ -164,6 +165,17 @@ on_ctl_tick(uv_timer_t *t)
 			node_send(n, n->parent, hb);
 			grove_packet_unref(hb);
 		}
+	}
+}
+
+static void
+cp_child_ready(node *n)
+{
+	commnode *cn = n->owner;
+	if (!cn->reported_ready && !cn->reported_failure &&
+	    node_children_ready(n)) {
+		cn->reported_ready = 1;
+		report_ready(cn);
 	}
 }
 

@@ -176,7 +176,7 @@ fe_up(node *n, grove_packet *p)
 	fe_update_waitfd(net);
 }
 
-static const node_hooks fe_hooks = {fe_up, NULL};
+static const node_hooks fe_hooks = {fe_up, NULL, NULL};
 
 void
 fe_run(grove_net *net, int timeout_ms)

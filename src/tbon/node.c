@@ -254,6 +254,8 @@ child_mark_ready(node *n, node_child *ch, uint32_t bes)
 	ch->ready_bes = bes;
 	n->ready_bes += bes;
 	n->n_ready++;
+	if (n->hooks->child_ready)
+		n->hooks->child_ready(n);
 }
 
 static void

@@ -70,6 +70,8 @@ typedef struct node_hooks {
 	/* Events worth telling the owner about while nothing else happens:
 	 * the FE turns them into grove_events; a CP has none. */
 	void (*child_lost)(node *n, uint32_t child, const char *why);
+	/* A child's subtree became ready (launch progress). */
+	void (*child_ready)(node *n);
 } node_hooks;
 
 typedef struct node_load_req {
