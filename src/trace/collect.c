@@ -26,6 +26,22 @@ close_out(FILE *f, int rc)
 	return fclose(f) == 0 || rc ? rc : GROVE_ESYS;
 }
 
+/* A snapshot of the network, which must have at least one event space. */
+static int
+collect_some(const char *network_id, struct trace_set *set)
+{
+	int rc = trace_set_collect(network_id, set);
+	if (rc)
+		return rc;
+	if (!set->n) {
+		fprintf(stderr, "grove trace: no event spaces of network '%s' "
+		        "in /dev/shm\n", network_id ? network_id : "*");
+		trace_set_free(set);
+		return GROVE_ENOENT;
+	}
+	return 0;
+}
+
 int
 trace_collect_and_export(const char *network_id, const char *format,
                          const char *path)
@@ -55,7 +71,7 @@ trace_collect_and_export(const char *network_id, const char *format,
 		return GROVE_ENOTSUP;
 	}
 #endif
-	if ((rc = trace_set_collect(network_id, &set)))
+	if ((rc = collect_some(network_id, &set)))
 		return rc;
 	if (otf2) {
 		mkdir(path, 0777); /* OTF2 adds its files inside */
@@ -78,7 +94,7 @@ int
 trace_stats_write(const char *network_id, const char *path_or_dash, int json)
 {
 	struct trace_set set;
-	int rc = trace_set_collect(network_id, &set);
+	int rc = collect_some(network_id, &set);
 	if (rc)
 		return rc;
 	FILE *f = open_out(path_or_dash);

@@ -1,0 +1,291 @@
+/* Event-space lifecycle and registry: init/fini/keep, identity checks,
+ * GROVE_TRACE=0, collector entries as a reader sees them, per-thread ring
+ * claims (and the sink when all rings are taken), fork safety. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "grove/error.h"
+#include "grove/trace.h"
+#include "trace/reader.h"
+
+static char net[64];
+
+static void
+new_net(void)
+{
+	static int n;
+	snprintf(net, sizeof net, "t%lds%d", (long)getpid(), n++);
+}
+
+static int
+seg_exists(const char *role, unsigned rank)
+{
+	char name[128];
+	snprintf(name, sizeof name, "grove.%s.%s.%u", net, role, rank);
+	int fd = shm_open(name, O_RDONLY, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+static void
+open_seg(const char *role, unsigned rank, struct trace_seg *s)
+{
+	char name[128], err[256];
+	snprintf(name, sizeof name, "grove.%s.%s.%u", net, role, rank);
+	assert_int_equal(trace_seg_open(name, s, err, sizeof err), 0);
+}
+
+static void
+test_names(void **state)
+{
+	(void)state;
+	char buf[128], n[64], r[16];
+	uint32_t rank;
+	assert_int_equal(trace_segment_name(buf, sizeof buf, "n1", "cp", 3),
+	                 0);
+	assert_string_equal(buf, "grove.n1.cp.3");
+	assert_int_equal(trace_parse_name(buf, n, sizeof n, r, sizeof r,
+	                                  &rank), 0);
+	assert_string_equal(n, "n1");
+	assert_string_equal(r, "cp");
+	assert_int_equal(rank, 3);
+	assert_int_equal(trace_segment_name(buf, sizeof buf, "a.b", "cp", 3),
+	                 GROVE_EINVAL);
+	assert_int_equal(trace_segment_name(buf, sizeof buf, "a/b", "cp", 3),
+	                 GROVE_EINVAL);
+	assert_int_equal(trace_segment_name(buf, sizeof buf, "", "cp", 3),
+	                 GROVE_EINVAL);
+	assert_int_equal(trace_parse_name("grove.x.y", n, sizeof n, r,
+	                                  sizeof r, &rank), GROVE_EINVAL);
+	assert_int_equal(trace_parse_name("grove.x.y.1z", n, sizeof n, r,
+	                                  sizeof r, &rank), GROVE_EINVAL);
+	assert_int_equal(grove_trace_init("bad.id", "be", 0), GROVE_EINVAL);
+}
+
+static void
+test_lifecycle(void **state)
+{
+	(void)state;
+	new_net();
+	assert_false(grove_trace_enabled());
+	assert_int_equal(grove_trace_init(net, "cp", 2), 0);
+	assert_true(grove_trace_enabled());
+	assert_true(seg_exists("cp", 2));
+	assert_int_equal(grove_trace_init(net, "cp", 2), 0); /* idempotent */
+	assert_int_equal(grove_trace_init(net, "cp", 3), GROVE_EINVAL);
+	grove_trace_set_enabled(0);
+	assert_false(grove_trace_enabled());
+	grove_trace_set_enabled(1);
+	assert_true(grove_trace_enabled());
+	grove_trace_fini(0);
+	assert_false(grove_trace_enabled());
+	assert_false(seg_exists("cp", 2));
+
+	/* keep: the segment stays, marked finished, until someone removes
+	 * it. */
+	assert_int_equal(grove_trace_init(net, "be", 7), 0);
+	grove_trace_fini(1);
+	assert_true(seg_exists("be", 7));
+	struct trace_seg s;
+	open_seg("be", 7, &s);
+	assert_int_equal(s.h->finished, 1);
+	assert_int_equal(s.h->rank, 7);
+	assert_string_equal(s.h->role, "be");
+	assert_int_equal(s.h->pid, getpid());
+	assert_true(s.h->calib_fini.mono_ns >= s.h->calib_init.mono_ns);
+	assert_true(trace_seg_quiescent(&s));
+	trace_seg_close(&s);
+	char name[128];
+	snprintf(name, sizeof name, "grove.%s.be.7", net);
+	assert_int_equal(shm_unlink(name), 0);
+	/* Once off, records are dropped without a ring. */
+	grove_trace_collector c = {5, 0};
+	grove_trace_record(&c, GROVE_OP_SEND, 1, 1, 2);
+	assert_int_equal(c.seq, 0);
+}
+
+static void
+test_env_off(void **state)
+{
+	(void)state;
+	new_net();
+	setenv("GROVE_TRACE", "0", 1);
+	assert_int_equal(grove_trace_init(net, "fe", 0), 0);
+	unsetenv("GROVE_TRACE");
+	assert_false(grove_trace_enabled());
+	assert_false(seg_exists("fe", 0));
+	grove_trace_collector c = {9, 9};
+	assert_int_equal(grove_trace_collector_register(&c, "x", "net", "",
+	                                                ""), 0);
+	assert_int_equal(c.id, 0);
+	grove_trace_set_enabled(1); /* no event space: stays off */
+	assert_false(grove_trace_enabled());
+	uint64_t t = grove_trace_begin();
+	assert_int_equal(t, 0);
+	grove_trace_end(&c, GROVE_OP_SEND, 1, t);
+	assert_int_equal(c.seq, 0);
+	grove_trace_fini(0);
+}
+
+static void
+test_registry(void **state)
+{
+	(void)state;
+	grove_trace_collector a, b, u;
+	char longname[200];
+	memset(longname, 'n', sizeof longname - 1);
+	longname[sizeof longname - 1] = 0;
+	new_net();
+	assert_int_equal(grove_trace_init(net, "cp", 1), 0);
+	assert_int_equal(grove_trace_collector_register(&a, "send", "net",
+	                 "link:1->0", "after:write"), 0);
+	assert_int_equal(grove_trace_collector_register(&b, longname, NULL,
+	                 NULL, NULL), 0);
+	assert_int_equal(grove_trace_user_register(&u, "phase"), 0);
+	assert_int_equal(a.id, 1);
+	assert_int_equal(b.id, 2);
+	assert_int_equal(u.id, 3);
+	assert_int_equal(grove_trace_collector_register(NULL, "x", "", "", ""),
+	                 GROVE_EINVAL);
+	grove_trace_instant(&a, GROVE_OP_SEND, 42);
+	grove_trace_instant(&a, GROVE_OP_SEND, 43);
+	assert_int_equal(a.seq, 2);
+
+	struct trace_seg s;
+	struct trace_proc p;
+	open_seg("cp", 1, &s);
+	assert_int_equal(trace_seg_n_collectors(&s), 3);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	const struct trace_collector_entry *e = trace_proc_collector(&p, 1);
+	assert_non_null(e);
+	assert_string_equal(e->name, "send");
+	assert_string_equal(e->layer, "net");
+	assert_string_equal(e->where, "link:1->0");
+	assert_string_equal(e->position, "after:write");
+	e = trace_proc_collector(&p, 2);
+	assert_int_equal(strlen(e->name), sizeof e->name - 1); /* truncated */
+	assert_string_equal(e->layer, "");
+	e = trace_proc_collector(&p, 3);
+	assert_string_equal(e->layer, "user");
+	assert_null(trace_proc_collector(&p, 0));
+	assert_null(trace_proc_collector(&p, 4));
+	assert_string_equal(p.label, "cp 1");
+	assert_int_equal(p.n_rings, 1);
+	assert_int_equal(p.rings[0].n, 2);
+	assert_int_equal(p.rings[0].t[1].result, 43);
+	assert_int_equal(p.rings[0].t[1].seq, 1);
+	assert_int_equal(p.rings[0].t[1].flags, GROVE_TRACE_F_INSTANT);
+	assert_true(p.alive);
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+	grove_trace_fini(0);
+}
+
+/* ---- one ring per thread; the 65th thread records into a sink ---- */
+
+static grove_trace_collector thr_c[TRACE_MAX_RINGS + 1];
+static pthread_barrier_t barrier;
+
+static void *
+one_event(void *arg)
+{
+	grove_trace_collector *c = arg;
+	grove_trace_instant(c, GROVE_OP_USER, 1);
+	grove_trace_instant(c, GROVE_OP_USER, 2);
+	pthread_barrier_wait(&barrier); /* all threads alive at once */
+	return NULL;
+}
+
+static void
+test_ring_per_thread(void **state)
+{
+	(void)state;
+	enum { N = TRACE_MAX_RINGS + 1 };
+	pthread_t th[N];
+	new_net();
+	setenv("GROVE_TRACE_SIZE", "16", 1);
+	assert_int_equal(grove_trace_init(net, "be", 3), 0);
+	unsetenv("GROVE_TRACE_SIZE");
+	pthread_barrier_init(&barrier, NULL, N);
+	for (int i = 0; i < N; i++) {
+		grove_trace_user_register(&thr_c[i], "t");
+		assert_int_equal(pthread_create(&th[i], NULL, one_event,
+		                                &thr_c[i]), 0);
+	}
+	for (int i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&barrier);
+	struct trace_seg s;
+	struct trace_proc p;
+	open_seg("be", 3, &s);
+	assert_int_equal(trace_seg_n_rings(&s), TRACE_MAX_RINGS);
+	assert_int_equal(s.h->threads_without_ring, 1);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	uint64_t total = 0;
+	for (uint32_t r = 0; r < p.n_rings; r++) {
+		assert_int_equal(p.rings[r].n, 2);
+		assert_int_equal(p.rings[r].t[0].collector,
+		                 p.rings[r].t[1].collector);
+		total += p.rings[r].n;
+	}
+	assert_int_equal(total, 2 * TRACE_MAX_RINGS);
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+	grove_trace_fini(0);
+}
+
+/* A forked child must not write into its parent's rings. */
+static void
+test_fork_child_off(void **state)
+{
+	(void)state;
+	grove_trace_collector c;
+	new_net();
+	assert_int_equal(grove_trace_init(net, "fe", 0), 0);
+	grove_trace_user_register(&c, "parent");
+	grove_trace_instant(&c, GROVE_OP_USER, 1);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int bad = grove_trace_enabled();
+		grove_trace_instant(&c, GROVE_OP_USER, 99);
+		grove_trace_instant(&c, GROVE_OP_USER, 99);
+		_exit(bad);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct trace_seg s;
+	open_seg("fe", 0, &s);
+	assert_int_equal(__atomic_load_n(&trace_seg_ring(&s, 0)->head,
+	                                 __ATOMIC_ACQUIRE), 1);
+	trace_seg_close(&s);
+	grove_trace_fini(0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_lifecycle),
+		cmocka_unit_test(test_env_off),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_ring_per_thread),
+		cmocka_unit_test(test_fork_child_off),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
