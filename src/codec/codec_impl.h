@@ -17,9 +17,6 @@
  * covers every control message and typical tool data without a malloc. */
 #define CODEC_INLINE_ITEMS 8
 
-/* Largest number of items a canonical format can hold ("%c %c ..."). */
-#define CODEC_MAX_ITEMS ((int)(WIRE_MAX_FMT + 1) / 3)
-
 /* The decoded payload.  Data pointers point into the frame, or into
  * scratch when the frame bytes cannot be used as they are (misaligned, or
  * a big-endian host, or the pointer array of a %as). */
