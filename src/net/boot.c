@@ -45,6 +45,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	fprintf(f, "attach %d\ntimeout %d\nheartbeat %d\nbind %s\nlog %d\n",
 	    b->attach, b->timeout_ms, b->heartbeat_ms, b->bind_addr,
 	    b->log_level);
+	if (b->parent_unix[0])
+		fprintf(f, "parent-unix %s\n", b->parent_unix);
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
 	    b->be_exe);
 	for (int i = 0; i < b->be_argc; i++)
@@ -117,6 +119,8 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 			b->node = (uint32_t)strtoul(val, NULL, 10);
 		} else if (!strcmp(line, "rank")) {
 			b->rank = (uint32_t)strtoul(val, NULL, 10);
+		} else if (!strcmp(line, "parent-unix")) {
+			rc = copy_str(b->parent_unix, sizeof b->parent_unix, val);
 		} else if (!strcmp(line, "parent-node")) {
 			b->parent_node = (uint32_t)strtoul(val, NULL, 10);
 		} else if (!strcmp(line, "backends")) {

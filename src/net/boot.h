@@ -18,6 +18,7 @@ typedef struct boot {
 	char netid[40];
 	char parent_host[256];
 	uint16_t parent_port;
+	char parent_unix[96];   /* local parent: its Unix socket name */
 	uint32_t node;          /* the child's topology node id */
 	uint32_t rank;          /* BE rank (BEs only) */
 	uint32_t parent_node;   /* the parent's topology node id */

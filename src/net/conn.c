@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "codec/wire.h"
@@ -38,7 +39,7 @@ conn_alloc(const conn_ops *ops, void *owner, long tag)
 	c->ops = ops;
 	c->owner = owner;
 	c->tag = tag;
-	c->tcp.data = c;
+	c->h.handle.data = c;
 	c->last_rx_ms = sockio_now_ms();
 	snprintf(c->peer, sizeof c->peer, "peer");
 	return c;
@@ -51,11 +52,20 @@ conn_open_fd(uv_loop_t *loop, int fd, const conn_ops *ops, void *owner,
 	conn *c = conn_alloc(ops, owner, tag);
 	if (!c)
 		return GROVE_ENOMEM;
-	if (uv_tcp_init(loop, &c->tcp) != 0 || uv_tcp_open(&c->tcp, fd) != 0) {
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	int is_unix = getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+	    ss.ss_family == AF_UNIX;
+	int rc = is_unix ? uv_pipe_init(loop, &c->h.pipe, 0)
+	    : uv_tcp_init(loop, &c->h.tcp);
+	if (rc == 0)
+		rc = is_unix ? uv_pipe_open(&c->h.pipe, fd)
+		    : uv_tcp_open(&c->h.tcp, fd);
+	if (rc != 0) {
 		free(c);
 		return GROVE_ESYS;
 	}
-	c->tcp.data = c;
+	c->h.handle.data = c;
 	sockio_tune(fd, 20000);
 	conn_read_start(c);
 	*out = c;
@@ -68,19 +78,29 @@ conn_accept(uv_stream_t *server, const conn_ops *ops, void *owner, conn **out)
 	conn *c = conn_alloc(ops, owner, -2);
 	if (!c)
 		return GROVE_ENOMEM;
-	uv_tcp_init(server->loop, &c->tcp);
-	c->tcp.data = c;
-	if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
+	int is_unix = server->type == UV_NAMED_PIPE;
+	if (is_unix)
+		uv_pipe_init(server->loop, &c->h.pipe, 0);
+	else
+		uv_tcp_init(server->loop, &c->h.tcp);
+	c->h.handle.data = c;
+	if (uv_accept(server, &c->h.stream) != 0) {
 		c->closing = 1;
-		uv_close((uv_handle_t *)&c->tcp, (uv_close_cb)free);
+		uv_close(&c->h.handle, (uv_close_cb)free);
 		return GROVE_ESYS;
 	}
 	uv_os_fd_t fd;
-	if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0)
+	if (is_unix) {
+		snprintf(c->peer, sizeof c->peer, "local process");
+		conn_read_start(c);
+		*out = c;
+		return 0;
+	}
+	if (uv_fileno(&c->h.handle, &fd) == 0)
 		sockio_tune(fd, 20000);
 	struct sockaddr_storage ss;
 	int sl = sizeof ss;
-	if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &sl) == 0) {
+	if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &sl) == 0) {
 		char ip[48] = "?";
 		int port = 0;
 		if (ss.ss_family == AF_INET) {
@@ -104,7 +124,7 @@ conn_read_start(conn *c)
 {
 	if (!c->reading && !c->closing) {
 		c->reading = 1;
-		uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+		uv_read_start(&c->h.stream, on_alloc, on_read);
 	}
 }
 
@@ -113,7 +133,7 @@ conn_read_stop(conn *c)
 {
 	if (c->reading && !c->closing) {
 		c->reading = 0;
-		uv_read_stop((uv_stream_t *)&c->tcp);
+		uv_read_stop(&c->h.stream);
 	}
 }
 
@@ -277,7 +297,7 @@ conn_flush(conn *c)
 			total += len;
 		}
 		uint64_t t0 = grove_trace_begin();
-		int w = uv_try_write((uv_stream_t *)&c->tcp, iov, (unsigned)n);
+		int w = uv_try_write(&c->h.stream, iov, (unsigned)n);
 		if (w < 0 && w != UV_EAGAIN) {
 			conn_close(c, GROVE_ECLOSED, uv_strerror(w));
 			return GROVE_ECLOSED;
@@ -315,7 +335,7 @@ conn_flush(conn *c)
 				wr->pkts[i] = c->wq[k + i];
 				wr->bytes += iov[k + i].len;
 			}
-			int rc = uv_write(&wr->req, (uv_stream_t *)&c->tcp, iov + k,
+			int rc = uv_write(&wr->req, &c->h.stream, iov + k,
 			    (unsigned)rest, on_write);
 			if (rc != 0) {
 				for (size_t i = 0; i < rest; i++)
@@ -356,7 +376,7 @@ conn_close(conn *c, int err, const char *why)
 	c->wq_n = 0;
 	c->wq_bytes = 0;
 	/* Pending uv_writes complete with UV_ECANCELED and free themselves. */
-	uv_close((uv_handle_t *)&c->tcp, on_closed);
+	uv_close(&c->h.handle, on_closed);
 	c->ops->on_close(c, err, why);
 }
 

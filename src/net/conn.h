@@ -34,7 +34,14 @@ typedef struct conn_ops {
 } conn_ops;
 
 struct conn {
-	uv_tcp_t tcp;
+	/* TCP between hosts, a Unix socket between processes of one host
+	 * (about half the kernel cost per message). */
+	union {
+		uv_tcp_t tcp;
+		uv_pipe_t pipe;
+		uv_stream_t stream;
+		uv_handle_t handle;
+	} h;
 	const conn_ops *ops;
 	void *owner;      /* the node / be that owns this conn */
 	long tag;         /* owner's index (child slot, -1 parent) */

@@ -1,6 +1,7 @@
 #include "net/sockio.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,4 +138,64 @@ sockio_write_all(int fd, const void *buf, size_t len, int timeout_ms)
 			return rc;
 	}
 	return 0;
+}
+
+/* Abstract names need no file and vanish with the last descriptor. */
+static socklen_t
+unix_addr(const char *name, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	size_t l = strlen(name);
+	if (l > sizeof sa->sun_path - 2)
+		l = sizeof sa->sun_path - 2;
+	memcpy(sa->sun_path + 1, name, l);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + l);
+}
+
+int
+sockio_connect_unix(const char *name, int timeout_ms, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	socklen_t sl = unix_addr(name, &sa);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return GROVE_ESYS;
+	}
+	uint64_t deadline = sockio_now_ms() + (uint64_t)timeout_ms;
+	for (;;) {
+		if (connect(fd, (struct sockaddr *)&sa, sl) == 0)
+			return fd;
+		if (errno == EAGAIN && sockio_now_ms() < deadline) {
+			/* backlog full: the parent is busy accepting */
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (errno == EINPROGRESS && wait_fd(fd, POLLOUT, deadline) == 0)
+			return fd;
+		break;
+	}
+	snprintf(err, errlen, "cannot connect to local parent socket '%s': %s",
+	    name, strerror(errno));
+	close(fd);
+	return GROVE_ESYS;
+}
+
+int
+sockio_listen_unix(const char *name, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	socklen_t sl = unix_addr(name, &sa);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) != 0 ||
+	    listen(fd, 4096) != 0) {
+		snprintf(err, errlen, "cannot listen on local socket '%s': %s", name,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return GROVE_ESYS;
+	}
+	return fd;
 }

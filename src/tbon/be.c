@@ -76,15 +76,17 @@ be_on_close(conn *c, int err, const char *why)
 static const conn_ops be_ops = {be_on_packet, be_on_close, NULL};
 
 static int
-be_connect(grove_be *be, const char *host, uint16_t port, uint32_t parent,
-    const char *netid,
+be_connect(grove_be *be, const char *host, uint16_t port, const char *unix_name,
+    uint32_t parent, const char *netid,
     const uint8_t secret[AUTH_SECRET_LEN], int timeout_ms)
 {
 	char err[512];
 	struct sigaction sa;
 	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
 		signal(SIGPIPE, SIG_IGN);
-	int fd = sockio_connect(host, port, timeout_ms, err, sizeof err);
+	int fd = unix_name && *unix_name
+	    ? sockio_connect_unix(unix_name, timeout_ms, err, sizeof err)
+	    : sockio_connect(host, port, timeout_ms, err, sizeof err);
 	if (fd < 0) {
 		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
 		return fd;
@@ -163,7 +165,8 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		be->backends = b.backends;
 		if (b.log_level > grove_log_level_)
 			grove_log_level_ = b.log_level;
-		rc = be_connect(be, b.parent_host, b.parent_port, b.parent_node, b.netid,
+		rc = be_connect(be, b.parent_host, b.parent_port, b.parent_unix,
+		    b.parent_node, b.netid,
 		    secret,
 		    b.timeout_ms);
 	}
@@ -194,7 +197,7 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	/* The network id is only used to name our event space. */
 	char netid[40];
 	snprintf(netid, sizeof netid, "attach-%u", (unsigned)getpid());
-	return be_connect(be, host, port, parent, netid, secret, 30000);
+	return be_connect(be, host, port, NULL, parent, netid, secret, 30000);
 }
 
 int
@@ -294,7 +297,7 @@ grove_be_last_error(const grove_be *be)
 int
 grove_be_fd(grove_be *be)
 {
-	return be ? be->wfd.ep : -1;
+	return be ? waitfd_get(&be->wfd, be->q.n > 0 || be->closed) : -1;
 }
 
 static void

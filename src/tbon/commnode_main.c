@@ -226,8 +226,10 @@ run(commnode *cn)
 		return 2;
 	}
 	cn->parent_is_cp = me->parent > 0;
-	int fd = sockio_connect(b->parent_host, b->parent_port, b->timeout_ms, err,
-	    sizeof err);
+	int fd = b->parent_unix[0]
+	    ? sockio_connect_unix(b->parent_unix, b->timeout_ms, err, sizeof err)
+	    : sockio_connect(b->parent_host, b->parent_port, b->timeout_ms, err,
+		  sizeof err);
 	if (fd < 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
 		grove_topo_destroy(topo);

@@ -250,7 +250,7 @@ grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 int
 grove_net_fd(grove_net *net)
 {
-	return net ? net->wfd.ep : -1;
+	return net ? waitfd_get(&net->wfd, net->queued > 0 || net->ev_n > 0) : -1;
 }
 
 int

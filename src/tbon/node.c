@@ -582,6 +582,20 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	n->port = ntohs(ss.ss_family == AF_INET
 	    ? ((struct sockaddr_in *)&ss)->sin_port
 	    : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	/* Children on this host connect through a Unix socket instead. */
+	snprintf(n->uname, sizeof n->uname, "grove.%s.%u.%d", netid, id,
+	    (int)getpid());
+	int ufd = sockio_listen_unix(n->uname, err, errlen);
+	if (ufd >= 0) {
+		uv_pipe_init(&n->loop, &n->ulistener, 0);
+		n->ulistener.data = n;
+		n->ulistening = 1;
+		if (uv_pipe_open(&n->ulistener, ufd) != 0 ||
+		    uv_listen((uv_stream_t *)&n->ulistener, 4096, on_connection) != 0)
+			n->uname[0] = 0; /* TCP still works */
+	} else {
+		n->uname[0] = 0;
+	}
 	return 0;
 }
 

@@ -107,6 +107,9 @@ struct node {
 	uv_tcp_t listener;
 	int listening;
 	uint16_t port;
+	uv_pipe_t ulistener;    /* for children on this host */
+	int ulistening;
+	char uname[96];         /* its abstract socket name */
 
 	node_child *children;
 	uint32_t n_children;

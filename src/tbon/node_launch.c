@@ -57,6 +57,10 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		b.rank = ch->role == GROVE_ROLE_BE ? ch->be_lo : 0;
 		b.parent_port = n->port;
 		b.parent_node = n->id;
+		if (n->uname[0] && spawn_host_is_local(ch->host))
+			snprintf(b.parent_unix, sizeof b.parent_unix, "%s", n->uname);
+		else
+			b.parent_unix[0] = 0;
 		/* Children reach us at the bound address, or our host name when
 		 * we listen on every interface. */
 		const char *ph = strcmp(n->bind_addr, "0.0.0.0") &&

@@ -34,7 +34,7 @@ waitfd_fini(waitfd *w)
 void
 waitfd_set(waitfd *w, int pending)
 {
-	if (pending == w->signalled || w->ev < 0)
+	if (!w->used || pending == w->signalled || w->ev < 0)
 		return;
 	uint64_t v = 1;
 	if (pending) {
@@ -44,6 +44,14 @@ waitfd_set(waitfd *w, int pending)
 		return;
 	}
 	w->signalled = pending;
+}
+
+int
+waitfd_get(waitfd *w, int pending)
+{
+	w->used = 1;
+	waitfd_set(w, pending);
+	return w->ep;
 }
 
 static void

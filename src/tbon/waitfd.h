@@ -10,12 +10,17 @@ typedef struct waitfd {
 	int ep;
 	int ev;
 	int signalled;
+	int used;   /* the tool asked for the descriptor; until then keeping
+	               the eventfd in step would cost two system calls per
+	               packet for nothing */
 } waitfd;
 
 int waitfd_init(waitfd *w, uv_loop_t *loop);
 void waitfd_fini(waitfd *w);
 /* Make the descriptor readable (pending = 1) or not. */
 void waitfd_set(waitfd *w, int pending);
+/* Hand the descriptor to the tool (from now on it is kept in step). */
+int waitfd_get(waitfd *w, int pending);
 
 /* Run the loop once: block at most timeout_ms (0: do not block; < 0: until
  * something happens).  t is an initialised timer owned by the caller. */
