@@ -388,6 +388,18 @@ trace_proc_read(const struct trace_seg *s, struct trace_proc *p)
 		p->lost += cur.lost;
 		p->tuples += rs->n;
 	}
+	if (!p->hdr.finished && !p->alive) {
+		/* Died without fini: its run ended with its last event, not
+		 * when we read it. */
+		p->end_ns = p->start_ns;
+		for (uint32_t i = 0; i < p->n_rings; i++)
+			for (size_t k = 0; k < p->rings[i].n; k++) {
+				uint64_t e = trace_proc_ns(p,
+				                           p->rings[i].t[k].t_end);
+				if (e > p->end_ns)
+					p->end_ns = e;
+			}
+	}
 	return 0;
 }
 
