@@ -30,9 +30,10 @@ int grove_be_init(int *argc, char ***argv, grove_be **out);
 /* Attaching back-end: take the record of `rank` from the connection file. */
 int grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out);
 /* ... or from explicit fields (a grove_attach_info record: host, port,
- * node); secret_hex is the connection file's "secret" value. */
-int grove_be_attach_to(const char *host, uint16_t port, uint32_t node,
-    uint32_t rank, uint32_t backends, const char *secret_hex, grove_be **out);
+ * parent, node); secret_hex is the connection file's "secret" value. */
+int grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
+    uint32_t node, uint32_t rank, uint32_t backends, const char *secret_hex,
+    grove_be **out);
 
 /* Leave the network (the parent sees an orderly close) and free. */
 void grove_be_destroy(grove_be *be);

@@ -88,6 +88,16 @@ auth_proof_parent(const uint8_t secret[AUTH_SECRET_LEN],
 	proof(secret, "grove-parent", nonce_c, nonce_p, NULL, out);
 }
 
+void
+auth_network_id(const uint8_t secret[AUTH_SECRET_LEN], char out[17])
+{
+	static const uint8_t label[] = "grove-network-id";
+	uint8_t h[16];
+	crypto_generichash(h, sizeof h, label, sizeof label - 1, secret,
+	    AUTH_SECRET_LEN);
+	sodium_bin2hex(out, 17, h, 8);
+}
+
 int
 auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN], const uint8_t b[AUTH_PROOF_LEN])
 {

@@ -44,6 +44,12 @@ void auth_proof_child(const uint8_t secret[AUTH_SECRET_LEN],
 void auth_proof_parent(const uint8_t secret[AUTH_SECRET_LEN],
     const uint8_t nonce_c[AUTH_NONCE_LEN], const uint8_t nonce_p[AUTH_NONCE_LEN],
     uint8_t out[AUTH_PROOF_LEN]);
+/* The network id (16 hex digits) is derived from the secret, so a back-end
+ * that attaches with only the connection file names its event space like
+ * every other process of the network; the hash does not reveal the
+ * secret. */
+void auth_network_id(const uint8_t secret[AUTH_SECRET_LEN], char out[17]);
+
 /* Constant-time comparison: 1 if equal. */
 int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
     const uint8_t b[AUTH_PROOF_LEN]);

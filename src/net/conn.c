@@ -204,8 +204,11 @@ parse_frames(conn *c)
 			return;
 		}
 		c->rx_frames++;
-		uint64_t now = grove_trace_begin();
-		grove_trace_record(&c->tc_recv, GROVE_OP_RECV, (int32_t)n, now, now);
+		if (c->tc_recv.id) {
+			uint64_t now = grove_trace_begin();
+			grove_trace_record(&c->tc_recv, GROVE_OP_RECV, (int32_t)n, now,
+			    now);
+		}
 		c->ops->on_packet(c, pkt);
 		grove_packet_unref(pkt);
 	}
@@ -304,10 +307,14 @@ conn_flush(conn *c)
 		}
 		size_t done = w > 0 ? (size_t)w : 0;
 		uint64_t t1 = grove_trace_begin();
-		grove_trace_record(&c->tc_writev, GROVE_OP_WRITEV, (int32_t)done, t0, t1);
-		for (size_t i = 0; i < n; i++)
-			grove_trace_record(&c->tc_send, GROVE_OP_SEND,
-			    (int32_t)iov[i].len, t0, t1);
+		/* Handshake frames go out before the link has collectors. */
+		if (c->tc_send.id) {
+			grove_trace_record(&c->tc_writev, GROVE_OP_WRITEV,
+			    (int32_t)done, t0, t1);
+			for (size_t i = 0; i < n; i++)
+				grove_trace_record(&c->tc_send, GROVE_OP_SEND,
+				    (int32_t)iov[i].len, t0, t1);
+		}
 		c->tx_frames += n;
 		c->tx_bytes += done;
 		/* Packets fully written are released; the rest goes to a

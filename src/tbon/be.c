@@ -194,9 +194,8 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	be->node = node;
 	be->backends = backends;
 	*out = be;
-	/* The network id is only used to name our event space. */
-	char netid[40];
-	snprintf(netid, sizeof netid, "attach-%u", (unsigned)getpid());
+	char netid[17];
+	auth_network_id(secret, netid);
 	return be_connect(be, host, port, NULL, parent, netid, secret, 30000);
 }
 

@@ -32,6 +32,7 @@ typedef struct commnode {
 	int parent_is_cp;
 	int exiting;
 	uint64_t shutdown_at_ms;
+	uint64_t last_hb_ms;     /* last heartbeat sent to the parent */
 	uv_signal_t sigchld;
 	uv_timer_t ctl_tick;
 	int exit_code;
@@ -160,8 +161,9 @@ on_ctl_tick(uv_timer_t *t)
 			return;
 		}
 		grove_packet *hb = NULL;
-		if (now - n->parent->last_rx_ms >= (uint64_t)n->heartbeat_ms / 2 &&
+		if (now - cn->last_hb_ms >= (uint64_t)n->heartbeat_ms &&
 		    wire_pack(&hb, WIRE_T_HEARTBEAT, 0, 0, n->rank, 0, "") == 0) {
+			cn->last_hb_ms = now;
 			node_send(n, n->parent, hb);
 			grove_packet_unref(hb);
 		}

@@ -353,10 +353,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		fe_set_error(net, "no randomness for the network secret");
 		return GROVE_ESYS;
 	}
-	uint8_t idn[AUTH_NONCE_LEN];
-	auth_nonce_new(idn); /* the id is public: independent of the secret */
-	for (int i = 0; i < 8; i++)
-		snprintf(net->netid + 2 * i, 3, "%02x", idn[i]);
+	auth_network_id(secret, net->netid);
 	const char *bind = o->bind_addr ? o->bind_addr
 	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
 	char err[1024];

@@ -70,13 +70,17 @@ grove_net_destroy(grove_net *net)
 		} while (left && sockio_now_ms() < reap_until);
 		node_reap_children(n, 1);
 	}
+	/* Our own event space must be final before it is read. */
+	grove_trace_fini(1);
 	if (dump && *dump) {
 		const char *fmt = getenv("GROVE_TRACE_FORMAT");
-		trace_collect_and_export(net->netid, fmt && *fmt ? fmt : "perfetto",
-		    dump);
+		if (trace_collect_and_export(net->netid, fmt && *fmt ? fmt :
+		    "perfetto", dump) != 0)
+			log_warn("trace export to %s failed", dump);
 	}
 	if (stats && *stats)
-		trace_stats_write(net->netid, stats, getenv("GROVE_TRACE_STATS_JSON") != NULL);
+		trace_stats_write(net->netid, stats,
+		    getenv("GROVE_TRACE_STATS_JSON") != NULL);
 	for (grove_stream *s = net->streams, *next; s; s = next) {
 		next = s->next;
 		pktq_fini(&s->q);
@@ -90,10 +94,9 @@ grove_net_destroy(grove_net *net)
 		grove_topo_destroy(net->topo);
 	if (net->connect_file[0])
 		unlink(net->connect_file);
-	/* Collected traces of the children are removed with ours. */
-	if ((dump && *dump) || (stats && *stats))
-		remove_segments(net->netid);
-	grove_trace_fini(0);
+	/* The event spaces of the whole network go away with it, including
+	 * those of children that were killed before they could clean up. */
+	remove_segments(net->netid);
 	boot_fini(&net->b);
 	free(net->all.ranks);
 	free(net->events);
@@ -175,9 +178,8 @@ fe_write_connect_file(grove_net *net)
 		return GROVE_ESYS;
 	}
 	uint32_t nb = grove_topo_backends(net->topo);
-	fprintf(f, "# Grove connection file for network %s: keep it private, it "
-	    "holds the network secret.\n# rank host port parent_node be_node\n",
-	    net->netid);
+	/* Format (docs/api.md): "secret HEX", "backends N", then one
+	 * "rank host port parent_node be_node" line per BE. */
 	fprintf(f, "secret %s\nbackends %u\n", net->b.secret_hex, nb);
 	for (uint32_t r = 0; r < nb; r++) {
 		grove_attach_info ai;

@@ -220,12 +220,15 @@ pending_on_packet(conn *c, grove_packet *p)
 	ch->c = c;
 	if (!ch->pid && pid)
 		ch->pid = 0; /* not ours to kill: it attached on its own */
+	/* AUTH_OK goes out before the link's collectors exist: the child
+	 * reads it in its handshake, so neither side counts it. */
+	conn_send(c, ok);
+	conn_flush(c);
+	grove_packet_unref(ok);
 	char sw[48], rw[48];
 	snprintf(sw, sizeof sw, "link:%u->%u", n->id, node_id);
 	snprintf(rw, sizeof rw, "link:%u->%u", node_id, n->id);
 	conn_trace_register(c, sw, rw);
-	node_send(n, c, ok);
-	grove_packet_unref(ok);
 	grove_trace_record(&n->tc_connect, GROVE_OP_CONNECT, (int32_t)node_id, t0,
 	    grove_trace_begin());
 	log_debug("child node %u (%s) authenticated", node_id,
@@ -471,14 +474,22 @@ on_tick(uv_timer_t *t)
 		}
 		i++;
 	}
-	/* Heartbeats to CP children, and silence detection for them. */
+	/* Heartbeats to CP children, and silence detection for them.  If
+	 * this loop itself was not running (a front-end whose tool was busy),
+	 * the children's last-heard times are stale: skip one round so the
+	 * data waiting in their sockets is read first. */
 	grove_packet *hb = NULL;
 	uint64_t silent = 5u * (uint64_t)n->heartbeat_ms;
+	int stale = n->last_tick_ms &&
+	    now - n->last_tick_ms > 2u * (uint64_t)n->heartbeat_ms;
+	n->last_tick_ms = now;
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
 		if (!ch->c || ch->role != GROVE_ROLE_CP)
 			continue;
-		if (now - ch->c->last_rx_ms > silent) {
+		if (stale)
+			ch->c->last_rx_ms = now;
+		else if (now - ch->c->last_rx_ms > silent) {
 			child_lost(n, i, "silent for too long (no heartbeat)");
 			continue;
 		}

@@ -138,6 +138,7 @@ struct node {
 	uv_timer_t sync_timer;  /* next sync-filter timeout */
 	uint64_t sync_deadline;
 	uint64_t launch_deadline_ms;
+	uint64_t last_tick_ms;   /* when on_tick last ran */
 
 	conn *parent;           /* CP: link to the parent; FE: NULL */
 	int parent_paused;      /* a child link is over its limit */

@@ -265,8 +265,10 @@ fatal_signal(int sig)
 {
 	char b[160];
 	size_t l;
-	b[0] = '\0';
-	strncat(b, g_it.name, 60);
+	/* Signal handler: no snprintf; copy at most 60 bytes of the name. */
+	l = strnlen(g_it.name, 60);
+	memcpy(b, g_it.name, l);
+	b[l] = '\0';
 	strcat(b, sig == SIGALRM ? ": watchdog: test hung for " :
 	    ": killed by signal ");
 	l = strlen(b);
