@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$jobs"
+# Only what the demo runs: the tests are built by scripts/test.sh.
+cmake --build build -j"$jobs" --target grove-cli grove-commnode be_worker
 echo
 exec build/grove demo "$@"

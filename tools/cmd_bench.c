@@ -432,10 +432,10 @@ bench_trace(int argc, char **argv)
 	for (int k = 0; k < rounds && rc == 0; k++) {
 		for (int on = 0; on <= 1 && rc == 0; on++) {
 			micro_res r;
-			/* Children read GROVE_TRACE at start; the front-end
-			 * switches its own recording at run time. */
+			/* Every process of the run, the front-end included,
+			 * reads GROVE_TRACE when it opens its event space
+			 * (the front-end in grove_net_create). */
 			setenv("GROVE_TRACE", on ? "1" : "0", 1);
-			grove_trace_set_enabled(on);
 			rc = micro_run(&c, &pg, &r);
 			if (rc < 0) {
 				fprintf(stderr, "grove bench trace (tracing "

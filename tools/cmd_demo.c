@@ -582,12 +582,17 @@ print_topology(const grove_net *net, const char *spec, double create_s)
 		if (nd && nd->n_children > fanout)
 			fanout = nd->n_children;
 	}
-	printf("topology %s: 1 front-end, %" PRIu32 " communication "
-	    "processes, %" PRIu32 " back-ends; depth %" PRIu32
-	    ", widest fan-out %" PRIu32 "\n", spec, nodes - 1 - be, be,
-	    grove_topo_depth(t), fanout);
-	if (nodes <= 40)
+	if (nodes <= 40) {
+		/* Small enough to show whole (the text form ends with the
+		 * node counts). */
+		printf("topology %s:\n", spec);
 		grove_topo_print(t, GROVE_TOPO_TEXT, stdout);
+	} else {
+		printf("topology %s: 1 front-end, %" PRIu32 " communication "
+		    "processes, %" PRIu32 " back-ends; depth %" PRIu32
+		    ", widest fan-out %" PRIu32 "\n", spec, nodes - 1 - be,
+		    be, grove_topo_depth(t), fanout);
+	}
 	printf("network %s up in %.1f ms (spawn mode, all %" PRIu32
 	    " back-ends connected)\n\n", grove_net_id(net), create_s * 1e3,
 	    grove_net_backends_up(net));
@@ -744,10 +749,11 @@ cmd_demo(int argc, char **argv)
 			print_row(i + 1, sid, j);
 			bad += !j->ok;
 		}
-		printf("\ntime-out stream: %u ms time-out, rank %u answers "
-		    "after %d ms;\nthe waves show the partial result first, "
-		    "then the late contribution.\n", DEMO_TIMEOUT_MS,
-		    d.slow_rank, DEMO_SLOW_MS);
+		if (d.n >= 2)
+			printf("\ntime-out stream: %u ms time-out, rank %u "
+			    "answers after %d ms;\nthe waves show the partial "
+			    "result first, then the late contribution.\n",
+			    DEMO_TIMEOUT_MS, d.slow_rank, DEMO_SLOW_MS);
 	}
 	drain_events(d.net);
 	if (bc.s)
