@@ -284,6 +284,61 @@ fatal_signal(int sig)
 	_exit(3);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+/* Sanitizer reports of the network's processes go to files in the test's
+ * temporary directory (their exit codes are seen by Grove, not by us);
+ * it_done() fails the test when there is any. */
+static void
+sanitizer_logs_to_tmpdir(void)
+{
+	static const char *const vars[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *old = getenv(vars[i]);
+		char v[PATH_MAX + 512];
+		snprintf(v, sizeof v, "%s%slog_path=%s/sanitizer", old ? old : "",
+		    old && *old ? ":" : "", it_tmpdir());
+		setenv(vars[i], v, 1);
+	}
+}
+
+static void
+check_sanitizer_logs(void)
+{
+	DIR *d = opendir(it_tmpdir());
+	struct dirent *e;
+	int reports = 0;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char p[PATH_MAX + 256], line[512];
+		if (strncmp(e->d_name, "sanitizer.", 10))
+			continue;
+		reports++;
+		snprintf(p, sizeof p, "%s/%s", it_tmpdir(), e->d_name);
+		FILE *f = fopen(p, "r");
+		for (int k = 0; f && k < 40 && fgets(line, sizeof line, f);
+		    k++)
+			fprintf(stderr, "%s: %s", e->d_name, line);
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	if (reports)
+		IT_FAIL("sanitizer reports from %d processes of the network "
+		    "(first lines above)", reports);
+}
+#else
+static void
+sanitizer_logs_to_tmpdir(void)
+{
+}
+
+static void
+check_sanitizer_logs(void)
+{
+}
+#endif
+
 void
 it_init(const char *name, unsigned watchdog_s)
 {
@@ -337,6 +392,7 @@ it_init(const char *name, unsigned watchdog_s)
 	/* Writes to a peer that went away must be errors, not deaths. */
 	signal(SIGPIPE, SIG_IGN);
 	atexit(at_exit_cleanup);
+	sanitizer_logs_to_tmpdir();
 	alarm(g_it.watchdog_s);
 	it_step("start (build dir %s)", g_it.build_dir);
 }
@@ -345,6 +401,7 @@ int
 it_done(void)
 {
 	it_check_no_procs(NULL, 0, 5000);
+	check_sanitizer_logs();
 	printf("%s: OK\n", g_it.name);
 	fflush(stdout);
 	return 0;
