@@ -47,7 +47,8 @@ cp_up(node *n, grove_packet *p)
 }
 
 static void cp_child_ready(node *n);
-static const node_hooks cp_hooks = {cp_up, NULL, cp_child_ready};
+static void cp_child_lost(node *n, uint32_t child, const char *why);
+static const node_hooks cp_hooks = {cp_up, cp_child_lost, cp_child_ready};
 
 static void
 begin_exit(commnode *cn, int code)
@@ -58,6 +59,8 @@ begin_exit(commnode *cn, int code)
 	cn->exit_code = code;
 	cn->shutdown_at_ms = sockio_now_ms();
 	node_shutdown_children(&cn->n);
+	if (node_children_connected(&cn->n) == 0)
+		uv_stop(&cn->n.loop);
 }
 
 static void
@@ -136,7 +139,6 @@ on_ctl_tick(uv_timer_t *t)
 		/* Children get a grace period to leave on their own. */
 		if (node_children_connected(n) == 0 ||
 		    now - cn->shutdown_at_ms > 2000) {
-			node_reap_children(n, node_children_connected(n) != 0);
 			uv_stop(&n->loop);
 		}
 		return;
@@ -179,6 +181,15 @@ cp_child_ready(node *n)
 		cn->reported_ready = 1;
 		report_ready(cn);
 	}
+}
+
+/* While leaving, the last child to go ends the loop at once. */
+static void
+cp_child_lost(node *n, uint32_t child, const char *why)
+{
+	commnode *cn = n->owner;
+	if (cn->exiting && node_children_connected(n) == 0)
+		on_ctl_tick(&cn->ctl_tick);
 }
 
 static void
@@ -285,7 +296,8 @@ run(commnode *cn)
 	node_flush_all(n);
 	uv_run(&n->loop, UV_RUN_DEFAULT);
 	node_flush_all(n);
-	node_reap_children(n, 1);
+	/* Children that closed their links are on their way out. */
+	node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
 	int keep = getenv("GROVE_TRACE_KEEP") != NULL;
 	node_fini(n);
 	grove_trace_fini(keep);

@@ -57,18 +57,7 @@ grove_net_destroy(grove_net *net)
 		while (node_children_connected(n) > 0 && sockio_now_ms() < until)
 			fe_run(net, 50);
 		/* Children that did not leave within the grace period die. */
-		node_reap_children(n, 0);
-		uint64_t reap_until = sockio_now_ms() + 1000;
-		int left;
-		do {
-			left = 0;
-			node_reap_children(n, 0);
-			for (uint32_t i = 0; i < n->n_children; i++)
-				left |= n->children[i].pid > 0;
-			if (left)
-				usleep(2000);
-		} while (left && sockio_now_ms() < reap_until);
-		node_reap_children(n, 1);
+		node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
 	}
 	/* Our own event space must be final before it is read. */
 	grove_trace_fini(1);

@@ -315,8 +315,11 @@ child_lost(node *n, uint32_t idx, const char *why)
 		ch->c = NULL;
 		conn_close(c, GROVE_ECLOSED, why);
 	}
-	if (n->shutting_down)
+	if (n->shutting_down) {
+		if (n->hooks->child_lost)
+			n->hooks->child_lost(n, idx, why);
 		return;
+	}
 	log_warn("child node %u (ranks %u..%u) lost: %s", ch->node_id, ch->be_lo,
 	    ch->be_hi, why);
 	node_streams_child_gone(n, idx);
@@ -623,7 +626,8 @@ static void
 walk_close(uv_handle_t *h, void *arg)
 {
 	if (!uv_is_closing(h)) {
-		if (h->type == UV_TCP && h->data && h->data != arg) {
+		if ((h->type == UV_TCP || h->type == UV_NAMED_PIPE) && h->data &&
+		    h->data != arg) {
 			conn *c = h->data;
 			if (!c->closing) {
 				c->ops = &pending_ops; /* no owner callbacks */
@@ -682,6 +686,22 @@ node_shutdown_children(node *n)
 			node_send(n, n->children[i].c, p);
 	grove_packet_unref(p);
 	node_flush_all(n);
+}
+
+void
+node_reap_children_wait(node *n, int grace_ms)
+{
+	uint64_t until = sockio_now_ms() + (uint64_t)grace_ms;
+	for (;;) {
+		int left = 0;
+		node_reap_children(n, 0);
+		for (uint32_t i = 0; i < n->n_children; i++)
+			left |= n->children[i].pid > 0;
+		if (!left || sockio_now_ms() >= until)
+			break;
+		usleep(2000);
+	}
+	node_reap_children(n, 1);
 }
 
 void

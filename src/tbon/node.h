@@ -194,6 +194,8 @@ void node_shutdown_children(node *n);
 uint32_t node_children_connected(const node *n);
 /* Kill and reap processes this node started (after the grace period). */
 void node_reap_children(node *n, int kill_them);
+/* Reap children as they exit, for up to grace_ms; then kill the rest. */
+void node_reap_children_wait(node *n, int grace_ms);
 
 /* Back-pressure bookkeeping after queueing work (see node.c). */
 void node_check_pressure(node *n);
