@@ -120,11 +120,14 @@ if command -v cc >/dev/null && command -v cmake >/dev/null; then
 	mkdir "$tmp/mytool"
 	cd "$tmp/mytool"
 	flags=(-I"$prefix/include" -L"$prefix/lib" -Wl,-rpath,"$prefix/lib")
+	# A sanitizer build's library needs its runtime in the program too.
+	if grep -q '^GROVE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
+		flags+=(-fsanitize=address,undefined)
+	fi
 	cc -o tutorial_fe "$src/examples/tutorial_fe.c" "${flags[@]}" -lgrove
 	cc -o tutorial_be "$src/examples/tutorial_be.c" "${flags[@]}" -lgrove
 	cc -shared -fPIC -o filter_tutorial.so \
 	    "$src/examples/filter_tutorial.c" "${flags[@]}" -lgrove
-	# grove-commnode is installed without an rpath (docs/tutorial.md).
 	LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	    ./tutorial_fe >"$tmp/installed.out" 2>&1 || {
 		cat "$tmp/installed.out" >&2
