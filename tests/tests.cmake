@@ -48,7 +48,11 @@ if(GROVE_FUZZ)
     target_link_libraries(${name} PRIVATE grove)
     target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
     # A bounded run: CI time is finite, coverage-guided search is not.
+    # New inputs go to the build tree (the first corpus directory); the
+    # committed seeds are only read.
+    file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz-corpus/${name})
     add_test(NAME fuzz.${name} COMMAND ${name} -max_total_time=60 -rss_limit_mb=2048
+             ${CMAKE_BINARY_DIR}/fuzz-corpus/${name}
              ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
     set_tests_properties(fuzz.${name} PROPERTIES TIMEOUT 200 LABELS fuzz)
   endforeach()
