@@ -4,10 +4,13 @@
 # table next to MRNet's numbers with the targets checked.
 #
 #   scripts/bench-all.sh [--build DIR] [--rt-iters R] [--thru-iters T]
-#                        [--json-out FILE]
+#                        [--repeat K] [--json-out FILE]
 #
-# DIR defaults to build/ (./scripts/demo.sh builds it).  The JSON lines
-# are kept in FILE (default: DIR/bench-all.jsonl).
+# DIR defaults to build/ (./scripts/demo.sh builds it).  With --repeat K
+# every row runs K times and the table shows the best of each measure
+# (lowest times, highest waves/s): on a shared machine the best run is the
+# one least disturbed by other load.  The JSON lines of every run are kept
+# in FILE (default: DIR/bench-all.jsonl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,13 +18,15 @@ build=build
 rt=200
 thru=1000
 out=
+repeat=1
 while (($#)); do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--rt-iters) rt=$2; shift 2 ;;
 	--thru-iters) thru=$2; shift 2 ;;
 	--json-out) out=$2; shift 2 ;;
-	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	--repeat) repeat=$2; shift 2 ;;
+	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
 	*) echo "bench-all: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -55,48 +60,58 @@ export GROVE_COMMIT
 status=0
 for row in "${ROWS[@]}"; do
 	read -r topo n ref_i ref_rt ref_w <<<"$row"
-	echo "bench-all: $topo, $n back-ends" >&2
-	if json=$("$grove" bench micro --topology "$topo" --backends "$n" \
-		--rt-iters "$rt" --thru-iters "$thru" --json); then
-		echo "$json" >>"$out"
-	else
-		echo "{\"topology\": \"$topo\", \"backends\": $n, \"error\": true}" >>"$out"
-		status=1
-	fi
-	echo "$ref_i $ref_rt $ref_w" >>"$out.ref"
+	for ((k = 1; k <= repeat; k++)); do
+		echo "bench-all: $topo, $n back-ends (run $k of $repeat)" >&2
+		if json=$("$grove" bench micro --topology "$topo" \
+			--backends "$n" --rt-iters "$rt" --thru-iters "$thru" \
+			--json); then
+			echo "$json" >>"$out"
+		else
+			echo "{\"topology\": \"$topo\", \"backends\": $n, \"error\": true}" >>"$out"
+			status=1
+		fi
+	done
+	echo "$topo $n $ref_i $ref_rt $ref_w" >>"$out.ref"
 done
 
-python3 - "$out" "$out.ref" <<'PY'
+python3 - "$out" "$out.ref" "$repeat" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 refs = [l.split() for l in open(sys.argv[2]) if l.strip()]
-first = next((r for r in rows if "error" not in r), {})
+repeat = int(sys.argv[3])
+first = next((r for r in runs if "error" not in r), {})
 print(f"commit {first.get('commit', 'unknown')}, "
-      f"{first.get('cpu', '?')}, {first.get('cpus', '?')} CPUs\n")
+      f"{first.get('cpu', '?')}, {first.get('cpus', '?')} CPUs"
+      + (f", best of {repeat} runs" if repeat > 1 else "") + "\n")
 print("| topology | BEs | CPs | instantiation s | round trip ms | waves/s "
       "| MRNet inst. s | MRNet rt ms | MRNet waves/s | targets |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 def num(x):
     return None if x == "-" else float(x)
-for r, (ri, rrt, rw) in zip(rows, refs):
-    if "error" in r:
-        print(f"| {r['topology']} | {r['backends']} | | FAILED | | | "
-              f"{ri} | {rrt} | {rw} | no |")
-        continue
-    inst, rt_ms, w = r["instantiation_s"], r["roundtrip_s"] * 1e3, \
-        r["throughput_waves_per_s"]
+fmt = lambda v: "-" if v is None else f"{v:g}"
+for topo, n, ri, rrt, rw in refs:
     ri, rrt, rw = num(ri), num(rrt), num(rw)
+    mine = [r for r in runs
+            if r["topology"] == topo and r["backends"] == int(n)]
+    ok = [r for r in mine if "error" not in r]
+    if not ok or len(ok) < len(mine):
+        print(f"| {topo} | {n} | | FAILED ({len(mine) - len(ok)} of "
+              f"{len(mine)} runs) | | | {fmt(ri)} | {fmt(rrt)} | {fmt(rw)} "
+              f"| no |")
+        continue
+    inst = min(r["instantiation_s"] for r in ok)
+    rt_ms = min(r["roundtrip_s"] for r in ok) * 1e3
+    w = max(r["throughput_waves_per_s"] for r in ok)
     if ri is None:
         verdict = "works"
     else:
-        inst_t = 0.05 if r["backends"] == 64 else ri / 5
+        inst_t = 0.05 if int(n) == 64 else ri / 5
         misses = []
         if inst > inst_t: misses.append("inst")
         if rt_ms > rrt / 5: misses.append("rt")
         if w < rw * 10: misses.append("waves")
         verdict = "met" if not misses else "missed: " + ",".join(misses)
-    fmt = lambda v: "-" if v is None else f"{v:g}"
-    print(f"| {r['topology']} | {r['backends']} | {r.get('cps', '')} "
+    print(f"| {topo} | {n} | {ok[0].get('cps', '')} "
           f"| {inst:.3f} | {rt_ms:.3f} | {w:.0f} | {fmt(ri)} | {fmt(rrt)} "
           f"| {fmt(rw)} | {verdict} |")
 PY
