@@ -13,10 +13,6 @@
 #include "net/auth.h"
 #include "net/sockio.h"
 
-/* Receive chunks: big enough that one read() picks up many small frames,
- * small enough that a packet kept by the application pins little memory. */
-#define CHUNK_SIZE (64u << 10)
-#define CHUNK_MIN_FREE (4u << 10)
 #define MAX_IOV 512
 
 typedef struct write_req {
@@ -141,66 +137,30 @@ static void
 on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	conn *c = h->data;
-	if (!c->rbuf || c->rbuf->cap - c->rlen < CHUNK_MIN_FREE) {
-		/* Start a new chunk, carrying over the partial frame at the
-		 * tail.  If that frame is large, size the chunk to hold it. */
-		size_t tail = c->rbuf ? c->rlen - c->rpos : 0;
-		size_t want = CHUNK_SIZE;
-		if (tail >= WIRE_HDR_SIZE) {
-			wire_hdr hdr;
-			size_t need = 0;
-			const uint8_t *t = c->rbuf->data + c->rpos;
-			if (wire_peek(t, tail, &hdr, &need) == 0 && need > want)
-				want = need + CHUNK_MIN_FREE;
-		}
-		grove_buf *nb = grove_buf_new(want);
-		if (!nb) {
-			buf->base = NULL;
-			buf->len = 0;
-			return;
-		}
-		if (tail)
-			memcpy(nb->data, c->rbuf->data + c->rpos, tail);
-		grove_buf_unref(c->rbuf);
-		c->rbuf = nb;
-		c->rlen = tail;
-		c->rpos = 0;
+	uint8_t *p;
+	size_t len;
+	if (rxbuf_space(&c->rx, &p, &len) != 0) {
+		buf->base = NULL;
+		buf->len = 0;
+		return;
 	}
-	buf->base = (char *)c->rbuf->data + c->rlen;
-	buf->len = c->rbuf->cap - c->rlen;
+	buf->base = (char *)p;
+	buf->len = len;
 }
 
 static void
 parse_frames(conn *c)
 {
 	while (!c->closing) {
-		const uint8_t *p = c->rbuf->data + c->rpos;
-		size_t avail = c->rlen - c->rpos;
-		wire_hdr hdr;
-		size_t need = 0;
-		long n = wire_peek(p, avail, &hdr, &need);
-		if (n == 0) {
-			if (!c->authed && need > AUTH_MAX_FRAME)
-				conn_close(c, GROVE_EPROTO,
-				    "oversized frame before authentication");
-			return;
-		}
-		if (n < 0) {
-			conn_close(c, GROVE_EPROTO, "malformed frame header");
-			return;
-		}
-		if (!c->authed && (size_t)n > AUTH_MAX_FRAME) {
-			conn_close(c, GROVE_EPROTO,
-			    "oversized frame before authentication");
-			return;
-		}
-		if ((size_t)n > avail)
-			return;
 		grove_packet *pkt = NULL;
-		int rc = wire_packet_from_frame(c->rbuf, p, (size_t)n, &pkt);
-		c->rpos += (size_t)n;
-		if (rc != 0) {
-			conn_close(c, GROVE_EPROTO, "malformed frame");
+		size_t n = 0;
+		int rc = rxbuf_next(&c->rx, c->authed ? WIRE_MAX_FRAME :
+		    AUTH_MAX_FRAME, &pkt, &n);
+		if (rc == 0)
+			return;
+		if (rc < 0) {
+			conn_close(c, GROVE_EPROTO, c->authed ? "malformed frame" :
+			    "malformed or oversized frame before authentication");
 			return;
 		}
 		c->rx_frames++;
@@ -230,7 +190,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		return;
 	}
 	uint64_t t0 = grove_trace_begin();
-	c->rlen += (size_t)nread;
+	rxbuf_commit(&c->rx, (size_t)nread);
 	c->rx_bytes += (uint64_t)nread;
 	c->last_rx_ms = sockio_now_ms();
 	parse_frames(c);
@@ -367,7 +327,7 @@ static void
 on_closed(uv_handle_t *h)
 {
 	conn *c = h->data;
-	grove_buf_unref(c->rbuf);
+	rxbuf_fini(&c->rx);
 	free(c->wq);
 	free(c);
 }

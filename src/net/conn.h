@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "grove/packet.h"
 #include "grove/trace.h"
+#include "net/rxbuf.h"
 
 typedef struct conn conn;
 
@@ -51,9 +52,7 @@ struct conn {
 	char peer[64];    /* "node 12" / "127.0.0.1:4711" for messages */
 
 	/* receive side */
-	grove_buf *rbuf;
-	size_t rlen;      /* bytes of rbuf holding data */
-	size_t rpos;      /* start of the first unparsed frame */
+	rxbuf rx;
 	uint64_t last_rx_ms;
 
 	/* send side */
