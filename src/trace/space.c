@@ -35,9 +35,13 @@ static __thread union {
  * one (it is named by the process's role and rank) and the fast path must
  * reach it without a handle.  Guarded by lock except for the fields the
  * fast path reads through grove_trace_on_ and the thread's own ring. */
+/* Registry entries reserved at a time (64 x 256 bytes = 16 KiB). */
+#define TRACE_REG_CHUNK 64u
+
 static struct {
 	pthread_mutex_t lock;
 	int fd;
+	uint32_t reg_reserved; /* registry entries whose pages are reserved */
 	void *base;
 	struct trace_header *h;
 	uint64_t size;
@@ -297,9 +301,13 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 		         strerror(errno));
 		return fd;
 	}
-	/* Reserve the header and registry pages now; rings on claim. */
-	uint64_t fixed = TRACE_HEADER_SIZE + (uint64_t)TRACE_MAX_COLLECTORS *
+	/* Reserve the header and the first registry pages now, the rest of
+	 * the registry as it fills and each ring when a thread claims it:
+	 * reserving 512 KiB of registry up front cost every process of a
+	 * large tree about 0.1 ms at start. */
+	uint64_t fixed = TRACE_HEADER_SIZE + (uint64_t)TRACE_REG_CHUNK *
 	                 sizeof(struct trace_collector_entry);
+	sp.reg_reserved = TRACE_REG_CHUNK;
 	void *base = MAP_FAILED;
 	if (posix_fallocate(fd, 0, (off_t)fixed) == 0)
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -326,7 +334,8 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	h->ring_stride = TRACE_RING_HEADER +
 	                 (uint64_t)slots * sizeof(grove_trace_tuple);
 	h->registry_offset = TRACE_HEADER_SIZE;
-	h->rings_offset = fixed;
+	h->rings_offset = TRACE_HEADER_SIZE + (uint64_t)TRACE_MAX_COLLECTORS *
+	                  sizeof(struct trace_collector_entry);
 	h->max_collectors = TRACE_MAX_COLLECTORS;
 	h->size = size;
 	trace_calib_now(tsc, &h->calib_init);
@@ -455,7 +464,14 @@ grove_trace_collector_register(grove_trace_collector *c, const char *name,
 	uint32_t n = h->n_collectors;
 	off_t off = (off_t)(h->registry_offset +
 	                    (uint64_t)n * sizeof(struct trace_collector_entry));
-	if (n >= h->max_collectors) {
+	if (n < h->max_collectors && n >= sp.reg_reserved) {
+		uint32_t more = h->max_collectors - n < TRACE_REG_CHUNK
+		                ? h->max_collectors - n : TRACE_REG_CHUNK;
+		if (posix_fallocate(sp.fd, off, (off_t)more *
+		                    (off_t)sizeof(struct trace_collector_entry)) == 0)
+			sp.reg_reserved = n + more;
+	}
+	if (n >= h->max_collectors || n >= sp.reg_reserved) {
 		pthread_mutex_unlock(&sp.lock);
 		log_warn("trace: collector registry full (%u); '%s' at '%s' "
 		         "records as collector 0", n, name ? name : "",
