@@ -64,13 +64,12 @@ trace_collect_and_export(const char *network_id, const char *format,
 		        "directory (-o DIR)\n");
 		return GROVE_EINVAL;
 	}
-#ifndef GROVE_HAVE_OTF2
-	if (otf2) {
-		fprintf(stderr, "grove trace: built without OTF2 "
-		        "(libotf2-trace-dev)\n");
+	if (otf2 && !trace_otf2_available()) {
+		fprintf(stderr, "grove trace: OTF2 export is not available (Grove "
+		        "was built without libotf2-trace-dev, or grove-otf2.so is "
+		        "missing beside libgrove)\n");
 		return GROVE_ENOTSUP;
 	}
-#endif
 	if ((rc = collect_some(network_id, &set)))
 		return rc;
 	if (otf2) {

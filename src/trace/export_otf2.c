@@ -1,5 +1,5 @@
-/* OTF2 export (Vampir, Scalasca, ViTE, otf2-print), built when the OTF2
- * library is found (GROVE_HAVE_OTF2).
+/* OTF2 export (Vampir, Scalasca, ViTE, otf2-print), as a plugin
+ * (grove-otf2.so) that is built only when the OTF2 library is found.
  *
  * Mapping:
  *  - system tree: the network, then one node per host;
@@ -22,17 +22,7 @@
 
 #include "grove/error.h"
 
-#ifndef GROVE_HAVE_OTF2
 
-int
-trace_export_otf2(const struct trace_set *set, const char *dir)
-{
-	(void)set;
-	(void)dir;
-	return GROVE_ENOTSUP;
-}
-
-#else
 
 #include <otf2/otf2.h>
 #include <stdlib.h>
@@ -377,7 +367,7 @@ out:
 #undef S
 
 int
-trace_export_otf2(const struct trace_set *set, const char *dir)
+trace_export_otf2_impl(const struct trace_set *set, const char *dir)
 {
 	struct ctx c = {.set = set};
 	OTF2_Archive *a = NULL;
@@ -467,4 +457,4 @@ out:
 	return rc;
 }
 
-#endif
+

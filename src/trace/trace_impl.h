@@ -36,8 +36,13 @@ int trace_write_sample(const char *network_id, int n_be);
 
 int trace_export_chrome(const struct trace_set *set, FILE *f);
 int trace_export_text(const struct trace_set *set, FILE *f);
-/* GROVE_ENOTSUP when built without OTF2. */
+/* OTF2 lives in a plugin (grove-otf2.so beside libgrove, or
+ * $GROVE_OTF2_PLUGIN) so that the processes of a tree do not load the OTF2
+ * library at start; GROVE_ENOTSUP when the plugin is not there. */
 int trace_export_otf2(const struct trace_set *set, const char *dir);
+int trace_otf2_available(void);
+/* The plugin's entry point. */
+int trace_export_otf2_impl(const struct trace_set *set, const char *dir);
 
 int trace_stats_text(const struct trace_set *set, FILE *f);
 int trace_stats_json(const struct trace_set *set, FILE *f);
