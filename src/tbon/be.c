@@ -17,6 +17,7 @@
 #include "net/conn.h"
 #include "net/sockio.h"
 #include "tbon/pktq.h"
+#include "tbon/ship.h"
 #include "tbon/waitfd.h"
 
 struct grove_be {
@@ -47,10 +48,17 @@ be_on_packet(conn *c, grove_packet *p)
 			grove_packet_unref(p);
 		waitfd_set(&be->wfd, 1);
 		break;
-	case WIRE_T_SHUTDOWN:
+	case WIRE_T_SHUTDOWN: {
+		grove_packet *ev = NULL;
+		if (ship_wanted(p) && ship_event_space(be->rank, &ev) == 0) {
+			conn_send(c, ev);
+			conn_flush(c);
+			grove_packet_unref(ev);
+		}
 		be->closed = 1;
 		waitfd_set(&be->wfd, 1);
 		break;
+	}
 	case WIRE_T_STREAM_NEW:
 	case WIRE_T_STREAM_DEL:
 	case WIRE_T_STREAM_PARAMS:

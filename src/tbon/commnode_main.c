@@ -23,6 +23,7 @@
 #include "net/sockio.h"
 #include "tbon/node.h"
 #include "tbon/proto.h"
+#include "tbon/ship.h"
 
 typedef struct commnode {
 	node n;
@@ -36,6 +37,7 @@ typedef struct commnode {
 	uv_signal_t sigchld;
 	uv_timer_t ctl_tick;
 	int exit_code;
+	int shipped;    /* our event space went to the FE */
 } commnode;
 
 static void
@@ -50,16 +52,30 @@ static void cp_child_ready(node *n);
 static void cp_child_lost(node *n, uint32_t child, const char *why);
 static const node_hooks cp_hooks = {cp_up, cp_child_lost, cp_child_ready};
 
+/* Leaving: done when the children are gone and what we owe the parent
+ * (our own and our children's last messages) has been written, or after a
+ * grace period. */
+static int
+exit_done(commnode *cn, uint64_t now)
+{
+	node *n = &cn->n;
+	if (now - cn->shutdown_at_ms > 5000)
+		return 1;
+	if (node_children_connected(n) > 0 && now - cn->shutdown_at_ms <= 2000)
+		return 0;
+	return !n->parent || conn_queued(n->parent) == 0;
+}
+
 static void
-begin_exit(commnode *cn, int code)
+begin_exit(commnode *cn, int code, grove_packet *msg)
 {
 	if (cn->exiting)
 		return;
 	cn->exiting = 1;
 	cn->exit_code = code;
 	cn->shutdown_at_ms = sockio_now_ms();
-	node_shutdown_children(&cn->n);
-	if (node_children_connected(&cn->n) == 0)
+	node_shutdown_children(&cn->n, msg);
+	if (exit_done(cn, cn->shutdown_at_ms))
 		uv_stop(&cn->n.loop);
 }
 
@@ -69,7 +85,13 @@ parent_on_packet(conn *c, grove_packet *p)
 	commnode *cn = c->owner;
 	if (wire_packet_hdr(p)->type == WIRE_T_SHUTDOWN) {
 		log_debug("shutdown requested by parent");
-		begin_exit(cn, 0);
+		grove_packet *ev = NULL;
+		if (ship_wanted(p) && ship_event_space(cn->n.rank, &ev) == 0) {
+			node_send(&cn->n, cn->n.parent, ev);
+			grove_packet_unref(ev);
+			cn->shipped = 1;
+		}
+		begin_exit(cn, 0, p);
 		return;
 	}
 	node_from_parent(&cn->n, p);
@@ -83,7 +105,7 @@ parent_on_close(conn *c, int err, const char *why)
 	cn->n.parent = NULL;
 	if (!cn->exiting)
 		log_info("parent gone (%s); shutting down", why);
-	begin_exit(cn, cn->exiting ? cn->exit_code : 1);
+	begin_exit(cn, cn->exiting ? cn->exit_code : 1, NULL);
 }
 
 static void
@@ -91,6 +113,8 @@ parent_on_drain(conn *c)
 {
 	commnode *cn = c->owner;
 	node_parent_drained(&cn->n);
+	if (cn->exiting && exit_done(cn, sockio_now_ms()))
+		uv_stop(&cn->n.loop);
 }
 
 static const conn_ops parent_ops = {parent_on_packet, parent_on_close,
@@ -136,11 +160,9 @@ on_ctl_tick(uv_timer_t *t)
 	node *n = &cn->n;
 	uint64_t now = sockio_now_ms();
 	if (cn->exiting) {
-		/* Children get a grace period to leave on their own. */
-		if (node_children_connected(n) == 0 ||
-		    now - cn->shutdown_at_ms > 2000) {
+		node_flush_all(n);
+		if (exit_done(cn, now))
 			uv_stop(&n->loop);
-		}
 		return;
 	}
 	if (!cn->reported_ready && !cn->reported_failure) {
@@ -188,8 +210,11 @@ static void
 cp_child_lost(node *n, uint32_t child, const char *why)
 {
 	commnode *cn = n->owner;
-	if (cn->exiting && node_children_connected(n) == 0)
-		on_ctl_tick(&cn->ctl_tick);
+	if (cn->exiting) {
+		node_flush_all(n);
+		if (exit_done(cn, sockio_now_ms()))
+			uv_stop(&n->loop);
+	}
 }
 
 static void
@@ -298,7 +323,7 @@ run(commnode *cn)
 	node_flush_all(n);
 	/* Children that closed their links are on their way out. */
 	node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
-	int keep = getenv("GROVE_TRACE_KEEP") != NULL;
+	int keep = !cn->shipped && getenv("GROVE_TRACE_KEEP") != NULL;
 	node_fini(n);
 	grove_trace_fini(keep);
 	return cn->exit_code;

@@ -19,6 +19,7 @@
 #include "net/spawn.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
+#include "tbon/ship.h"
 #include "trace/trace_impl.h"
 
 void
@@ -115,6 +116,9 @@ fe_up(node *n, grove_packet *p)
 			grove_packet_unref(p);
 		break;
 	}
+	case WIRE_T_TRACE_DATA:
+		ship_receive(net->netid, p);
+		break;
 	case WIRE_T_P2P:
 		if (pktq_push(&net->p2p, grove_packet_ref(p), net->seq++) == 0)
 			net->queued++;

@@ -52,8 +52,20 @@ grove_net_destroy(grove_net *net)
 	const char *dump = getenv("GROVE_TRACE_DUMP");
 	const char *stats = getenv("GROVE_TRACE_STATS");
 	if (n->loop_ready) {
-		node_shutdown_children(n);
-		uint64_t until = sockio_now_ms() + 3000;
+		/* When the traces are collected, processes on other hosts send
+		 * their event spaces up with their last message. */
+		grove_packet *bye = NULL;
+		if ((dump && *dump) || (stats && *stats)) {
+			char host[256] = "";
+			gethostname(host, sizeof host - 1);
+			const char *ship = getenv("GROVE_TRACE_SHIP");
+			wire_pack(&bye, WIRE_T_SHUTDOWN, 0, PROTO_SHUTDOWN_SHIP, n->rank,
+			    0, PROTO_SHUTDOWN, host,
+			    (int32_t)(ship && !strcmp(ship, "all")));
+		}
+		node_shutdown_children(n, bye);
+		grove_packet_unref(bye);
+		uint64_t until = sockio_now_ms() + 5000;
 		while (node_children_connected(n) > 0 && sockio_now_ms() < until)
 			fe_run(net, 50);
 		/* Children that did not leave within the grace period die. */

@@ -675,11 +675,13 @@ node_fini(node *n)
 }
 
 void
-node_shutdown_children(node *n)
+node_shutdown_children(node *n, grove_packet *msg)
 {
 	grove_packet *p = NULL;
 	n->shutting_down = 1;
-	if (wire_pack(&p, WIRE_T_SHUTDOWN, 0, 0, n->rank, 0, "") != 0)
+	if (msg)
+		p = grove_packet_ref(msg);
+	else if (wire_pack(&p, WIRE_T_SHUTDOWN, 0, 0, n->rank, 0, "") != 0)
 		return;
 	for (uint32_t i = 0; i < n->n_children; i++)
 		if (n->children[i].c)

@@ -188,8 +188,9 @@ node_load_req *node_filter_load(node *n, uint32_t req, const char *name,
     const char *path, const char *symbol);
 void node_load_req_free(node *n, node_load_req *r);
 
-/* Begin an orderly shutdown: SHUTDOWN to every child. */
-void node_shutdown_children(node *n);
+/* Begin an orderly shutdown: SHUTDOWN to every child (msg: the packet to
+ * forward, or NULL for a plain one). */
+void node_shutdown_children(node *n, grove_packet *msg);
 /* Children still connected. */
 uint32_t node_children_connected(const node *n);
 /* Kill and reap processes this node started (after the grace period). */

@@ -28,6 +28,14 @@
 /* FILTER_ERROR: node id, stream, error code, text. */
 #define PROTO_FILTER_ERROR "%ud %ud %d %s"
 
+/* SHUTDOWN with tag PROTO_SHUTDOWN_SHIP: the FE collects event spaces;
+ * every process not on the FE's host (or every process, ship_all = 1) sends
+ * its own as TRACE_DATA before leaving. */
+#define PROTO_SHUTDOWN_SHIP 1
+#define PROTO_SHUTDOWN "%s %d"
+/* TRACE_DATA, child -> FE: segment name, snapshot (trace_impl.h). */
+#define PROTO_TRACE_DATA "%s %auc"
+
 /* Ranks that CPs and the FE put in packets they build: never a BE rank. */
 #define PROTO_NODE_RANK(node_id) (0x80000000u | (node_id))
 

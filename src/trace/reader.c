@@ -86,6 +86,9 @@ header_ok(const struct trace_header *h, uint64_t fsize, const char *name,
 		BAD(ring_stride, "does not match ring_slots");
 	if (h->max_rings > TRACE_MAX_RINGS)
 		BAD(max_rings, "too many");
+	/* Offsets first, so the sums below cannot wrap. */
+	if (h->registry_offset > h->size || h->rings_offset > h->size)
+		BAD(rings_offset, "offset beyond the segment");
 	if (h->max_collectors > (1u << 20) ||
 	    h->registry_offset < TRACE_HEADER_SIZE ||
 	    h->registry_offset + (uint64_t)h->max_collectors *

@@ -130,6 +130,10 @@ static inline uint64_t
 trace_proc_ns(const struct trace_proc *p, uint64_t ticks)
 {
 	double d = (double)(int64_t)(ticks - p->t0) * p->rate;
+	/* Calibration comes from the segment, which may be corrupt: keep the
+	 * conversion defined whatever the values. */
+	if (!(d > -9.2e18 && d < 9.2e18))
+		d = 0;
 	return p->m0 + (uint64_t)(int64_t)d;
 }
 

@@ -378,6 +378,64 @@ grove_trace_fini(int keep)
 	pthread_mutex_unlock(&sp.lock);
 }
 
+/* Appends one (offset, length, bytes) chunk of a snapshot. */
+static int
+snap_chunk(FILE *f, uint64_t off, const void *p, uint64_t len)
+{
+	return fwrite(&off, 8, 1, f) == 1 && fwrite(&len, 8, 1, f) == 1 &&
+	       (len == 0 || fwrite(p, (size_t)len, 1, f) == 1) ? 0 : -1;
+}
+
+int
+trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
+                            size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	pthread_mutex_lock(&sp.lock);
+	if (!sp.base) {
+		pthread_mutex_unlock(&sp.lock);
+		return GROVE_ENOENT;
+	}
+	/* Recording stops first, so the rings are still while copied. */
+	__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELEASE);
+	struct trace_header *h = sp.h;
+	trace_calib_now(h->clock == TRACE_CLOCK_TSC, &h->calib_fini);
+	__atomic_store_n(&h->finished, 1, __ATOMIC_RELEASE);
+	snprintf(name, namelen, "%s", sp.name);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	int rc = f ? 0 : GROVE_ENOMEM;
+	uint64_t size = h->size;
+	if (rc == 0 && fwrite(&size, 8, 1, f) != 1)
+		rc = GROVE_ENOMEM;
+	if (rc == 0)
+		rc = snap_chunk(f, 0, sp.base, TRACE_HEADER_SIZE);
+	if (rc == 0)
+		rc = snap_chunk(f, h->registry_offset,
+		                (char *)sp.base + h->registry_offset,
+		                (uint64_t)h->n_collectors *
+		                sizeof(struct trace_collector_entry));
+	/* A ring that never wrapped ships only the slots it used. */
+	for (uint32_t i = 0; rc == 0 && i < h->n_rings; i++) {
+		struct grove_trace_ring_ *r = trace_ring_at(sp.base, h, i);
+		uint64_t used = r->head < h->ring_slots ? r->head : h->ring_slots;
+		rc = snap_chunk(f, (uint64_t)((char *)r - (char *)sp.base), r,
+		                TRACE_RING_HEADER + used * sizeof(grove_trace_tuple));
+	}
+	if (f && fclose(f) != 0)
+		rc = GROVE_ENOMEM;
+	pthread_mutex_unlock(&sp.lock);
+	if (rc != 0) {
+		free(buf);
+		return rc < 0 ? rc : GROVE_ENOMEM;
+	}
+	*out = (uint8_t *)buf;
+	*len = n;
+	return 0;
+}
+
 int
 grove_trace_enabled(void)
 {

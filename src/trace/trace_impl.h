@@ -32,6 +32,22 @@ int trace_bench_fastpath(double *ns_per_event, double *ns_disabled);
  * network_id.  For trying the exporters and for tests. */
 int trace_write_sample(const char *network_id, int n_be);
 
+/* ---- shipping event spaces to the front-end's host ---- */
+
+/* Stops recording and serialises this process's event space (header, used
+ * registry entries, used part of each ring) for another host: a u64 file
+ * size, then (u64 offset, u64 length, bytes) chunks.  *out is malloc'ed.
+ * name gets the segment's name.  GROVE_ENOENT without an event space. */
+int trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
+                                size_t *len);
+
+/* Recreates a shipped event space as /dev/shm/<name> on this host, so the
+ * local readers see it.  The bytes come from the network: every field is
+ * checked (GROVE_EPROTO), and an existing segment is never overwritten
+ * (GROVE_EINVAL). */
+int trace_space_materialize(const char *name, const uint8_t *buf,
+                            size_t len);
+
 /* ---- exporters and statistics over a snapshot ---- */
 
 int trace_export_chrome(const struct trace_set *set, FILE *f);

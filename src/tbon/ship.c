@@ -1,0 +1,67 @@
+/* Shipping a process's event space to the front-end at shutdown
+ * (internal; see PROTO_SHUTDOWN in proto.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codec/wire.h"
+#include "core/log.h"
+#include "grove/trace.h"
+#include "tbon/proto.h"
+#include "tbon/ship.h"
+#include "trace/trace_impl.h"
+
+int
+ship_wanted(grove_packet *shutdown)
+{
+	const char *fe_host = NULL;
+	int32_t all = 0;
+	if (wire_packet_hdr(shutdown)->tag != PROTO_SHUTDOWN_SHIP ||
+	    grove_packet_unpack(shutdown, PROTO_SHUTDOWN, &fe_host, &all) != 0)
+		return 0;
+	char me[256] = "";
+	gethostname(me, sizeof me - 1);
+	return all || strcmp(me, fe_host) != 0;
+}
+
+int
+ship_event_space(uint32_t src, grove_packet **out)
+{
+	char name[256];
+	uint8_t *snap = NULL;
+	size_t len = 0;
+	*out = NULL;
+	int rc = trace_space_finish_snapshot(name, sizeof name, &snap, &len);
+	if (rc != 0)
+		return rc;
+	/* The FE gets the copy: ours goes now, so that on a shared host the
+	 * FE can recreate it under the same name. */
+	grove_trace_fini(0);
+	rc = wire_pack(out, WIRE_T_TRACE_DATA, 0, 0, src, 0, PROTO_TRACE_DATA, name,
+	    snap, (uint64_t)len);
+	free(snap);
+	if (rc != 0)
+		log_warn("cannot ship the event space %s: %s", name,
+		    grove_strerror(rc));
+	return rc;
+}
+
+int
+ship_receive(const char *netid, grove_packet *p)
+{
+	const char *name = NULL;
+	const uint8_t *bytes = NULL;
+	uint64_t len = 0;
+	if (grove_packet_unpack(p, PROTO_TRACE_DATA, &name, &bytes, &len) != 0)
+		return GROVE_EPROTO;
+	/* Only this network's segments may be created. */
+	char prefix[64];
+	size_t pl = (size_t)snprintf(prefix, sizeof prefix, "grove.%s.", netid);
+	if (strncmp(name, prefix, pl) != 0)
+		return GROVE_EINVAL;
+	int rc = trace_space_materialize(name, bytes, (size_t)len);
+	if (rc != 0)
+		log_warn("event space %s from rank %u not kept: %s", name,
+		    wire_packet_hdr(p)->src, grove_strerror(rc));
+	return rc;
+}

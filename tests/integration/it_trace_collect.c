@@ -1,0 +1,88 @@
+/* Event spaces collected at the front-end when the network shuts down:
+ * local processes keep theirs for the FE to read; processes on other hosts
+ * ship theirs through the tree.  GROVE_TRACE_SHIP=all makes every process
+ * ship (and drop its own copy first), so one machine exercises the remote
+ * path: every process must still appear in the exported trace.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper_common.h"
+#include "../../examples/worker_protocol.h"
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	CHECK(s != NULL);
+	CHECK(fread(s, 1, (size_t)n, f) == (size_t)n);
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+/* Segments of a network left in /dev/shm. */
+static int
+segments_left(const char *netid)
+{
+	char prefix[64];
+	int pl = snprintf(prefix, sizeof prefix, "grove.%s.", netid);
+	int k = 0;
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		k += !strncmp(e->d_name, prefix, (size_t)pl);
+	if (d)
+		closedir(d);
+	return k;
+}
+
+static void
+run(const char *mode)
+{
+	char path[4096], netid[64];
+	snprintf(path, sizeof path, "%s/trace-%s.json", it_tmpdir(), mode);
+	setenv("GROVE_TRACE_DUMP", path, 1);
+	if (!strcmp(mode, "ship"))
+		setenv("GROVE_TRACE_SHIP", "all", 1);
+	else
+		unsetenv("GROVE_TRACE_SHIP");
+	it_step("--- collection at exit, %s", mode);
+	grove_net *net = it_net_spawn("kary:2", 4);
+	snprintf(netid, sizeof netid, "%s", grove_net_id(net));
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	it_net_destroy(net);
+
+	char *j = slurp(path);
+	/* kary:2 with 4 BEs: the FE, CPs 1 and 4, BEs 0..3. */
+	const char *procs[] = {"\"fe 0\"", "\"cp 1\"", "\"cp 4\"", "\"be 0\"",
+	    "\"be 1\"", "\"be 2\"", "\"be 3\""};
+	for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
+		if (!strstr(j, procs[i]))
+			IT_FAIL("%s: trace has no process %s", mode, procs[i]);
+	/* Flow arrows need both ends of a link: BE sends reach the CPs. */
+	CHECK(strstr(j, "\"ph\":\"s\"") != NULL);
+	CHECK(strstr(j, "\"ph\":\"f\"") != NULL);
+	free(j);
+	CHECK_INT_EQ(segments_left(netid), 0);
+	unsetenv("GROVE_TRACE_DUMP");
+	unsetenv("GROVE_TRACE_SHIP");
+}
+
+int
+main(void)
+{
+	it_init("it_trace_collect", 120);
+	run("local");
+	run("ship");
+	return it_done();
+}
