@@ -298,7 +298,7 @@ bench_usage(FILE *f)
 	    "64 back-ends.\n"
 	    "trace: cost of one trace record (on and off) and the "
 	    "micro-benchmark\n"
-	    "  with tracing on and off, alternating K rounds (default 3).\n"
+	    "  with tracing on and off, alternating K rounds (default 7).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -401,12 +401,18 @@ bench_micro(int argc, char **argv)
 static int
 bench_trace(int argc, char **argv)
 {
-	micro_cfg c = {.spec = "kary:8", .backends = 64, .rt_iters = 200,
-	    .thru_iters = 1000};
-	int json = 0, rounds = 3;
+	/* Longer runs than the micro-benchmark's defaults: the effect to see
+	 * is about 1%, a 1000-wave burst lasts 50 ms. */
+	micro_cfg c = {.spec = "kary:8", .backends = 64, .rt_iters = 1000,
+	    .thru_iters = 5000};
+	int json = 0, rounds = 7;
 	int rc = parse_opts(argc, argv, &c, &json, &rounds);
 	if (rc)
 		return rc >= 100 ? rc - 100 : rc;
+	if (rounds < 1 || rounds > 100) {
+		fprintf(stderr, "grove bench trace: --rounds must be 1..100\n");
+		return 2;
+	}
 
 	double ns_on = 0, ns_off = 0;
 	rc = trace_bench_fastpath(&ns_on, &ns_off);
@@ -425,8 +431,12 @@ bench_trace(int argc, char **argv)
 	tool_raise_nofile();
 
 	/* Alternate off/on so that drift of the machine (other load, CPU
-	 * frequency) hits both sides alike; keep the best of each. */
+	 * frequency) hits both sides alike.  Each round gives one paired
+	 * ratio per metric (the median round trip, and throughput); the
+	 * overhead is the median of those ratios, and their spread says how
+	 * much of it is noise. */
 	double rt[2] = {0, 0}, wps[2] = {0, 0};
+	double rt_ratio[100], th_ratio[100], last_rt = 0, last_wps = 0;
 	const char *saved = getenv("GROVE_TRACE");
 	char *saved_copy = saved ? strdup(saved) : NULL;
 	for (int k = 0; k < rounds && rc == 0; k++) {
@@ -447,10 +457,17 @@ bench_trace(int argc, char **argv)
 				    "round trip %.3f ms, %.0f waves/s\n",
 				    k + 1, on ? "on" : "off",
 				    r.rt_mean_s * 1e3, r.thru_wps);
-			if (rt[on] == 0 || r.rt_mean_s < rt[on])
-				rt[on] = r.rt_mean_s;
+			if (rt[on] == 0 || r.rt_median_s < rt[on])
+				rt[on] = r.rt_median_s;
 			if (r.thru_wps > wps[on])
 				wps[on] = r.thru_wps;
+			if (!on) {
+				last_rt = r.rt_median_s;
+				last_wps = r.thru_wps;
+			} else {
+				rt_ratio[k] = r.rt_median_s / last_rt - 1;
+				th_ratio[k] = r.thru_wps > 0 ? last_wps / r.thru_wps - 1 : 0;
+			}
 		}
 	}
 	if (saved_copy)
@@ -461,8 +478,11 @@ bench_trace(int argc, char **argv)
 	if (rc < 0)
 		return 1;
 
-	double ov_rt = rt[0] > 0 ? (rt[1] - rt[0]) / rt[0] * 100 : 0;
-	double ov_th = wps[1] > 0 ? (wps[0] / wps[1] - 1) * 100 : 0;
+	qsort(rt_ratio, (size_t)rounds, sizeof *rt_ratio, cmp_double);
+	qsort(th_ratio, (size_t)rounds, sizeof *th_ratio, cmp_double);
+	double ov_rt = rt_ratio[rounds / 2] * 100, ov_th = th_ratio[rounds / 2] * 100;
+	double rt_lo = rt_ratio[0] * 100, rt_hi = rt_ratio[rounds - 1] * 100;
+	double th_lo = th_ratio[0] * 100, th_hi = th_ratio[rounds - 1] * 100;
 	if (json) {
 		printf("{\"ns_per_event\": %.2f, \"ns_disabled\": %.3f"
 		    ", \"overhead_roundtrip_pct\": %.2f"
@@ -470,6 +490,9 @@ bench_trace(int argc, char **argv)
 		    ov_rt, ov_th);
 		printf(", \"topology\": ");
 		json_str(c.spec);
+		printf(", \"overhead_roundtrip_pct_range\": [%.2f, %.2f]"
+		    ", \"overhead_throughput_pct_range\": [%.2f, %.2f]", rt_lo,
+		    rt_hi, th_lo, th_hi);
 		printf(", \"backends\": %u, \"rounds\": %d"
 		    ", \"roundtrip_off_s\": %.9f, \"roundtrip_on_s\": %.9f"
 		    ", \"throughput_off_waves_per_s\": %.1f"
@@ -481,12 +504,15 @@ bench_trace(int argc, char **argv)
 		printf("grove bench trace\n");
 		printf("  record, tracing on    %8.2f ns/event\n", ns_on);
 		printf("  record, tracing off   %8.3f ns/event\n", ns_off);
-		printf("  micro-benchmark %s, %u back-ends, best of %d "
-		    "rounds:\n", c.spec, c.backends, rounds);
+		printf("  micro-benchmark %s, %u back-ends, %d alternations "
+		    "(best of each side; overhead = median of paired ratios, "
+		    "[min, max]):\n", c.spec, c.backends, rounds);
 		printf("    round trip  off %.3f ms  on %.3f ms  overhead "
-		    "%+.2f%%\n", rt[0] * 1e3, rt[1] * 1e3, ov_rt);
+		    "%+.2f%% [%+.2f, %+.2f]\n", rt[0] * 1e3, rt[1] * 1e3, ov_rt,
+		    rt_lo, rt_hi);
 		printf("    throughput  off %.0f  on %.0f waves/s  overhead "
-		    "%+.2f%%\n", wps[0], wps[1], ov_th);
+		    "%+.2f%% [%+.2f, %+.2f]\n", wps[0], wps[1], ov_th, th_lo,
+		    th_hi);
 	}
 	return 0;
 }

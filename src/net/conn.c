@@ -148,8 +148,10 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = len;
 }
 
+/* t_read: when the bytes were read; every packet of the read shares it
+ * (one clock read per batch instead of one per packet). */
 static void
-parse_frames(conn *c)
+parse_frames(conn *c, uint64_t t_read)
 {
 	while (!c->closing) {
 		grove_packet *pkt = NULL;
@@ -164,11 +166,9 @@ parse_frames(conn *c)
 			return;
 		}
 		c->rx_frames++;
-		if (c->tc_recv.id) {
-			uint64_t now = grove_trace_begin();
-			grove_trace_record(&c->tc_recv, GROVE_OP_RECV, (int32_t)n, now,
-			    now);
-		}
+		if (c->tc_recv.id)
+			grove_trace_record(&c->tc_recv, GROVE_OP_RECV, (int32_t)n,
+			    t_read, t_read);
 		c->ops->on_packet(c, pkt);
 		grove_packet_unref(pkt);
 	}
@@ -193,7 +193,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	rxbuf_commit(&c->rx, (size_t)nread);
 	c->rx_bytes += (uint64_t)nread;
 	c->last_rx_ms = sockio_now_ms();
-	parse_frames(c);
+	parse_frames(c, t0);
 	grove_trace_record(&c->tc_read, GROVE_OP_READ, (int32_t)nread, t0,
 	    grove_trace_begin());
 }

@@ -304,8 +304,9 @@ run_waves(node *n, node_stream *s)
 			for (size_t j = 0; j < k; j++)
 				node_send(n, n->children[s->wave_slots[j]].c, o->down[i]);
 		flt_out_reset(o);
-		grove_trace_record(&s->tc_wave, GROVE_OP_WAVE, (int32_t)k, t0,
-		    grove_trace_begin());
+		/* The wave ends where its transformation did (one clock read
+		 * less per wave). */
+		grove_trace_record(&s->tc_wave, GROVE_OP_WAVE, (int32_t)k, t0, t2);
 	}
 	/* Resume children paused on this stream once their queues drained. */
 	for (uint32_t j = 0; j < s->nslots; j++) {
