@@ -14,6 +14,7 @@
 
 #include "grove/grove.h"
 #include "toolutil.h"
+#include "treecost.h"
 #include "../examples/worker_protocol.h"
 
 #if defined(__has_include)
@@ -34,6 +35,7 @@ typedef struct micro_cfg {
 	int rt_iters;
 	int thru_iters;
 	int create_timeout_ms;
+	int measure_cost;   /* also count CPU time and trace tuples per phase */
 } micro_cfg;
 
 typedef struct micro_res {
@@ -42,6 +44,8 @@ typedef struct micro_res {
 	double rt_mean_s, rt_min_s, rt_median_s, rt_max_s;
 	double thru_s, thru_wps;
 	double shutdown_s;
+	/* with measure_cost: per round trip and per wave */
+	double rt_cpu_s, rt_tuples, thru_cpu_s, thru_tuples;
 	char err[768];
 } micro_res;
 
@@ -178,9 +182,28 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 	r->nodes = grove_topo_size(t);
 	r->cps = r->nodes - 1 - grove_topo_backends(t);
 	r->depth = grove_topo_depth(t);
+	double cpu0 = 0;
+	uint64_t tup0 = 0;
+	if (c->measure_cost) {
+		cpu0 = treecost_cpu_s();
+		tup0 = treecost_tuples(grove_net_id(net));
+	}
 	rc = roundtrips(net, c, r);
+	if (rc == 0 && c->measure_cost) {
+		double cpu1 = treecost_cpu_s();
+		uint64_t tup1 = treecost_tuples(grove_net_id(net));
+		r->rt_cpu_s = (cpu1 - cpu0) / c->rt_iters;
+		r->rt_tuples = (double)(tup1 - tup0) / c->rt_iters;
+		cpu0 = cpu1;
+		tup0 = tup1;
+	}
 	if (rc == 0)
 		rc = throughput(net, c, r);
+	if (rc == 0 && c->measure_cost) {
+		r->thru_cpu_s = (treecost_cpu_s() - cpu0) / c->thru_iters;
+		r->thru_tuples = (double)(treecost_tuples(grove_net_id(net)) -
+		    tup0) / c->thru_iters;
+	}
 	t0 = tool_now();
 	grove_net_destroy(net);
 	r->shutdown_s = tool_now() - t0;
@@ -437,6 +460,12 @@ bench_trace(int argc, char **argv)
 	 * much of it is noise. */
 	double rt[2] = {0, 0}, wps[2] = {0, 0};
 	double rt_ratio[100], th_ratio[100], last_rt = 0, last_wps = 0;
+	/* Also the CPU time all processes spend per round trip (per wave),
+	 * on vs off: wall-clock time on a shared machine swings by more than
+	 * the effect, CPU time much less. */
+	double rt_share[100], th_share[100], rt_tup = 0, th_tup = 0;
+	double rt_cpu = 0, th_cpu = 0, last_rt_cpu = 0, last_th_cpu = 0;
+	c.measure_cost = 1;
 	const char *saved = getenv("GROVE_TRACE");
 	char *saved_copy = saved ? strdup(saved) : NULL;
 	for (int k = 0; k < rounds && rc == 0; k++) {
@@ -464,9 +493,19 @@ bench_trace(int argc, char **argv)
 			if (!on) {
 				last_rt = r.rt_median_s;
 				last_wps = r.thru_wps;
+				last_rt_cpu = r.rt_cpu_s;
+				last_th_cpu = r.thru_cpu_s;
 			} else {
 				rt_ratio[k] = r.rt_median_s / last_rt - 1;
 				th_ratio[k] = r.thru_wps > 0 ? last_wps / r.thru_wps - 1 : 0;
+				rt_share[k] = last_rt_cpu > 0 ? r.rt_cpu_s /
+				    last_rt_cpu - 1 : 0;
+				th_share[k] = last_th_cpu > 0 ? r.thru_cpu_s /
+				    last_th_cpu - 1 : 0;
+				rt_tup = r.rt_tuples;
+				th_tup = r.thru_tuples;
+				rt_cpu = r.rt_cpu_s;
+				th_cpu = r.thru_cpu_s;
 			}
 		}
 	}
@@ -483,6 +522,10 @@ bench_trace(int argc, char **argv)
 	double ov_rt = rt_ratio[rounds / 2] * 100, ov_th = th_ratio[rounds / 2] * 100;
 	double rt_lo = rt_ratio[0] * 100, rt_hi = rt_ratio[rounds - 1] * 100;
 	double th_lo = th_ratio[0] * 100, th_hi = th_ratio[rounds - 1] * 100;
+	qsort(rt_share, (size_t)rounds, sizeof *rt_share, cmp_double);
+	qsort(th_share, (size_t)rounds, sizeof *th_share, cmp_double);
+	double cost_rt = rt_share[rounds / 2] * 100;
+	double cost_th = th_share[rounds / 2] * 100;
 	if (json) {
 		printf("{\"ns_per_event\": %.2f, \"ns_disabled\": %.3f"
 		    ", \"overhead_roundtrip_pct\": %.2f"
@@ -490,6 +533,11 @@ bench_trace(int argc, char **argv)
 		    ov_rt, ov_th);
 		printf(", \"topology\": ");
 		json_str(c.spec);
+		printf(", \"cpu_overhead_roundtrip_pct\": %.2f"
+		    ", \"cpu_overhead_throughput_pct\": %.2f"
+		    ", \"tuples_per_roundtrip\": %.1f, \"tuples_per_wave\": %.1f"
+		    ", \"cpu_us_per_roundtrip\": %.1f, \"cpu_us_per_wave\": %.2f",
+		    cost_rt, cost_th, rt_tup, th_tup, rt_cpu * 1e6, th_cpu * 1e6);
 		printf(", \"overhead_roundtrip_pct_range\": [%.2f, %.2f]"
 		    ", \"overhead_throughput_pct_range\": [%.2f, %.2f]", rt_lo,
 		    rt_hi, th_lo, th_hi);
@@ -513,6 +561,12 @@ bench_trace(int argc, char **argv)
 		printf("    throughput  off %.0f  on %.0f waves/s  overhead "
 		    "%+.2f%% [%+.2f, %+.2f]\n", wps[0], wps[1], ov_th, th_lo,
 		    th_hi);
+		printf("  CPU time of all processes, tracing on vs off (median of "
+		    "paired ratios):\n");
+		printf("    round trip  %.0f us CPU, %.0f tuples  -> %+.2f%%\n",
+		    rt_cpu * 1e6, rt_tup, cost_rt);
+		printf("    throughput  %.1f us CPU, %.1f tuples per wave -> "
+		    "%+.2f%%\n", th_cpu * 1e6, th_tup, cost_th);
 	}
 	return 0;
 }

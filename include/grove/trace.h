@@ -28,7 +28,7 @@
  *
  * Environment: GROVE_TRACE=0 disables tracing (every record costs one
  * predictable branch); GROVE_TRACE_SIZE=N sets tuples per thread ring
- * (power of two, default 32768 = 1 MiB).
+ * (power of two, default 8192 = 256 KiB).
  *
  * Needs GNU C (gcc or clang): __thread, __atomic builtins, CLOCK_MONOTONIC.
  */

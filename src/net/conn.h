@@ -64,6 +64,11 @@ struct conn {
 	int dirty;            /* on the owner's flush list */
 	conn *next_dirty;
 
+	/* Clock reads are the cost of a tuple: a caller that has just read
+	 * the clock passes it as the start of the next flush (t_flush_start),
+	 * and reads the flush's end back (t_flush_end) instead of reading the
+	 * clock again. */
+	uint64_t t_flush_start, t_flush_end;
 	/* collectors: per-packet send/recv and per-batch writev/read */
 	grove_trace_collector tc_send, tc_recv, tc_writev, tc_read;
 	uint64_t rx_frames, tx_frames, rx_bytes, tx_bytes;

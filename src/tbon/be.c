@@ -389,15 +389,22 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 	}
 	rc = conn_send(be->parent, q);
 	grove_packet_unref(q);
-	if (rc == 0)
+	uint64_t t1 = 0;
+	if (rc == 0) {
+		be->parent->t_flush_start = t0;
+		be->parent->t_flush_end = 0;
 		conn_flush(be->parent);
+		t1 = be->parent ? be->parent->t_flush_end : 0;
+	}
 	/* Back-pressure: wait while the link holds more than its limit. */
-	while (rc == 0 && be->parent && conn_over_limit(be->parent))
+	while (rc == 0 && be->parent && conn_over_limit(be->parent)) {
 		be_run(be, 100);
+		t1 = 0;
+	}
 	if (rc == 0 && !be->parent)
 		rc = GROVE_ECLOSED;
 	grove_trace_record(&be->tc_api_send, GROVE_OP_API_SEND, rc, t0,
-	    grove_trace_begin());
+	    t1 ? t1 : grove_trace_begin());
 	return rc;
 }
 
