@@ -214,6 +214,11 @@ cp_child_lost(node *n, uint32_t child, const char *why)
 		node_flush_all(n);
 		if (exit_done(cn, sockio_now_ms()))
 			uv_stop(&n->loop);
+	} else if (!cn->reported_ready && !cn->reported_failure &&
+	    n->launch_failed) {
+		cn->reported_failure = 1;
+		node_up_ctl(n, WIRE_T_LAUNCH_ERROR, 0, PROTO_LAUNCH_ERROR,
+		    n->launch_error);
 	}
 }
 

@@ -218,8 +218,6 @@ pending_on_packet(conn *c, grove_packet *p)
 	c->authed = 1;
 	snprintf(c->peer, sizeof c->peer, "node %u", node_id);
 	ch->c = c;
-	if (!ch->pid && pid)
-		ch->pid = 0; /* not ours to kill: it attached on its own */
 	/* AUTH_OK goes out before the link's collectors exist: the child
 	 * reads it in its handshake, so neither side counts it. */
 	conn_send(c, ok);
@@ -308,8 +306,15 @@ child_lost(node *n, uint32_t idx, const char *why)
 		return;
 	int was_ready = ch->state == CHILD_READY;
 	ch->state = CHILD_GONE;
-	if (!was_ready)
-		n->n_ready++; /* nothing left to wait for */
+	if (!was_ready) {
+		/* Only a child still starting up is not ready: the launch has
+		 * failed, say so now rather than at the deadline. */
+		n->n_ready++;
+		char who[128], msg[400];
+		node_describe_child(n, ch, who, sizeof who);
+		snprintf(msg, sizeof msg, "%s lost during startup: %s", who, why);
+		node_launch_fail(n, msg);
+	}
 	if (ch->c) {
 		conn *c = ch->c;
 		ch->c = NULL;

@@ -202,6 +202,8 @@ void node_reap_children_wait(node *n, int grace_ms);
 void node_check_pressure(node *n);
 void node_parent_drained(node *n);
 int node_check_launch(node *n);
+/* Record why the launch failed (the first reason wins). */
+void node_launch_fail(node *n, const char *msg);
 void node_start_tick(node *n);
 void node_describe_child(const node *n, const node_child *ch, char *out,
     size_t len);

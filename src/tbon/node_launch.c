@@ -31,8 +31,8 @@ node_describe_child(const node *n, const node_child *ch, char *out, size_t len)
 		    ch->be_lo, ch->be_hi ? ch->be_hi - 1 : 0, ch->host);
 }
 
-static void
-launch_fail(node *n, const char *msg)
+void
+node_launch_fail(node *n, const char *msg)
 {
 	if (n->launch_failed)
 		return;
@@ -102,7 +102,7 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 			char who[128];
 			node_describe_child(n, ch, who, sizeof who);
 			snprintf(err, errlen, "%s: %s", who, why);
-			launch_fail(n, err);
+			node_launch_fail(n, err);
 			return rc;
 		}
 		log_debug("started %s node %u pid %d on %s", role_name(ch->role),
@@ -137,7 +137,7 @@ node_check_launch(node *n)
 		else
 			snprintf(msg, sizeof msg, "%s was killed by signal %d before "
 			    "connecting", who, WTERMSIG(st));
-		launch_fail(n, msg);
+		node_launch_fail(n, msg);
 		return 1;
 	}
 	if (!node_children_ready(n) && n->launch_deadline_ms &&
@@ -159,7 +159,7 @@ node_check_launch(node *n)
 			    "ready");
 			shown++;
 		}
-		launch_fail(n, msg);
+		node_launch_fail(n, msg);
 		return 1;
 	}
 	return 0;
