@@ -150,7 +150,7 @@ crash(void)
 
 /* Handles one request.  Returns 1 when the worker should exit. */
 static int
-handle(worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
+handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p)
 {
 	int32_t v;
 	int rc = 0;
@@ -159,7 +159,8 @@ handle(worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
 	case WORKER_ECHO:
 		if (arg_int(w, p, tag, &v) < 0)
 			return 0;
-		rc = grove_be_send(w->be, stream, tag, "%d", v);
+		/* The request itself goes back up (re-sourced to this rank). */
+		rc = grove_be_send_packet(w->be, stream, p);
 		break;
 	case WORKER_RANK:
 		rc = grove_be_send(w->be, stream, tag, "%d", (int)w->rank);

@@ -377,3 +377,30 @@ wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
 	wire_hdr h = {.type = type, .stream = stream, .tag = tag, .src = src};
 	return codec_encode(out, &h, canon, clen, items, nitems);
 }
+
+int
+wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
+    uint32_t stream, int32_t tag, uint32_t src)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	if (h->type == type && h->stream == stream && h->tag == tag &&
+	    h->src == src) {
+		*out = grove_packet_ref(p);
+		return 0;
+	}
+	int n = grove_packet_nitems(p);
+	if (n < 0)
+		return n;
+	grove_item small[8];
+	grove_item *items = n > 8 ? malloc((size_t)n * sizeof *items) : small;
+	if (!items)
+		return GROVE_ENOMEM;
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = grove_packet_item(p, i, &items[i]);
+	if (rc == 0)
+		rc = wire_pack_items(out, type, stream, tag, src, items, n);
+	if (items != small)
+		free(items);
+	return rc;
+}

@@ -108,6 +108,11 @@ int wire_vpack(grove_packet **out, uint16_t type, uint32_t stream,
 int wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
     int32_t tag, uint32_t src, const grove_item *items, int nitems);
 
+/* The same payload under another header: a new reference to p when the
+ * header already matches, else a re-encoding of p's items. */
+int wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
+    uint32_t stream, int32_t tag, uint32_t src);
+
 /* The header of a packet, and the frame bytes to put on the wire
  * (*len includes the trailing padding). */
 const wire_hdr *wire_packet_hdr(const grove_packet *p);

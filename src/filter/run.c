@@ -107,29 +107,12 @@ call_ctx(grove_filter_call *call)
 static int
 rewrap(const flt_ctx *ctx, grove_packet **pp)
 {
-	grove_packet *p = *pp;
+	grove_packet *p = *pp, *q = NULL;
 	if (grove_packet_stream(p) == ctx->stream &&
 	    grove_packet_tag(p) == ctx->tag)
 		return 0;
-	int n = grove_packet_nitems(p);
-	if (n < 0)
-		return n;
-	grove_item small[FLT_SMALL_ITEMS];
-	grove_item *items = small;
-	if (n > FLT_SMALL_ITEMS) {
-		items = malloc((size_t)n * sizeof *items);
-		if (!items)
-			return GROVE_ENOMEM;
-	}
-	int rc = 0;
-	for (int i = 0; i < n && rc == 0; i++)
-		rc = grove_packet_item(p, i, &items[i]);
-	grove_packet *q = NULL;
-	if (rc == 0)
-		rc = wire_pack_items(&q, WIRE_T_DATA, ctx->stream, ctx->tag,
-		    grove_packet_src(p), items, n);
-	if (items != small)
-		free(items);
+	int rc = wire_repack(&q, p, WIRE_T_DATA, ctx->stream, ctx->tag,
+	    grove_packet_src(p));
 	if (rc < 0)
 		return rc;
 	grove_packet_unref(p);

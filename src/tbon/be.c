@@ -366,27 +366,11 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 	if (!be->parent || be->closed)
 		return GROVE_ECLOSED;
 	uint64_t t0 = grove_trace_begin();
-	const wire_hdr *h = wire_packet_hdr(p);
 	grove_packet *q = NULL;
-	uint16_t type = stream ? WIRE_T_DATA : WIRE_T_P2P;
-	int rc = 0;
-	if (h->stream == stream && h->type == type && h->src == be->rank) {
-		q = grove_packet_ref(p);
-	} else {
-		int n = grove_packet_nitems(p);
-		if (n < 0)
-			return n;
-		grove_item *items = calloc((size_t)(n ? n : 1), sizeof *items);
-		if (!items)
-			return GROVE_ENOMEM;
-		for (int i = 0; i < n && rc == 0; i++)
-			rc = grove_packet_item(p, i, &items[i]);
-		if (rc == 0)
-			rc = wire_pack_items(&q, type, stream, h->tag, be->rank, items, n);
-		free(items);
-		if (rc != 0)
-			return rc;
-	}
+	int rc = wire_repack(&q, p, stream ? WIRE_T_DATA : WIRE_T_P2P, stream,
+	    grove_packet_tag(p), be->rank);
+	if (rc != 0)
+		return rc;
 	rc = conn_send(be->parent, q);
 	grove_packet_unref(q);
 	uint64_t t1 = 0;

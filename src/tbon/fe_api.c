@@ -446,25 +446,10 @@ grove_stream_send_packet(grove_stream *s, grove_packet *p)
 {
 	if (!s || !p)
 		return GROVE_EINVAL;
-	const wire_hdr *h = wire_packet_hdr(p);
 	grove_packet *q = NULL;
-	int rc;
-	if (h->stream == s->id && h->type == WIRE_T_DATA)
-		return fe_inject(s->net, p);
-	/* Re-address a packet built for another stream. */
-	int n = grove_packet_nitems(p);
-	if (n < 0)
-		return n;
-	grove_item *items = calloc((size_t)(n ? n : 1), sizeof *items);
-	if (!items)
-		return GROVE_ENOMEM;
-	for (int i = 0; i < n; i++)
-		if ((rc = grove_packet_item(p, i, &items[i])) != 0) {
-			free(items);
-			return rc;
-		}
-	rc = wire_pack_items(&q, WIRE_T_DATA, s->id, h->tag, s->net->n.rank, items, n);
-	free(items);
+	/* The source rank stays: a packet passed on keeps its origin. */
+	int rc = wire_repack(&q, p, WIRE_T_DATA, s->id, grove_packet_tag(p),
+	    grove_packet_src(p));
 	if (rc != 0)
 		return rc;
 	rc = fe_inject(s->net, q);

@@ -338,6 +338,36 @@ timeout_sync(grove_net *net, uint32_t n, int strict)
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
+/* Packets built by the tool and sent as they are: the FE re-addresses one
+ * built for no stream; the workers echo WORKER_ECHO by sending the very
+ * packet they received (grove_be_send_packet), so each echo is re-sourced
+ * to the worker's rank. */
+static void
+send_packets(grove_net *net, uint32_t n)
+{
+	it_step("--- tool-built packets");
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	grove_packet *p = NULL;
+	CHECK_OK(grove_packet_pack(&p, 0, WORKER_ECHO, "%d", 7));
+	CHECK_OK_NET(net, grove_stream_send_packet(s, p));
+	grove_packet_unref(p);
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), 7 * (int64_t)n);
+	grove_stream *c = it_stream(net, NULL, "concat", NULL);
+	CHECK_OK(grove_packet_pack(&p, grove_stream_id(c), WORKER_ECHO, "%d", 3));
+	CHECK_OK_NET(net, grove_stream_send_packet(c, p));
+	grove_packet_unref(p);
+	grove_packet *r = it_recv(net, c, WORKER_ECHO);
+	it_concat cc;
+	it_concat_decode(r, &cc);
+	CHECK_UINT_EQ(cc.n, n);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK_UINT_EQ(cc.rank[i], i);
+	it_concat_free(&cc);
+	grove_packet_unref(r);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	CHECK_OK_NET(net, grove_stream_destroy(c));
+}
+
 int
 main(void)
 {
@@ -351,6 +381,7 @@ main(void)
 	poll_loop(net, n);
 	dont_wait(net, n);
 	timeout_sync(net, n, 0);
+	send_packets(net, n);
 	it_net_destroy(net);
 
 	net = it_net_spawn("flat", 8);

@@ -949,6 +949,35 @@ test_random_payloads(void **state)
 	}
 }
 
+/* wire_repack: the same packet when the header matches, else the same
+ * items under the new header. */
+static void
+test_repack(void **state)
+{
+	(void)state;
+	grove_packet *p = NULL, *q = NULL;
+	int32_t v = 0;
+	const double *a = NULL;
+	uint64_t n = 0;
+	double arr[3] = {1.5, 2.5, 3.5};
+	assert_int_equal(wire_pack(&p, WIRE_T_DATA, 4, 9, 2, 0, "%d %alf", 42,
+	    arr, (uint64_t)3), 0);
+	assert_int_equal(wire_repack(&q, p, WIRE_T_DATA, 4, 9, 2), 0);
+	assert_ptr_equal(q, p);
+	grove_packet_unref(q);
+	assert_int_equal(wire_repack(&q, p, WIRE_T_P2P, 0, 7, 5), 0);
+	assert_ptr_not_equal(q, p);
+	assert_int_equal(wire_packet_hdr(q)->type, WIRE_T_P2P);
+	assert_int_equal(grove_packet_tag(q), 7);
+	assert_int_equal(grove_packet_src(q), 5);
+	assert_int_equal(grove_packet_unpack(q, "%d %alf", &v, &a, &n), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(n, 3);
+	assert_true(a[2] == 3.5);
+	grove_packet_unref(q);
+	grove_packet_unref(p);
+}
+
 int
 main(void)
 {
@@ -972,6 +1001,7 @@ main(void)
 		cmocka_unit_test(test_shared_buf),
 		cmocka_unit_test(test_concurrent_decode),
 		cmocka_unit_test(test_random_payloads),
+		cmocka_unit_test(test_repack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
