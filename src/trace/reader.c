@@ -86,9 +86,12 @@ header_ok(const struct trace_header *h, uint64_t fsize, const char *name,
 		BAD(ring_stride, "does not match ring_slots");
 	if (h->max_rings > TRACE_MAX_RINGS)
 		BAD(max_rings, "too many");
-	/* Offsets first, so the sums below cannot wrap. */
+	/* Offsets first, so the sums below cannot wrap; aligned, because
+	 * rings and entries are read in place. */
 	if (h->registry_offset > h->size || h->rings_offset > h->size)
 		BAD(rings_offset, "offset beyond the segment");
+	if (h->registry_offset % 8 || h->rings_offset % TRACE_RING_HEADER)
+		BAD(rings_offset, "misaligned");
 	if (h->max_collectors > (1u << 20) ||
 	    h->registry_offset < TRACE_HEADER_SIZE ||
 	    h->registry_offset + (uint64_t)h->max_collectors *
