@@ -58,6 +58,9 @@ typedef struct node_stream {
 	grove_packet **wave;    /* scratch: nslots entries */
 	uint32_t *wave_slots;
 	grove_trace_collector tc_sync, tc_up, tc_wave;
+	/* Who completed each wave: result = BE rank (last_be) or CP node id
+	 * (last_cp); answers "which back-end was last into the reduction". */
+	grove_trace_collector tc_last_be, tc_last_cp;
 } node_stream;
 
 typedef struct node node;

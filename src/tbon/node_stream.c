@@ -205,6 +205,10 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 	    "after:sync");
 	grove_trace_collector_register(&s->tc_wave, "wave", "tbon", where,
 	    "after:transform");
+	grove_trace_collector_register(&s->tc_last_be, "wave.last_be", "tbon",
+	    where, "before:sync");
+	grove_trace_collector_register(&s->tc_last_cp, "wave.last_cp", "tbon",
+	    where, "before:sync");
 	/* Tell the children on the path, each with its own members. */
 	for (uint32_t k = 0; k < s->nslots; k++) {
 		node_child *ch = &n->children[s->slot_child[k]];
@@ -271,15 +275,18 @@ report_filter_error(node *n, node_stream *s, int rc, const char *what)
 
 static void sync_timer_arm(node *n, node_stream *s);
 
-static void
+/* Releases every ready wave; returns how many. */
+static int
 run_waves(node *n, node_stream *s)
 {
 	size_t k;
+	int released = 0;
 	for (;;) {
 		uint64_t t0 = grove_trace_begin();
 		if (!sync_pop_wave(s->sync, now_ns(), s->wave, s->wave_slots, &k))
 			break;
 		uint64_t t1 = grove_trace_begin();
+		released++;
 		grove_trace_record(&s->tc_sync, GROVE_OP_FILTER_SYNC, (int32_t)k, t0,
 		    t1);
 		const wire_hdr *h = wire_packet_hdr(s->wave[0]);
@@ -320,6 +327,7 @@ run_waves(node *n, node_stream *s)
 	}
 	if (s->sync_kind == SYNC_TIMEOUT)
 		sync_timer_arm(n, s);
+	return released;
 }
 
 static void
@@ -367,8 +375,17 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 	}
 	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now_ns()) != 0)
 		return;
-	run_waves(n, s);
 	node_child *ch = &n->children[child];
+	uint64_t t = grove_trace_begin();
+	if (run_waves(n, s) > 0 && s->sync_kind != SYNC_DONT_WAIT) {
+		/* This packet completed a wave: its sender was the last in. */
+		if (ch->role == GROVE_ROLE_BE)
+			grove_trace_record(&s->tc_last_be, GROVE_OP_WAVE,
+			    (int32_t)ch->be_lo, t, t);
+		else
+			grove_trace_record(&s->tc_last_cp, GROVE_OP_WAVE,
+			    (int32_t)ch->node_id, t, t);
+	}
 	if (!ch->paused && ch->c && sync_queued(s->sync, (uint32_t)slot) >
 	    SYNC_PAUSE_PKTS) {
 		ch->paused = 1;

@@ -72,6 +72,9 @@ run(const char *mode)
 	/* Flow arrows need both ends of a link: BE sends reach the CPs. */
 	CHECK(strstr(j, "\"ph\":\"s\"") != NULL);
 	CHECK(strstr(j, "\"ph\":\"f\"") != NULL);
+	/* Each CP names the back-end that completed its wave. */
+	CHECK(strstr(j, "\"wave.last_be\"") != NULL);
+	CHECK(strstr(j, "\"wave.last_cp\"") != NULL);
 	free(j);
 	CHECK_INT_EQ(segments_left(netid), 0);
 	unsetenv("GROVE_TRACE_DUMP");
