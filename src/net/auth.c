@@ -131,7 +131,8 @@ read_auth_frame(int fd, uint16_t want, int timeout_ms, grove_packet **out,
 		int rc = sockio_read_some(fd, buf + have, need - have, timeout_ms);
 		if (rc == 0) {
 			snprintf(err, errlen, "parent closed the connection during "
-			    "the handshake (wrong secret?)");
+			    "the handshake (wrong secret, or the parent could not "
+			    "take the connection)");
 			return GROVE_ECLOSED;
 		}
 		if (rc < 0) {

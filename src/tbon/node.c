@@ -3,6 +3,7 @@
 #include "tbon/node.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +106,21 @@ on_connection(uv_stream_t *server, int status)
 {
 	node *n = server->data;
 	conn *c = NULL;
-	if (status < 0 || conn_accept(server, &pending_ops, n, &c) != 0)
+	int rc = status < 0 ? status : conn_accept(server, &pending_ops, n, &c);
+	if (rc != 0) {
+		/* Most likely out of descriptors: say so where it shows. */
+		struct rlimit rl;
+		char msg[256];
+		getrlimit(RLIMIT_NOFILE, &rl);
+		snprintf(msg, sizeof msg, "node %u cannot accept a child "
+		    "connection (%s; open-file limit %lu: raise ulimit -n)", n->id,
+		    status < 0 ? uv_strerror(status) : "accept failed",
+		    (unsigned long)rl.rlim_cur);
+		log_error("%s", msg);
+		if (!node_children_ready(n))
+			node_launch_fail(n, msg);
 		return;
+	}
 	if (n->n_pending == n->cap_pending) {
 		size_t cap = n->cap_pending ? n->cap_pending * 2 : 16;
 		conn **np = realloc(n->pending, cap * sizeof *np);
@@ -578,6 +592,26 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	    "tbon", "node", "control");
 	if (me->n_children == 0)
 		return 0;
+	/* One descriptor per child: a flat tree of a thousand back-ends
+	 * would hit the usual soft limit of 1024, so raise it as far as the
+	 * hard limit allows (only when needed). */
+	struct rlimit rl;
+	rlim_t want = (rlim_t)me->n_children + 256;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+			log_info("node %u: open-file limit raised to %lu for %u "
+			    "children", id, (unsigned long)rl.rlim_cur,
+			    me->n_children);
+		getrlimit(RLIMIT_NOFILE, &rl);
+		if (rl.rlim_cur < (rlim_t)me->n_children + 32) {
+			snprintf(err, errlen, "node %u has %u children but the "
+			    "open-file limit is %lu (hard limit %lu): raise ulimit -n "
+			    "or use a deeper tree", id, me->n_children,
+			    (unsigned long)rl.rlim_cur, (unsigned long)rl.rlim_max);
+			return GROVE_ESYS;
+		}
+	}
 	/* Listen for children on an ephemeral port of the chosen interface. */
 	struct sockaddr_storage ss;
 	if (uv_ip4_addr(bind_addr, 0, (struct sockaddr_in *)&ss) != 0 &&
