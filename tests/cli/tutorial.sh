@@ -127,9 +127,8 @@ if command -v cc >/dev/null && command -v cmake >/dev/null; then
 	cc -o tutorial_fe "$src/examples/tutorial_fe.c" "${flags[@]}" -lgrove
 	cc -o tutorial_be "$src/examples/tutorial_be.c" "${flags[@]}" -lgrove
 	cc -shared -fPIC -o filter_tutorial.so \
-	    "$src/examples/filter_tutorial.c" "${flags[@]}" -lgrove
-	LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	    ./tutorial_fe >"$tmp/installed.out" 2>&1 || {
+	    "$src/examples/filter_tutorial.c" -I"$prefix/include"
+	./tutorial_fe >"$tmp/installed.out" 2>&1 || {
 		cat "$tmp/installed.out" >&2
 		fail "tutorial_fe built against the install failed"
 	}
