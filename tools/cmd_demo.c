@@ -776,5 +776,8 @@ cmd_demo(int argc, char **argv)
 		return 1;
 	}
 	printf("all %d results OK\n", d.njobs + 1);
+	if (!getenv("GROVE_TRACE_DUMP"))
+		printf("\nto see inside the tree: GROVE_TRACE_DUMP=trace.json grove "
+		    "demo, then open trace.json in ui.perfetto.dev\n");
 	return 0;
 }
