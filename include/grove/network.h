@@ -167,6 +167,15 @@ int grove_net_recv(grove_net *net, grove_stream **s, int32_t *tag,
 int grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
     const char *fmt, ...);
 
+/* Event spaces of the whole network, now: every process on another host
+ * sends a snapshot of its event space through the tree, and the FE
+ * recreates each one on this host, where `grove trace dump --net ID` and
+ * `grove trace stats` read it with the local ones (GROVE_TRACE_SHIP=all:
+ * every process sends).  Back-ends answer inside their next Grove call.
+ * Returns the number of event spaces copied, or GROVE_ETIMEDOUT when not
+ * every live process answered within timeout_ms. */
+int grove_net_trace_collect(grove_net *net, int timeout_ms);
+
 /* Load a custom filter on the FE and every CP, under `name`.  Returns when
  * every CP has answered; on failure the last error names each CP (node id,
  * host) that could not load it and why. */

@@ -59,6 +59,15 @@ be_on_packet(conn *c, grove_packet *p)
 		waitfd_set(&be->wfd, 1);
 		break;
 	}
+	case WIRE_T_TRACE_REQ: {
+		grove_packet *ans = NULL;
+		if (ship_answer(p, be->rank, &ans) == 0) {
+			conn_send(c, ans);
+			conn_flush(c);
+			grove_packet_unref(ans);
+		}
+		break;
+	}
 	case WIRE_T_STREAM_NEW:
 	case WIRE_T_STREAM_DEL:
 	case WIRE_T_STREAM_PARAMS:

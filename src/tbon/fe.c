@@ -116,9 +116,15 @@ fe_up(node *n, grove_packet *p)
 			grove_packet_unref(p);
 		break;
 	}
-	case WIRE_T_TRACE_DATA:
-		ship_receive(net->netid, p);
+	case WIRE_T_TRACE_DATA: {
+		int got = ship_receive(net->netid, p);
+		if (h->tag != 0 && (uint32_t)h->tag == net->trace_req) {
+			net->trace_answers++;
+			if (got > 0)
+				net->trace_copied++;
+		}
 		break;
+	}
 	case WIRE_T_P2P:
 		if (pktq_push(&net->p2p, grove_packet_ref(p), net->seq++) == 0)
 			net->queued++;

@@ -632,3 +632,53 @@ grove_net_load_filter(grove_net *net, const char *name, const char *path,
 	node_load_req_free(n, r);
 	return rc;
 }
+
+/* ---- live collection of event spaces ------------------------------- */
+
+int
+grove_net_trace_collect(grove_net *net, int timeout_ms)
+{
+	if (!net || !net->n.loop_ready)
+		return GROVE_EINVAL;
+	node *n = &net->n;
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	const char *ship = getenv("GROVE_TRACE_SHIP");
+	grove_packet *req = NULL;
+	uint32_t id = net->next_req++;
+	int rc = wire_pack(&req, WIRE_T_TRACE_REQ, 0, (int32_t)id, n->rank, 0,
+	    PROTO_TRACE_REQ, host, (int32_t)(ship && !strcmp(ship, "all")));
+	if (rc != 0)
+		return rc;
+	net->trace_req = id;
+	net->trace_answers = net->trace_copied = 0;
+	node_from_parent(n, req);
+	grove_packet_unref(req);
+	node_flush_all(n);
+	/* Every live process below answers once: live back-ends, and CPs
+	 * with a live back-end below them. */
+	uint32_t expect = 0;
+	for (uint32_t i = 1; i < grove_topo_size(net->topo); i++) {
+		const grove_topo_node *t = grove_topo_node_at(net->topo, i);
+		for (uint32_t r = t->be_lo; r < t->be_hi; r++)
+			if (net->alive[r]) {
+				expect++;
+				break;
+			}
+	}
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	while (net->trace_answers < expect) {
+		int left = deadline_left(deadline, timeout_ms);
+		if (left == 0)
+			break;
+		fe_run(net, left < 0 || left > 50 ? 50 : left);
+	}
+	net->trace_req = 0;
+	if (net->trace_answers < expect) {
+		fe_set_error(net, "event spaces: %u of %u processes answered within "
+		    "%d ms (back-ends answer inside their next Grove call)",
+		    net->trace_answers, expect, timeout_ms);
+		return GROVE_ETIMEDOUT;
+	}
+	return (int)net->trace_copied;
+}

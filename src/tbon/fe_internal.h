@@ -44,6 +44,8 @@ struct grove_net {
 	waitfd wfd;
 	uv_timer_t wait_timer;
 	char connect_file[1024];
+	uint32_t trace_req;      /* live collection in progress (request id) */
+	uint32_t trace_answers, trace_copied;
 	grove_trace_collector tc_api_send, tc_api_recv;
 };
 

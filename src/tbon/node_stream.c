@@ -11,6 +11,7 @@
 #include "net/sockio.h"
 #include "tbon/node.h"
 #include "tbon/proto.h"
+#include "tbon/ship.h"
 
 /* Sync queues deeper than this stop reads from the child that is ahead,
  * so one fast producer cannot grow a node's memory without bound. */
@@ -685,6 +686,16 @@ node_from_parent(node *n, grove_packet *p)
 	}
 	case WIRE_T_HEARTBEAT:
 		break;
+	case WIRE_T_TRACE_REQ: {
+		/* Everyone below answers; so do we, unless we are the FE. */
+		node_send_down(n, NULL, p, 0);
+		grove_packet *ans = NULL;
+		if (n->id != 0 && ship_answer(p, n->rank, &ans) == 0) {
+			n->hooks->up(n, ans);
+			grove_packet_unref(ans);
+		}
+		break;
+	}
 	default:
 		log_warn("node %u: unexpected message type %u from parent dropped",
 		    n->id, h->type);

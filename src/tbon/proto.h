@@ -33,6 +33,10 @@
  * its own as TRACE_DATA before leaving. */
 #define PROTO_SHUTDOWN_SHIP 1
 #define PROTO_SHUTDOWN "%s %d"
+/* TRACE_REQ (tag = request id, > 0), FE -> all: FE host, ship_all.
+ * Every process answers with one TRACE_DATA of the same tag: its event
+ * space if it is on another host (or ship_all), else an empty name. */
+#define PROTO_TRACE_REQ "%s %d"
 /* TRACE_DATA, child -> FE: segment name, snapshot (trace_impl.h). */
 #define PROTO_TRACE_DATA "%s %auc"
 

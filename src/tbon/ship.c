@@ -11,6 +11,15 @@
 #include "tbon/ship.h"
 #include "trace/trace_impl.h"
 
+/* Whether a request from the FE on fe_host concerns this process. */
+static int
+remote_from(const char *fe_host, int32_t all)
+{
+	char me[256] = "";
+	gethostname(me, sizeof me - 1);
+	return all || strcmp(me, fe_host) != 0;
+}
+
 int
 ship_wanted(grove_packet *shutdown)
 {
@@ -19,9 +28,28 @@ ship_wanted(grove_packet *shutdown)
 	if (wire_packet_hdr(shutdown)->tag != PROTO_SHUTDOWN_SHIP ||
 	    grove_packet_unpack(shutdown, PROTO_SHUTDOWN, &fe_host, &all) != 0)
 		return 0;
-	char me[256] = "";
-	gethostname(me, sizeof me - 1);
-	return all || strcmp(me, fe_host) != 0;
+	return remote_from(fe_host, all);
+}
+
+int
+ship_answer(grove_packet *req, uint32_t src, grove_packet **out)
+{
+	const char *fe_host = NULL;
+	int32_t all = 0;
+	int32_t tag = wire_packet_hdr(req)->tag;
+	char name[256] = "";
+	uint8_t *snap = NULL;
+	size_t len = 0;
+	*out = NULL;
+	if (grove_packet_unpack(req, PROTO_TRACE_REQ, &fe_host, &all) != 0)
+		return GROVE_EPROTO;
+	if (remote_from(fe_host, all) &&
+	    trace_space_snapshot(name, sizeof name, &snap, &len, 0) != 0)
+		name[0] = 0;
+	int rc = wire_pack(out, WIRE_T_TRACE_DATA, 0, tag, src, 0,
+	    PROTO_TRACE_DATA, name, snap, (uint64_t)len);
+	free(snap);
+	return rc;
 }
 
 int
@@ -54,14 +82,19 @@ ship_receive(const char *netid, grove_packet *p)
 	uint64_t len = 0;
 	if (grove_packet_unpack(p, PROTO_TRACE_DATA, &name, &bytes, &len) != 0)
 		return GROVE_EPROTO;
+	if (!name[0])
+		return 0; /* on the FE's host: nothing to copy */
 	/* Only this network's segments may be created. */
 	char prefix[64];
 	size_t pl = (size_t)snprintf(prefix, sizeof prefix, "grove.%s.", netid);
 	if (strncmp(name, prefix, pl) != 0)
 		return GROVE_EINVAL;
-	int rc = trace_space_materialize(name, bytes, (size_t)len);
+	/* Answers to a live request (tag != 0) replace an earlier copy. */
+	int rc = wire_packet_hdr(p)->tag
+	    ? trace_space_materialize_replace(name, bytes, (size_t)len)
+	    : trace_space_materialize(name, bytes, (size_t)len);
 	if (rc != 0)
 		log_warn("event space %s from rank %u not kept: %s", name,
 		    wire_packet_hdr(p)->src, grove_strerror(rc));
-	return rc;
+	return rc == 0 ? 1 : rc;
 }

@@ -1,4 +1,5 @@
-/* Event spaces travelling to the front-end at shutdown (internal). */
+/* Event spaces travelling to the front-end (internal): at shutdown, and on
+ * request while the network runs (grove_net_trace_collect). */
 #ifndef GROVE_SHIP_H
 #define GROVE_SHIP_H
 
@@ -10,7 +11,12 @@
 int ship_wanted(grove_packet *shutdown);
 /* Finish this process's event space and pack it as TRACE_DATA. */
 int ship_event_space(uint32_t src, grove_packet **out);
-/* FE: recreate a shipped event space of network netid on this host. */
+/* Answer a TRACE_REQ: a snapshot of the live event space when this
+ * process is on another host than the FE (or the request asks everyone),
+ * else an empty answer; tag = the request's. */
+int ship_answer(grove_packet *req, uint32_t src, grove_packet **out);
+/* FE: recreate a shipped event space of network netid on this host.
+ * Returns 1 if one was recreated, 0 for an empty answer, < 0 on error. */
 int ship_receive(const char *netid, grove_packet *p);
 
 #endif

@@ -58,8 +58,24 @@ walk(const uint8_t *buf, size_t len, uint64_t size, int fd)
 	return saw_header ? 0 : GROVE_EPROTO;
 }
 
+static int materialize(const char *name, const uint8_t *buf, size_t len,
+                       int replace);
+
 int
 trace_space_materialize(const char *name, const uint8_t *buf, size_t len)
+{
+	return materialize(name, buf, len, 0);
+}
+
+int
+trace_space_materialize_replace(const char *name, const uint8_t *buf,
+                                size_t len)
+{
+	return materialize(name, buf, len, 1);
+}
+
+static int
+materialize(const char *name, const uint8_t *buf, size_t len, int replace)
 {
 	if (!name || !buf || !name_ok(name))
 		return GROVE_EINVAL;
@@ -71,6 +87,8 @@ trace_space_materialize(const char *name, const uint8_t *buf, size_t len)
 	int rc = walk(buf, len, size, -1);
 	if (rc != 0)
 		return rc;
+	if (replace)
+		shm_unlink(name);
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno == EEXIST ? GROVE_EINVAL : GROVE_ESYS;

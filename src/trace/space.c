@@ -2,6 +2,7 @@
  * claim, and the globals the inline fast path reads. */
 #define _GNU_SOURCE
 #include "trace/space.h"
+#include "trace/trace_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -390,6 +391,13 @@ int
 trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
                             size_t *len)
 {
+	return trace_space_snapshot(name, namelen, out, len, 1);
+}
+
+int
+trace_space_snapshot(char *name, size_t namelen, uint8_t **out, size_t *len,
+                     int finish)
+{
 	*out = NULL;
 	*len = 0;
 	pthread_mutex_lock(&sp.lock);
@@ -397,11 +405,24 @@ trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
 		pthread_mutex_unlock(&sp.lock);
 		return GROVE_ENOENT;
 	}
-	/* Recording stops first, so the rings are still while copied. */
-	__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELEASE);
 	struct trace_header *h = sp.h;
-	trace_calib_now(h->clock == TRACE_CLOCK_TSC, &h->calib_fini);
-	__atomic_store_n(&h->finished, 1, __ATOMIC_RELEASE);
+	/* The copy's header says "finished now", so a reader converts its
+	 * clock with a calibration taken at the snapshot.  Finishing also
+	 * stops recording first, so the rings are still while copied. */
+	union {
+		struct trace_header h;
+		unsigned char bytes[TRACE_HEADER_SIZE];
+	} hdr;
+	if (finish) {
+		__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELEASE);
+		trace_calib_now(h->clock == TRACE_CLOCK_TSC, &h->calib_fini);
+		__atomic_store_n(&h->finished, 1, __ATOMIC_RELEASE);
+	}
+	memcpy(hdr.bytes, sp.base, TRACE_HEADER_SIZE);
+	if (!finish) {
+		trace_calib_now(h->clock == TRACE_CLOCK_TSC, &hdr.h.calib_fini);
+		hdr.h.finished = 1;
+	}
 	snprintf(name, namelen, "%s", sp.name);
 	char *buf = NULL;
 	size_t n = 0;
@@ -411,7 +432,7 @@ trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
 	if (rc == 0 && fwrite(&size, 8, 1, f) != 1)
 		rc = GROVE_ENOMEM;
 	if (rc == 0)
-		rc = snap_chunk(f, 0, sp.base, TRACE_HEADER_SIZE);
+		rc = snap_chunk(f, 0, hdr.bytes, TRACE_HEADER_SIZE);
 	if (rc == 0)
 		rc = snap_chunk(f, h->registry_offset,
 		                (char *)sp.base + h->registry_offset,

@@ -40,6 +40,11 @@ int trace_write_sample(const char *network_id, int n_be);
  * name gets the segment's name.  GROVE_ENOENT without an event space. */
 int trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
                                 size_t *len);
+/* The same without stopping: recording goes on (finish = 0).  The copy
+ * of a ring another thread is writing may hold a few tuples newer than
+ * its head says; the calling thread's own ring is exact. */
+int trace_space_snapshot(char *name, size_t namelen, uint8_t **out,
+                         size_t *len, int finish);
 
 /* Recreates a shipped event space as /dev/shm/<name> on this host, so the
  * local readers see it.  The bytes come from the network: every field is
@@ -47,6 +52,9 @@ int trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
  * (GROVE_EINVAL). */
 int trace_space_materialize(const char *name, const uint8_t *buf,
                             size_t len);
+/* The same, replacing a previous copy of that name (live collection). */
+int trace_space_materialize_replace(const char *name, const uint8_t *buf,
+                                    size_t len);
 
 /* ---- exporters and statistics over a snapshot ---- */
 

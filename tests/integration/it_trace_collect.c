@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "helper_common.h"
+#include "trace/trace_impl.h"
 #include "../../examples/worker_protocol.h"
 
 static char *
@@ -81,11 +82,44 @@ run(const char *mode)
 	unsetenv("GROVE_TRACE_SHIP");
 }
 
+/* While the network runs: every process answers the request, and with
+ * GROVE_TRACE_SHIP=all every one sends its event space. */
+static void
+live(void)
+{
+	it_step("--- collection while running");
+	grove_net *net = it_net_spawn("kary:2", 4);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	/* Everything is on this host: nothing to copy, but all answer. */
+	CHECK_INT_EQ(grove_net_trace_collect(net, 10000), 0);
+	setenv("GROVE_TRACE_SHIP", "all", 1);
+	/* 2 CPs and 4 BEs. */
+	CHECK_INT_EQ(grove_net_trace_collect(net, 10000), 6);
+	/* Again: copies replace the earlier ones; they read back. */
+	CHECK_INT_EQ(grove_net_trace_collect(net, 10000), 6);
+	unsetenv("GROVE_TRACE_SHIP");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/live.json", it_tmpdir());
+	CHECK_INT_EQ(trace_collect_and_export(grove_net_id(net), "perfetto",
+	    path), 0);
+	char *j = slurp(path);
+	CHECK(strstr(j, "\"cp 4\"") != NULL);
+	CHECK(strstr(j, "\"be 3\"") != NULL);
+	free(j);
+	/* The network goes on working. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
 	it_init("it_trace_collect", 120);
 	run("local");
 	run("ship");
+	live();
 	return it_done();
 }
