@@ -352,14 +352,12 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		return rc;
 	net->topo = topo;
 	uint32_t nb = grove_topo_backends(topo);
+	/* From here on grove_net_destroy frees the topology. */
 	net->alive = calloc(nb ? nb : 1, 1);
-	if (!net->alive) {
-		grove_topo_destroy(topo);
+	if (!net->alive)
 		return GROVE_ENOMEM;
-	}
 	uint8_t secret[AUTH_SECRET_LEN];
 	if (auth_secret_new(secret) != 0) {
-		grove_topo_destroy(topo);
 		fe_set_error(net, "no randomness for the network secret");
 		return GROVE_ESYS;
 	}
@@ -381,9 +379,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	rc = node_init(&net->n, &fe_hooks, net, topo, 0, secret, net->netid, bind,
 	    err, sizeof err);
 	if (rc != 0) {
+		/* net->topo is freed by grove_net_destroy either way. */
 		fe_set_error(net, "%s", err);
-		if (!net->n.loop_ready)
-			grove_topo_destroy(topo);
 		return rc;
 	}
 	node *n = &net->n;
