@@ -276,15 +276,15 @@ report_filter_error(node *n, node_stream *s, int rc, const char *what)
 
 static void sync_timer_arm(node *n, node_stream *s);
 
-/* Releases every ready wave; returns how many. */
+/* Releases every wave ready at time now (ns); returns how many. */
 static int
-run_waves(node *n, node_stream *s)
+run_waves(node *n, node_stream *s, uint64_t now)
 {
 	size_t k;
 	int released = 0;
 	for (;;) {
 		uint64_t t0 = grove_trace_begin();
-		if (!sync_pop_wave(s->sync, now_ns(), s->wave, s->wave_slots, &k))
+		if (!sync_pop_wave(s->sync, now, s->wave, s->wave_slots, &k))
 			break;
 		uint64_t t1 = grove_trace_begin();
 		released++;
@@ -336,10 +336,11 @@ on_sync_timer(uv_timer_t *t)
 {
 	node *n = t->data;
 	n->sync_deadline = 0;
+	uint64_t now = now_ns();
 	for (size_t i = 0; i < n->stream_cap; i++) {
 		node_stream *s = n->streams[i];
 		if (s && s != (node_stream *)n && s->sync_kind == SYNC_TIMEOUT)
-			run_waves(n, s);
+			run_waves(n, s, now);
 	}
 }
 
@@ -374,11 +375,13 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 		    "dropped", n->id, n->children[child].node_id, s->id);
 		return;
 	}
-	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now_ns()) != 0)
+	/* One clock read serves the push and the waves it completes. */
+	uint64_t now = now_ns();
+	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now) != 0)
 		return;
 	node_child *ch = &n->children[child];
 	uint64_t t = grove_trace_begin();
-	if (run_waves(n, s) > 0 && s->sync_kind != SYNC_DONT_WAIT) {
+	if (run_waves(n, s, now) > 0 && s->sync_kind != SYNC_DONT_WAIT) {
 		/* This packet completed a wave: its sender was the last in. */
 		if (ch->role == GROVE_ROLE_BE)
 			grove_trace_record(&s->tc_last_be, GROVE_OP_WAVE,
@@ -402,7 +405,7 @@ node_streams_child_gone(node *n, uint32_t child)
 		if (!s || s == (node_stream *)n || s->child_slot[child] < 0)
 			continue;
 		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
-		run_waves(n, s);
+		run_waves(n, s, now_ns());
 	}
 }
 
