@@ -212,6 +212,26 @@ get_item(const grove_packet *p, int i, grove_item *it)
 	assert_int_equal(grove_packet_item(p, i, it), 0);
 }
 
+/* Test programs are built in the build directory, next to the example
+ * filter module: remember that directory in build_dir. */
+static void
+find_build_dir(const char *argv0)
+{
+	char self[PATH_MAX];
+	if (!realpath(argv0, self)) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n < 0)
+			n = 0;
+		self[n] = '\0';
+	}
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(self, sizeof self, ".");
+	snprintf(build_dir, sizeof build_dir, "%s", self);
+}
+
 /* The filter must refuse the wave with GROVE_EFORMAT and emit nothing. */
 static void
 expect_eformat(void **st, const char *name, grove_packet **in, size_t n)

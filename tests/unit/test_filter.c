@@ -461,25 +461,8 @@ test_avg_bad_shapes(void **st)
 }
 
 int
-main(int argc, char **argv)
+main(void)
 {
-	(void)argc;
-	/* Test programs are built in the build directory, next to the
-	 * example filter module. */
-	char self[PATH_MAX];
-	if (!realpath(argv[0], self)) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n < 0)
-			n = 0;
-		self[n] = '\0';
-	}
-	char *slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		snprintf(self, sizeof self, ".");
-	snprintf(build_dir, sizeof build_dir, "%s", self);
-
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_builtins_registered, setup,
 		    teardown),

@@ -429,21 +429,7 @@ int
 main(int argc, char **argv)
 {
 	(void)argc;
-	/* Test programs are built in the build directory, next to the
-	 * example filter module. */
-	char self[PATH_MAX];
-	if (!realpath(argv[0], self)) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n < 0)
-			n = 0;
-		self[n] = '\0';
-	}
-	char *slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		snprintf(self, sizeof self, ".");
-	snprintf(build_dir, sizeof build_dir, "%s", self);
+	find_build_dir(argv[0]);
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_concat_scalars_all_types,
