@@ -13,6 +13,13 @@ foreach(src ${GROVE_UNIT_TESTS})
     # gcc 12 at -O3 mistakes open_memstream buffers for dangling locals.
     target_compile_options(${name} PRIVATE -Wno-dangling-pointer)
   endif()
+  if(name MATCHES "^test_agent_")
+    # The node agent's pure parts are tested from its own sources.
+    file(GLOB agent_src ${CMAKE_SOURCE_DIR}/tools/agent/*.c)
+    list(FILTER agent_src EXCLUDE REGEX "_main\\.c$")
+    target_sources(${name} PRIVATE ${agent_src})
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools)
+  endif()
   add_test(NAME unit.${name} COMMAND ${name})
   set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)
 endforeach()

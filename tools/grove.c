@@ -10,6 +10,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{"topo", cmd_topo, "generate, validate, print and convert topologies"},
+	{"top", cmd_top, "cluster monitor: node metrics reduced in the tree"},
 	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
 	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
 	{"trace", cmd_trace, "event spaces: dump, stats, clean"},

@@ -58,6 +58,30 @@ tool_find_programs(tool_programs *pg, char *err, size_t errlen)
 	return 0;
 }
 
+int
+tool_find_program(const char *name, const char *env_var, char *out,
+    size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv(env_var);
+	char dir[4096];
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+	} else if (exe_dir(dir, sizeof dir) == 0) {
+		snprintf(out, len, "%.4000s/%s", dir, name);
+	} else {
+		snprintf(err, errlen, "cannot read /proc/self/exe to find %s; "
+		    "set %s", name, env_var);
+		return GROVE_ENOENT;
+	}
+	if (access(out, X_OK) < 0) {
+		snprintf(err, errlen, "%s: %s%s%s%s", out, strerror(errno),
+		    env && *env ? " (from " : " (set ", env_var,
+		    env && *env ? ")" : " to use another)");
+		return GROVE_ENOENT;
+	}
+	return 0;
+}
+
 void
 tool_net_opts(grove_net_opts *o, const tool_programs *pg,
     const char *topology, unsigned backends)

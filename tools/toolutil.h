@@ -19,6 +19,12 @@ typedef struct tool_programs {
  * GROVE_ENOENT. */
 int tool_find_programs(tool_programs *pg, char *err, size_t errlen);
 
+/* Finds program `name`: $env_var if set, else beside this executable.
+ * Writes the path into out; on failure writes why into err and returns
+ * GROVE_ENOENT. */
+int tool_find_program(const char *name, const char *env_var, char *out,
+    size_t len, char *err, size_t errlen);
+
 /* Fills the spawn-mode options of a local network running be_worker. */
 void tool_net_opts(grove_net_opts *o, const tool_programs *pg,
     const char *topology, unsigned backends);

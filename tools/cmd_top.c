@@ -1,0 +1,470 @@
+/* grove top: a cluster monitor on a Grove tree.
+ *
+ * The front-end starts one grove-agent per node (here: per back-end), the
+ * agents sample /proc every interval, and the tree aligns the samples in
+ * time and reduces them ("timealign": sum, min, max and who holds them),
+ * so the front-end handles one packet per interval however many nodes
+ * there are.  At start-up the tree also groups the nodes by kernel release
+ * ("equiv") and gathers one record per node ("report").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent_proto.h"
+#include "agent/metrics.h"
+#include "cmds.h"
+#include "grove/grove.h"
+#include "top_view.h"
+#include "toolutil.h"
+
+/* Set by SIGINT/SIGTERM: a signal handler can only talk through a global. */
+static volatile sig_atomic_t top_stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+typedef struct top_opts {
+	const char *topology;
+	const char *hosts;
+	unsigned backends;
+	unsigned interval_ms;
+	double seconds;    /* 0: until q / Ctrl-C */
+	int once, json, skew;
+} top_opts;
+
+typedef struct top {
+	top_opts o;
+	grove_net *net;
+	grove_stream *ctl, *equiv, *report, *samples;
+	double scale[METRIC_COUNT];
+	int tty_in, tty_out;
+	struct termios saved;
+	int raw;
+	uint64_t intervals;
+	char *classes_json;  /* "[{...},...]" for --json, owned */
+} top;
+
+static int
+top_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: grove top [--backends N] [--topology SPEC] [--hosts FILE]\n"
+	    "                 [--interval MS] [--seconds S] [--once] [--json]"
+	    " [--skew]\n"
+	    "\n"
+	    "A cluster monitor: one grove-agent per node samples /proc every "
+	    "interval;\nthe tree aligns the samples in time and reduces them; "
+	    "the view shows,\nper metric, min / avg / max over the nodes, where "
+	    "they sit on the\nmetric's scale, and which ranks hold the min and "
+	    "max.\n"
+	    "\n"
+	    "  --backends N     agents to start (default 16; with --hosts: one "
+	    "per slot)\n"
+	    "  --topology SPEC  tree shape: flat, kary:K, knomial:K, levels:AxB "
+	    "(default kary:8)\n"
+	    "  --hosts FILE     host list, \"host[:slots]\" per line (default: "
+	    "all local)\n"
+	    "  --interval MS    sample interval (default 1000, at least 10)\n"
+	    "  --seconds S      stop after S seconds (default: run until q or "
+	    "Ctrl-C)\n"
+	    "  --once           print one complete interval and exit\n"
+	    "  --json           print intervals as JSON objects, one per line\n"
+	    "  --skew           measure clock skew to every agent at start\n"
+	    "\nKeys: q quit, s measure clock skew.\n"
+	    "Metrics:\n");
+	const metric_desc *md = metric_table();
+	for (int i = 0; i < METRIC_COUNT; i++)
+		fprintf(f, "  %-7s %-6s %s\n", md[i].name, md[i].unit,
+		    md[i].what);
+	return f == stdout ? 0 : 2;
+}
+
+static int
+parse_opts(int argc, char **argv, top_opts *o)
+{
+	o->topology = "kary:8";
+	o->backends = 16;
+	o->interval_ms = 1000;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return top_usage(stdout) - 1; /* -1: exit 0 */
+		if (!strcmp(a, "--once")) {
+			o->once = 1;
+			continue;
+		}
+		if (!strcmp(a, "--json")) {
+			o->json = 1;
+			continue;
+		}
+		if (!strcmp(a, "--skew")) {
+			o->skew = 1;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "grove top: %s: unknown option or "
+			    "missing value\n", a);
+			return top_usage(stderr);
+		}
+		i++;
+		long n;
+		if (!strcmp(a, "--topology")) {
+			o->topology = v;
+		} else if (!strcmp(a, "--hosts")) {
+			o->hosts = v;
+		} else if (!strcmp(a, "--backends")) {
+			if ((n = tool_parse_count(v, 65536)) < 1) {
+				fprintf(stderr, "grove top: --backends %s: "
+				    "need 1..65536\n", v);
+				return 2;
+			}
+			o->backends = (unsigned)n;
+		} else if (!strcmp(a, "--interval")) {
+			if ((n = tool_parse_count(v, 3600000)) < 10) {
+				fprintf(stderr, "grove top: --interval %s: "
+				    "need 10..3600000 ms\n", v);
+				return 2;
+			}
+			o->interval_ms = (unsigned)n;
+		} else if (!strcmp(a, "--seconds")) {
+			char *end;
+			errno = 0;
+			double s = strtod(v, &end);
+			if (errno || *end || !(s > 0) || s > 1e6) {
+				fprintf(stderr, "grove top: --seconds %s: need "
+				    "a positive number\n", v);
+				return 2;
+			}
+			o->seconds = s;
+		} else {
+			fprintf(stderr, "grove top: unknown option %s\n", a);
+			return top_usage(stderr);
+		}
+	}
+	return 0;
+}
+
+static int
+make_stream(top *t, const char *up, const char *sync, grove_stream **out)
+{
+	grove_stream_opts so;
+	grove_stream_opts_init(&so);
+	so.up_filter = up;
+	so.sync_filter = sync;
+	int rc = grove_stream_create(t->net, grove_net_comm_all(t->net), &so,
+	    out);
+	if (rc < 0)
+		fprintf(stderr, "grove top: stream with filter %s: %s (%s)\n",
+		    up, grove_strerror(rc), grove_net_last_error(t->net));
+	return rc;
+}
+
+static int
+start_network(top *t)
+{
+	char agent[4096], err[512];
+	if (tool_find_program("grove-agent", "GROVE_AGENT", agent,
+	    sizeof agent, err, sizeof err) < 0) {
+		fprintf(stderr, "grove top: %s\n", err);
+		return -1;
+	}
+	tool_programs pg;
+	memset(&pg, 0, sizeof pg);
+	/* Only the commnode path is wanted from the usual lookup. */
+	if (tool_find_program("grove-commnode", "GROVE_COMMNODE", pg.commnode,
+	    sizeof pg.commnode, err, sizeof err) < 0)
+		pg.commnode[0] = '\0';
+	static char *const agent_argv[] = {"grove-agent", NULL};
+	grove_net_opts no;
+	tool_net_opts(&no, &pg, t->o.topology, t->o.backends);
+	no.be_exe = agent;
+	no.be_argv = agent_argv;
+	no.hosts_file = t->o.hosts;
+	tool_raise_nofile();
+
+	int rc = grove_net_create(&no, &t->net);
+	if (rc < 0) {
+		fprintf(stderr, "grove top: cannot start the network: %s\n",
+		    t->net ? grove_net_last_error(t->net) :
+		    grove_strerror(rc));
+		return rc;
+	}
+	if ((rc = make_stream(t, "null", "dont_wait", &t->ctl)) < 0 ||
+	    (rc = make_stream(t, "equiv", "wait_for_all", &t->equiv)) < 0 ||
+	    (rc = make_stream(t, "report", "wait_for_all", &t->report)) < 0 ||
+	    (rc = make_stream(t, "timealign", "dont_wait", &t->samples)) < 0)
+		return rc;
+	uint64_t interval_ns = (uint64_t)t->o.interval_ms * 1000000u;
+	/* A node more than 3 intervals behind the others is left out of
+	 * the intervals being closed, so one stuck node cannot freeze the
+	 * view. */
+	rc = grove_stream_set_params(t->samples, GROVE_FILTER_UP, "%uld %ud",
+	    interval_ns, 3u);
+	if (rc < 0) {
+		fprintf(stderr, "grove top: timealign parameters: %s\n",
+		    grove_net_last_error(t->net));
+		return rc;
+	}
+	uint32_t ids[AGENT_TOP_NSTREAMS];
+	ids[AGENT_TOP_EQUIV] = grove_stream_id(t->equiv);
+	ids[AGENT_TOP_REPORT] = grove_stream_id(t->report);
+	ids[AGENT_TOP_SAMPLES] = grove_stream_id(t->samples);
+	rc = grove_stream_send(t->ctl, AGENT_TAG_START, AGENT_START_FMT,
+	    (int32_t)AGENT_MODE_TOP, interval_ns, (uint32_t)METRIC_COUNT, ids,
+	    (uint64_t)AGENT_TOP_NSTREAMS);
+	if (rc < 0)
+		fprintf(stderr, "grove top: start request: %s\n",
+		    grove_net_last_error(t->net));
+	return rc;
+}
+
+static void
+print_ranges(FILE *f, const uint32_t *r, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t lo = r[2 * i], hi = r[2 * i + 1];
+		fprintf(f, "%s%u", i ? "," : "", lo);
+		if (hi > lo + 1)
+			fprintf(f, "-%u", hi - 1);
+	}
+}
+
+/* The start-up view: nodes grouped by kernel release. */
+static int
+show_classes(top *t, int timeout_ms)
+{
+	grove_packet *p;
+	int rc = grove_stream_recv(t->equiv, NULL, &p, timeout_ms);
+	if (rc < 0) {
+		fprintf(stderr, "grove top: equivalence classes: %s (%s)\n",
+		    grove_strerror(rc), grove_net_last_error(t->net));
+		return rc;
+	}
+	const char *const *keys;
+	const uint32_t *nranges, *ranges;
+	uint64_t nk, nn, nr;
+	rc = grove_packet_unpack(p, "%as %aud %aud", &keys, &nk, &nranges,
+	    &nn, &ranges, &nr);
+	if (rc == 0 && nk != nn)
+		rc = GROVE_EPROTO;
+	if (rc < 0) {
+		fprintf(stderr, "grove top: equivalence classes: bad reply "
+		    "(%s, format %s)\n", grove_strerror(rc),
+		    grove_packet_format(p));
+		grove_packet_unref(p);
+		return rc;
+	}
+	size_t jlen = 0;
+	FILE *f = t->o.json ? open_memstream(&t->classes_json, &jlen) : stdout;
+	if (!f) {
+		grove_packet_unref(p);
+		return GROVE_ENOMEM;
+	}
+	if (t->o.json)
+		fprintf(f, "[");
+	else
+		fprintf(f, "%" PRIu64 " kernel release%s over %u nodes:\n", nk,
+		    nk == 1 ? "" : "s", grove_net_backends_up(t->net));
+	uint64_t at = 0;
+	for (uint64_t i = 0; i < nk; i++) {
+		uint64_t members = 0;
+		if (at + nranges[i] > nr / 2) {
+			rc = GROVE_EPROTO;
+			break;
+		}
+		for (uint64_t j = 0; j < nranges[i]; j++)
+			members += ranges[2 * (at + j) + 1] -
+			    ranges[2 * (at + j)];
+		if (t->o.json) {
+			fprintf(f, "%s{\"key\":\"%s\",\"count\":%" PRIu64
+			    ",\"ranks\":\"", i ? "," : "", keys[i], members);
+			print_ranges(f, ranges + 2 * at, nranges[i]);
+			fprintf(f, "\"}");
+		} else {
+			fprintf(f, "  %-32s %5" PRIu64 " nodes  ranks ", keys[i],
+			    members);
+			print_ranges(f, ranges + 2 * at, nranges[i]);
+			fprintf(f, "\n");
+		}
+		at += nranges[i];
+	}
+	fprintf(f, t->o.json ? "]" : "\n");
+	if (t->o.json)
+		fclose(f);
+	grove_packet_unref(p);
+	return rc;
+}
+
+static void
+raw_on(top *t)
+{
+	if (!t->tty_in || tcgetattr(STDIN_FILENO, &t->saved) < 0)
+		return;
+	struct termios r = t->saved;
+	r.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	r.c_cc[VMIN] = 0;
+	r.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &r) == 0)
+		t->raw = 1;
+}
+
+static void
+raw_off(top *t)
+{
+	if (t->raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
+	t->raw = 0;
+}
+
+static void
+show_sample(top *t, const top_sample *s)
+{
+	if (t->o.json) {
+		top_render_json(stdout, s, grove_net_backends_up(t->net),
+		    t->classes_json);
+		fputc('\n', stdout);
+		fflush(stdout);
+		return;
+	}
+	char title[256], when[64];
+	time_t secs = (time_t)(s->end_ns / 1000000000u);
+	struct tm tm;
+	localtime_r(&secs, &tm);
+	strftime(when, sizeof when, "%H:%M:%S", &tm);
+	snprintf(title, sizeof title, "grove top: %u nodes, %s tree, "
+	    "interval ending %s%s", grove_net_backends_up(t->net),
+	    t->o.topology, when,
+	    t->tty_in && !t->o.once ? "   (q quit, s clock skew)" : "");
+	if (t->tty_out && !t->o.once)
+		fputs("\033[H\033[2J", stdout);
+	top_render_table(stdout, title, s, t->scale,
+	    grove_net_backends(t->net));
+	if (!t->tty_out || t->o.once)
+		fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* Handles one packet from the tree; returns 1 when --once is satisfied. */
+static int
+on_packet(top *t, grove_stream *s, grove_packet *p)
+{
+	if (s != t->samples)
+		return 0;
+	top_sample smp;
+	int rc = top_sample_decode(p, &smp);
+	if (rc < 0) {
+		fprintf(stderr, "grove top: bad aggregated sample (%s, format "
+		    "%s)\n", grove_strerror(rc), grove_packet_format(p));
+		return 0;
+	}
+	/* The first interval is only partly covered: the agents started
+	 * somewhere inside it.  --once waits for a whole one. */
+	if (t->intervals++ == 0 && t->o.once)
+		return 0;
+	show_sample(t, &smp);
+	return t->o.once;
+}
+
+static int
+run_loop(top *t)
+{
+	double t0 = tool_now();
+	struct pollfd pf[2] = {{.fd = grove_net_fd(t->net), .events = POLLIN},
+	    {.fd = STDIN_FILENO, .events = POLLIN}};
+	int nfds = t->tty_in ? 2 : 1;
+	while (!top_stop) {
+		double left = t->o.seconds > 0 ?
+		    t->o.seconds - (tool_now() - t0) : 1e9;
+		if (left <= 0)
+			break;
+		int ms = left > 0.25 ? 250 : (int)(left * 1000) + 1;
+		if (poll(pf, (nfds_t)nfds, ms) < 0 && errno != EINTR)
+			return GROVE_ESYS;
+		if (nfds == 2 && (pf[1].revents & POLLIN)) {
+			char c;
+			if (read(STDIN_FILENO, &c, 1) == 1) {
+				if (c == 'q' || c == 'Q')
+					break;
+			}
+		}
+		for (;;) {
+			grove_stream *s;
+			int32_t tag;
+			grove_packet *p;
+			int rc = grove_net_recv(t->net, &s, &tag, &p, 0);
+			if (rc == GROVE_EAGAIN)
+				break;
+			if (rc < 0) {
+				fprintf(stderr, "grove top: %s (%s)\n",
+				    grove_strerror(rc),
+				    grove_net_last_error(t->net));
+				return rc;
+			}
+			int done = on_packet(t, s, p);
+			grove_packet_unref(p);
+			if (done)
+				return 0;
+		}
+		grove_event ev;
+		while (grove_net_next_event(t->net, &ev, 0) == 0)
+			if (ev.type == GROVE_EV_LOST && !t->o.json)
+				fprintf(stderr, "grove top: lost ranks %u-%u: "
+				    "%s\n", ev.rank_lo, ev.rank_hi - 1,
+				    ev.text);
+	}
+	if (t->o.once) {
+		fprintf(stderr, "grove top: stopped before a whole interval "
+		    "was reduced\n");
+		return GROVE_ETIMEDOUT;
+	}
+	return 0;
+}
+
+int
+cmd_top(int argc, char **argv)
+{
+	top t;
+	memset(&t, 0, sizeof t);
+	int rc = parse_opts(argc, argv, &t.o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	t.tty_in = isatty(STDIN_FILENO);
+	t.tty_out = isatty(STDOUT_FILENO);
+	if (t.o.once && !t.o.seconds)
+		t.o.seconds = 30 + 3.0 * t.o.interval_ms / 1000;
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	int status = 1;
+	if (start_network(&t) < 0)
+		goto out;
+	if (show_classes(&t, 30000) < 0)
+		goto out;
+	if (!t.o.once)
+		raw_on(&t);
+	rc = run_loop(&t);
+	raw_off(&t);
+	status = rc < 0 ? 1 : 0;
+out:
+	raw_off(&t);
+	if (t.net)
+		grove_net_destroy(t.net);
+	free(t.classes_json);
+	return status;
+}
