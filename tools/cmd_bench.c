@@ -5,6 +5,8 @@
  *                       followed by a sum reduction, reduction throughput
  *   grove bench trace   the cost of tracing: the record fast path, and the
  *                       micro-benchmark with tracing on and off
+ *   grove bench offered-load   time-aligned aggregation under load
+ *                       (bench_offered.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "grove/grove.h"
+#include "bench_offered.h"
 #include "toolutil.h"
 #include "treecost.h"
 #include "../examples/worker_protocol.h"
@@ -310,6 +313,8 @@ bench_usage(FILE *f)
 	    "[--json]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
+	    "       grove bench offered-load [--backends D] [--metrics M] "
+	    "[--rate R] ...\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -322,6 +327,9 @@ bench_usage(FILE *f)
 	    "trace: cost of one trace record (on and off) and the "
 	    "micro-benchmark\n"
 	    "  with tracing on and off, alternating K rounds (default 7).\n"
+	    "offered-load: the fraction of an offered sample load that "
+	    "time-aligned\n"
+	    "  aggregation delivers to the front-end (see its --help).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -593,6 +601,8 @@ cmd_bench(int argc, char **argv)
 		return bench_micro(argc, argv);
 	if (!strcmp(argv[1], "trace"))
 		return bench_trace(argc, argv);
+	if (!strcmp(argv[1], "offered-load"))
+		return bench_offered_load(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }

@@ -20,6 +20,7 @@
 
 #include "agent/agent_proto.h"
 #include "agent/metrics.h"
+#include "agent_net.h"
 #include "cmds.h"
 #include "grove/grove.h"
 #include "top_view.h"
@@ -158,55 +159,24 @@ parse_opts(int argc, char **argv, top_opts *o)
 }
 
 static int
-make_stream(top *t, const char *up, const char *sync, grove_stream **out)
-{
-	grove_stream_opts so;
-	grove_stream_opts_init(&so);
-	so.up_filter = up;
-	so.sync_filter = sync;
-	int rc = grove_stream_create(t->net, grove_net_comm_all(t->net), &so,
-	    out);
-	if (rc < 0)
-		fprintf(stderr, "grove top: stream with filter %s: %s (%s)\n",
-		    up, grove_strerror(rc), grove_net_last_error(t->net));
-	return rc;
-}
-
-static int
 start_network(top *t)
 {
-	char agent[4096], err[512];
-	if (tool_find_program("grove-agent", "GROVE_AGENT", agent,
-	    sizeof agent, err, sizeof err) < 0) {
-		fprintf(stderr, "grove top: %s\n", err);
-		return -1;
-	}
-	tool_programs pg;
-	memset(&pg, 0, sizeof pg);
-	/* Only the commnode path is wanted from the usual lookup. */
-	if (tool_find_program("grove-commnode", "GROVE_COMMNODE", pg.commnode,
-	    sizeof pg.commnode, err, sizeof err) < 0)
-		pg.commnode[0] = '\0';
-	static char *const agent_argv[] = {"grove-agent", NULL};
-	grove_net_opts no;
-	tool_net_opts(&no, &pg, t->o.topology, t->o.backends);
-	no.be_exe = agent;
-	no.be_argv = agent_argv;
-	no.hosts_file = t->o.hosts;
-	tool_raise_nofile();
-
-	int rc = grove_net_create(&no, &t->net);
+	char err[1024];
+	int rc = agent_net_start(t->o.topology, t->o.backends, t->o.hosts,
+	    &t->net, err, sizeof err);
+	if (rc == 0 &&
+	    (rc = agent_net_stream(t->net, "null", "dont_wait", &t->ctl, err,
+	    sizeof err)) == 0 &&
+	    (rc = agent_net_stream(t->net, "equiv", "wait_for_all", &t->equiv,
+	    err, sizeof err)) == 0 &&
+	    (rc = agent_net_stream(t->net, "report", "wait_for_all",
+	    &t->report, err, sizeof err)) == 0)
+		rc = agent_net_stream(t->net, "timealign", "dont_wait",
+		    &t->samples, err, sizeof err);
 	if (rc < 0) {
-		fprintf(stderr, "grove top: cannot start the network: %s\n",
-		    t->net ? grove_net_last_error(t->net) :
-		    grove_strerror(rc));
+		fprintf(stderr, "grove top: %s\n", err);
 		return rc;
 	}
-	if ((rc = make_stream(t, "null", "dont_wait", &t->ctl)) < 0 ||
-	    (rc = make_stream(t, "equiv", "wait_for_all", &t->equiv)) < 0 ||
-	    (rc = make_stream(t, "report", "wait_for_all", &t->report)) < 0 ||
-	    (rc = make_stream(t, "timealign", "dont_wait", &t->samples)) < 0)
-		return rc;
 	uint64_t interval_ns = (uint64_t)t->o.interval_ms * 1000000u;
 	/* A node more than 3 intervals behind the others is left out of
 	 * the intervals being closed, so one stuck node cannot freeze the
