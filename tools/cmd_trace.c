@@ -6,10 +6,70 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "grove/error.h"
+#include "net/sockio.h"
 #include "trace/trace_impl.h"
+
+/* Asks the running front-end of network `net` (its control socket) to
+ * collect every event space now; 0 when all processes answered. */
+static int
+collect_live(const char *net, int timeout_ms)
+{
+	char name[96], err[256], line[256];
+	snprintf(name, sizeof name, "grove.%s.ctl", net);
+	int fd = sockio_connect_unix(name, 2000, err, sizeof err);
+	if (fd < 0) {
+		fprintf(stderr, "grove trace: network %s has no running "
+		        "front-end to collect from (%s)\n", net, err);
+		return 1;
+	}
+	int n = snprintf(line, sizeof line, "collect %d\n", timeout_ms);
+	size_t got = 0;
+	int rc = sockio_write_all(fd, line, (size_t)n, 2000);
+	/* The front-end answers inside one of its Grove calls: allow for
+	 * the collection's own timeout and a busy tool. */
+	while (rc >= 0 && got < sizeof line - 1 && !memchr(line, '\n', got)) {
+		ssize_t r = sockio_read_some(fd, line + got,
+		                             sizeof line - 1 - got,
+		                             timeout_ms + 5000);
+		if (r <= 0) {
+			rc = -1;
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	line[got] = '\0';
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl = '\0';
+	unsigned copied, answered, expected;
+	if (rc < 0 || !nl) {
+		fprintf(stderr, "grove trace: the front-end of network %s did "
+		        "not answer within %d ms (it serves requests only "
+		        "inside its Grove calls)\n", net, timeout_ms + 5000);
+		return 1;
+	}
+	if (sscanf(line, "ok %u %u %u", &copied, &answered, &expected) == 3) {
+		fprintf(stderr, "grove trace: %u of %u processes answered, "
+		        "%u event spaces copied from other hosts\n", answered,
+		        expected, copied);
+		return 0;
+	}
+	if (sscanf(line, "timeout %u %u %u", &copied, &answered,
+	           &expected) == 3) {
+		fprintf(stderr, "grove trace: only %u of %u processes answered "
+		        "within %d ms (%u copied); dumping what is here\n",
+		        answered, expected, timeout_ms, copied);
+		return 0;
+	}
+	fprintf(stderr, "grove trace: front-end of network %s: %s\n", net,
+	        line);
+	return 1;
+}
 
 static void
 usage(FILE *f)
@@ -18,7 +78,9 @@ usage(FILE *f)
 	        "usage: grove trace list\n"
 	        "       grove trace dump [--net ID] [--format perfetto|otf2|text]"
 	        " [-o PATH]\n"
-	        "       grove trace stats [--net ID] [--json] [-o PATH]\n"
+	        "                        [--collect [--timeout MS]]\n"
+	        "       grove trace stats [--net ID] [--json] [-o PATH] "
+	        "[--collect ...]\n"
 	        "       grove trace clean [--net ID] [--force]\n"
 	        "       grove trace sample --net ID [--backends N]\n"
 	        "\n"
@@ -27,6 +89,10 @@ usage(FILE *f)
 	        "segments of one network (--net may be left out when only one\n"
 	        "network has segments); perfetto JSON opens in ui.perfetto.dev;\n"
 	        "otf2 writes an archive directory PATH (PATH/traces.otf2).\n"
+	        "--collect first asks the network's running front-end to bring\n"
+	        "the event spaces of processes on other hosts home through the\n"
+	        "tree (answered inside the front-end's next Grove call; default\n"
+	        "timeout 10000 ms).\n"
 	        "clean removes segments whose process is gone (all with\n"
 	        "--force).  sample runs a small synthetic traced tree (fe, cp,\n"
 	        "N back-ends over pipes) and keeps its event spaces.\n");
@@ -159,6 +225,8 @@ cmd_trace(int argc, char **argv)
 		{"json", no_argument, 0, 'j'},
 		{"force", no_argument, 0, 'F'},
 		{"backends", required_argument, 0, 'b'},
+		{"collect", no_argument, 0, 'c'},
+		{"timeout", required_argument, 0, 't'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -168,7 +236,8 @@ cmd_trace(int argc, char **argv)
 	}
 	const char *sub = argv[1];
 	const char *net = NULL, *format = "perfetto", *out = NULL;
-	int json = 0, force = 0, nbe = 4, c;
+	int json = 0, force = 0, nbe = 4, c, collect = 0;
+	long timeout_ms = 10000;
 	char *end;
 	optind = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "n:f:o:jFb:h", opts,
@@ -184,6 +253,15 @@ cmd_trace(int argc, char **argv)
 			if (*end || nbe < 1 || nbe > 32) {
 				fprintf(stderr, "grove trace: --backends wants "
 				        "1..32, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'c': collect = 1; break;
+		case 't':
+			timeout_ms = strtol(optarg, &end, 10);
+			if (*end || timeout_ms < 1 || timeout_ms > 3600000) {
+				fprintf(stderr, "grove trace: --timeout wants "
+				        "1..3600000 ms, not '%s'\n", optarg);
 				return 2;
 			}
 			break;
@@ -215,9 +293,13 @@ cmd_trace(int argc, char **argv)
 	} else if (!strcmp(sub, "dump")) {
 		if (pick_net(net, netbuf, sizeof netbuf))
 			return 1;
+		if (collect && collect_live(netbuf, (int)timeout_ms))
+			return 1;
 		rc = trace_collect_and_export(netbuf, format, out ? out : "-");
 	} else if (!strcmp(sub, "stats")) {
 		if (pick_net(net, netbuf, sizeof netbuf))
+			return 1;
+		if (collect && collect_live(netbuf, (int)timeout_ms))
 			return 1;
 		rc = trace_stats_write(netbuf, out ? out : "-", json);
 	} else {

@@ -122,6 +122,7 @@ fe_up(node *n, grove_packet *p)
 			net->trace_answers++;
 			if (got > 0)
 				net->trace_copied++;
+			fe_ctl_trace_progress(net);
 		}
 		break;
 	}
@@ -445,5 +446,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		if ((rc = fe_write_connect_file(net)) != 0)
 			return rc;
 	}
+	/* Without it only `grove trace dump --collect` is missing. */
+	fe_ctl_open(net);
 	return 0;
 }

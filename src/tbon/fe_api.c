@@ -52,6 +52,7 @@ grove_net_destroy(grove_net *net)
 	const char *dump = getenv("GROVE_TRACE_DUMP");
 	const char *stats = getenv("GROVE_TRACE_STATS");
 	if (n->loop_ready) {
+		fe_ctl_close(net);
 		/* When the traces are collected, processes on other hosts send
 		 * their event spaces up with their last message. */
 		grove_packet *bye = NULL;
@@ -636,10 +637,8 @@ grove_net_load_filter(grove_net *net, const char *name, const char *path,
 /* ---- live collection of event spaces ------------------------------- */
 
 int
-grove_net_trace_collect(grove_net *net, int timeout_ms)
+fe_trace_request(grove_net *net)
 {
-	if (!net || !net->n.loop_ready)
-		return GROVE_EINVAL;
 	node *n = &net->n;
 	char host[256] = "";
 	gethostname(host, sizeof host - 1);
@@ -666,19 +665,36 @@ grove_net_trace_collect(grove_net *net, int timeout_ms)
 				break;
 			}
 	}
+	net->trace_expect = expect;
+	return 0;
+}
+
+int
+grove_net_trace_collect(grove_net *net, int timeout_ms)
+{
+	if (!net || !net->n.loop_ready)
+		return GROVE_EINVAL;
+	/* A collection the control socket started is replaced by this one;
+	 * its clients get this one's answer. */
+	net->ctl.collecting = 0;
+	int rc = fe_trace_request(net);
+	if (rc != 0)
+		return rc;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	while (net->trace_answers < expect) {
+	while (net->trace_answers < net->trace_expect) {
 		int left = deadline_left(deadline, timeout_ms);
 		if (left == 0)
 			break;
 		fe_run(net, left < 0 || left > 50 ? 50 : left);
 	}
 	net->trace_req = 0;
-	if (net->trace_answers < expect) {
+	if (net->trace_answers < net->trace_expect) {
 		fe_set_error(net, "event spaces: %u of %u processes answered within "
 		    "%d ms (back-ends answer inside their next Grove call)",
-		    net->trace_answers, expect, timeout_ms);
+		    net->trace_answers, net->trace_expect, timeout_ms);
+		fe_ctl_trace_finished(net, GROVE_ETIMEDOUT);
 		return GROVE_ETIMEDOUT;
 	}
+	fe_ctl_trace_finished(net, 0);
 	return (int)net->trace_copied;
 }

@@ -22,6 +22,33 @@ struct grove_stream {
 	struct grove_stream *next;
 };
 
+/* The control socket (fe_ctl.c). */
+#define FE_CTL_MAX_CLIENTS 8
+typedef enum fe_ctl_state {
+	FE_CTL_FREE = 0,
+	FE_CTL_READING,   /* reading the request line */
+	FE_CTL_WAITING,   /* a collection will answer it */
+	FE_CTL_CLOSING,
+} fe_ctl_state;
+
+typedef struct fe_ctl_client {
+	struct grove_net *net;
+	int fd;
+	fe_ctl_state state;
+	uv_poll_t poll;
+	char buf[128];
+	size_t len;
+} fe_ctl_client;
+
+typedef struct fe_ctl {
+	int open;
+	int lfd;
+	uv_poll_t lpoll;
+	uv_timer_t timer;  /* deadline of a collection it started */
+	int collecting;    /* it started the collection under way */
+	fe_ctl_client cl[FE_CTL_MAX_CLIENTS];
+} fe_ctl;
+
 struct grove_net {
 	node n;
 	boot b;                /* settings handed to children */
@@ -46,6 +73,8 @@ struct grove_net {
 	char connect_file[1024];
 	uint32_t trace_req;      /* live collection in progress (request id) */
 	uint32_t trace_answers, trace_copied;
+	uint32_t trace_expect;   /* processes that will answer it */
+	fe_ctl ctl;
 	grove_trace_collector tc_api_send, tc_api_recv;
 };
 
@@ -56,6 +85,15 @@ void fe_run(grove_net *net, int timeout_ms);
 /* Wait for room on the child links (back-pressure for senders). */
 int fe_wait_writable(grove_net *net);
 int fe_write_connect_file(grove_net *net);
+/* Sends a live event-space request down the tree (sets trace_req,
+ * trace_expect, and clears the answer counts). */
+int fe_trace_request(grove_net *net);
+/* Control socket: open (after the network is up), close (before the loop
+ * goes), and the collection hooks. */
+int fe_ctl_open(grove_net *net);
+void fe_ctl_close(grove_net *net);
+void fe_ctl_trace_progress(grove_net *net);
+void fe_ctl_trace_finished(grove_net *net, int rc);
 void fe_set_error(grove_net *net, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -5,6 +5,9 @@
  * path: every process must still appear in the exported trace.
  */
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +117,79 @@ live(void)
 	it_net_destroy(net);
 }
 
+/* Runs `grove trace ARGS...` while this front-end keeps calling Grove,
+ * so its control socket is served; returns the command's exit status. */
+static int
+grove_cli_while_serving(grove_net *net, const char *const *args)
+{
+	char grove[4096];
+	it_build_path("grove", grove, sizeof grove);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		char *argv[16];
+		int i = 0;
+		argv[i++] = grove;
+		argv[i++] = "trace";
+		for (; args[i - 2] && i < 15; i++)
+			argv[i] = (char *)args[i - 2];
+		argv[i] = NULL;
+		execv(grove, argv);
+		_exit(127);
+	}
+	uint64_t until = it_now_ms() + 60000;
+	int status = -1;
+	while (it_now_ms() < until) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		grove_stream *s;
+		int32_t tag;
+		grove_packet *p;
+		if (grove_net_recv(net, &s, &tag, &p, 20) == 0)
+			grove_packet_unref(p);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	IT_FAIL("grove trace did not finish within 60 s");
+	return -1;
+}
+
+/* `grove trace dump --collect`: another process asks this front-end to
+ * collect, then dumps; every process of the tree is in the result. */
+static void
+live_cli(void)
+{
+	it_step("--- collection asked for by grove trace dump --collect");
+	setenv("GROVE_TRACE_SHIP", "all", 1);
+	grove_net *net = it_net_spawn("kary:2", 4);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/cli.json", it_tmpdir());
+	const char *args[] = {"dump", "--net", grove_net_id(net), "--collect",
+	    "--timeout", "20000", "-o", path, NULL};
+	CHECK_INT_EQ(grove_cli_while_serving(net, args), 0);
+	char *j = slurp(path);
+	CHECK(strstr(j, "\"cp 4\"") != NULL);
+	CHECK(strstr(j, "\"be 3\"") != NULL);
+	free(j);
+	/* stats the same way */
+	const char *sargs[] = {"stats", "--net", grove_net_id(net),
+	    "--collect", "--json", "-o", path, NULL};
+	CHECK_INT_EQ(grove_cli_while_serving(net, sargs), 0);
+	/* A request for a network that has no front-end fails clearly. */
+	const char *bad[] = {"dump", "--net", "0123456789abcdef", "--collect",
+	    "-o", path, NULL};
+	CHECK(grove_cli_while_serving(net, bad) != 0);
+	unsetenv("GROVE_TRACE_SHIP");
+	/* The network goes on working. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
@@ -121,5 +197,6 @@ main(void)
 	run("local");
 	run("ship");
 	live();
+	live_cli();
 	return it_done();
 }
