@@ -168,6 +168,10 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p)
 	case WORKER_BURST:
 		do_burst(w, stream, tag, p);
 		return 0;
+	case WORKER_CLOCK:
+		rc = grove_be_send(w->be, stream, tag, "%ld",
+		    grove_be_clock_ns(w->be));
+		break;
 	case WORKER_AVG:
 		rc = grove_be_send(w->be, stream, tag, "%lf %d",
 		    (double)w->rank + 0.5, 1);

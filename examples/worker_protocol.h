@@ -30,6 +30,8 @@ enum worker_tag {
 	WORKER_EXIT = 108,
 	/* "%d" r -> only worker r stops reading for 3 s (back-pressure) */
 	WORKER_STALL = 109,
+	/* "" -> "%ld" the worker's grove_be_clock_ns() (clock-skew checks) */
+	WORKER_CLOCK = 110,
 };
 
 #endif

@@ -42,6 +42,12 @@ uint32_t grove_be_rank(const grove_be *be);
 uint32_t grove_be_backends(const grove_be *be); /* BEs in the network */
 const char *grove_be_last_error(const grove_be *be);
 
+/* This back-end's clock in ns (CLOCK_REALTIME): the clock that
+ * grove_net_clock_skew() measures, including the validation offset of
+ * GROVE_CLOCK_INJECT_NS, so samples a tool stamps with it carry exactly
+ * the skew the front-end detects (docs/clock-skew.md). */
+int64_t grove_be_clock_ns(const grove_be *be);
+
 /* Receive the next packet from the front-end (any stream, or
  * point-to-point: *stream gets the stream id, 0 for point-to-point).
  * timeout_ms: 0 non-blocking, < 0 forever.  GROVE_ECLOSED when the network

@@ -176,6 +176,32 @@ int grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
  * every live process answered within timeout_ms. */
 int grove_net_trace_collect(grove_net *net, int timeout_ms);
 
+/* ---- clock skew (docs/clock-skew.md) ----------------------------------
+ * The offset of every back-end's clock to the front-end's, measured
+ * through the tree: each parent probes its children (`rounds` four-
+ * timestamp exchanges per link, all links at once, minimum-delay sample
+ * kept), then offsets add up the tree.  The true offset lies within
+ * offset_ns +- error_ns (the sum of half the best round-trip delays on
+ * the path), unless a clock was stepped while it ran. */
+typedef struct grove_skew {
+	uint32_t rank;      /* BE rank (out[r].rank == r) */
+	int64_t offset_ns;  /* BE clock - FE clock (CLOCK_REALTIME) */
+	uint64_t error_ns;  /* bound; GROVE_SKEW_UNKNOWN: not measured */
+} grove_skew;
+#define GROVE_SKEW_UNKNOWN UINT64_MAX
+/* out: grove_net_backends(net) entries.  rounds 0: 16 (at most 4096).
+ * timeout_ms <= 0: the network's create timeout.  Lost or silent BEs do
+ * not hold it up past timeout_ms: their entries get error_ns =
+ * GROVE_SKEW_UNKNOWN and offset_ns = 0.  Back-ends answer inside their
+ * Grove calls (a blocked grove_be_recv will do).  Returns the number of
+ * BEs measured (all of them unless some were lost or silent; the last
+ * error says how many were not), or a grove_err. */
+int grove_net_clock_skew(grove_net *net, unsigned rounds, grove_skew *out,
+    int timeout_ms);
+/* This process's clock in ns (CLOCK_REALTIME), the front-end's reference
+ * in grove_net_clock_skew.  Back-ends use grove_be_clock_ns(). */
+int64_t grove_clock_now_ns(void);
+
 /* Load a custom filter on the FE and every CP, under `name`.  Returns when
  * every CP has answered; on failure the last error names each CP (node id,
  * host) that could not load it and why. */

@@ -66,6 +66,10 @@ enum wire_type {
 	WIRE_T_FILTER_ERROR = 34, /* child -> parent: a filter failed */
 	WIRE_T_TRACE_REQ = 40,    /* parent -> child: send your event space */
 	WIRE_T_TRACE_DATA = 41,   /* child -> parent: event space contents */
+	WIRE_T_SKEW_REQ = 42,     /* parent -> CP: measure the links below */
+	WIRE_T_SKEW_PROBE = 43,   /* parent -> child: t1 */
+	WIRE_T_SKEW_REPLY = 44,   /* child -> parent: t1, t2, t3 */
+	WIRE_T_SKEW_RESULT = 45,  /* CP -> parent: offsets of its BEs */
 	WIRE_T_MAX_
 };
 

@@ -18,6 +18,7 @@
 #include "net/sockio.h"
 #include "tbon/pktq.h"
 #include "tbon/ship.h"
+#include "tbon/skew.h"
 #include "tbon/waitfd.h"
 
 struct grove_be {
@@ -34,6 +35,7 @@ struct grove_be {
 	uv_timer_t wait_timer;
 	char err[512];
 	grove_trace_collector tc_api_send, tc_api_recv;
+	int64_t clock_inject_ns; /* validation offset (GROVE_CLOCK_INJECT_NS) */
 };
 
 static void
@@ -68,6 +70,11 @@ be_on_packet(conn *c, grove_packet *p)
 		}
 		break;
 	}
+	case WIRE_T_SKEW_PROBE:
+		/* t2 is read before anything else is done with the probe. */
+		skew_answer_probe(c, p, skew_clock_ns(be->clock_inject_ns),
+		    be->clock_inject_ns, be->rank);
+		break;
 	case WIRE_T_STREAM_NEW:
 	case WIRE_T_STREAM_DEL:
 	case WIRE_T_STREAM_PARAMS:
@@ -117,6 +124,7 @@ be_connect(grove_be *be, const char *host, uint16_t port, const char *unix_name,
 	}
 	grove_log_set_identity("be", be->rank);
 	grove_trace_init(netid, "be", be->rank);
+	be->clock_inject_ns = skew_inject_from_env(0, be->rank);
 	if (uv_loop_init(&be->loop) != 0) {
 		close(fd);
 		return GROVE_ESYS;
@@ -302,6 +310,12 @@ uint32_t
 grove_be_backends(const grove_be *be)
 {
 	return be ? be->backends : 0;
+}
+
+int64_t
+grove_be_clock_ns(const grove_be *be)
+{
+	return skew_clock_ns(be ? be->clock_inject_ns : 0);
 }
 
 const char *

@@ -16,6 +16,7 @@
 #include "grove/error.h"
 #include "net/sockio.h"
 #include "tbon/proto.h"
+#include "tbon/skew.h"
 
 static void child_on_packet(conn *c, grove_packet *p);
 static void child_on_close(conn *c, int err, const char *why);
@@ -343,6 +344,7 @@ child_lost(node *n, uint32_t idx, const char *why)
 	    ch->be_hi, why);
 	node_streams_child_gone(n, idx);
 	node_loads_child_gone(n, idx);
+	node_skew_child_gone(n, idx);
 	node_up_ctl(n, WIRE_T_NODE_LOST, 0, PROTO_NODE_LOST, ch->node_id,
 	    ch->be_lo, ch->be_hi, why);
 	if (n->hooks->child_lost)
@@ -469,6 +471,10 @@ child_on_packet(conn *c, grove_packet *p)
 		node_load_ack(n, idx, p);
 		break;
 	case WIRE_T_HEARTBEAT:
+		break;
+	case WIRE_T_SKEW_REPLY:
+	case WIRE_T_SKEW_RESULT:
+		node_skew_from_child(n, idx, p);
 		break;
 	default: {
 		char why[80];
@@ -694,6 +700,7 @@ node_fini(node *n)
 	uv_run(&n->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&n->loop);
 	n->loop_ready = 0;
+	node_skew_free(n);
 	flt_out_fini(&n->fout);
 	flt_registry_destroy(n->filters);
 	grove_topo_destroy(n->topo);

@@ -151,6 +151,7 @@ struct node {
 	int shutting_down;
 	grove_trace_collector tc_connect, tc_stream_new;
 	grove_filter_place place;
+	struct node_skew *skew; /* clock-skew detection (skew.c); NULL until used */
 };
 
 /* Set up a node (loop, listener, filter registry).  topo is taken over. */

@@ -12,6 +12,7 @@
 #include "tbon/node.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
+#include "tbon/skew.h"
 
 /* Sync queues deeper than this stop reads from the child that is ahead,
  * so one fast producer cannot grow a node's memory without bound. */
@@ -688,6 +689,10 @@ node_from_parent(node *n, grove_packet *p)
 		break;
 	}
 	case WIRE_T_HEARTBEAT:
+		break;
+	case WIRE_T_SKEW_REQ:
+	case WIRE_T_SKEW_PROBE:
+		node_skew_from_parent(n, p);
 		break;
 	case WIRE_T_TRACE_REQ: {
 		/* Everyone below answers; so do we, unless we are the FE. */

@@ -40,6 +40,18 @@
 /* TRACE_DATA, child -> FE: segment name, snapshot (trace_impl.h). */
 #define PROTO_TRACE_DATA "%s %auc"
 
+/* Clock-skew detection (tbon/skew.c, docs/clock-skew.md); tag = request
+ * id on all four.  SKEW_REQ, parent -> CP: rounds, time budget (ms). */
+#define PROTO_SKEW_REQ "%ud %ud"
+/* SKEW_PROBE (aux = round), parent -> child: t1 (parent clock, ns). */
+#define PROTO_SKEW_PROBE "%ld"
+/* SKEW_REPLY (aux = round), child -> parent: t1 echoed, t2, t3 (child
+ * clock, ns). */
+#define PROTO_SKEW_REPLY "%ld %ld %ld"
+/* SKEW_RESULT, CP -> parent: BE ranks of its subtree, their offsets to
+ * the CP's clock (ns), error bounds (ns); unmeasured ranks are absent. */
+#define PROTO_SKEW_RESULT "%aud %ald %auld"
+
 /* Ranks that CPs and the FE put in packets they build: never a BE rank. */
 #define PROTO_NODE_RANK(node_id) (0x80000000u | (node_id))
 
