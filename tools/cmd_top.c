@@ -55,6 +55,7 @@ typedef struct top {
 	int raw;
 	uint64_t intervals;
 	char *classes_json;  /* "[{...},...]" for --json, owned */
+	char skew_json[256]; /* {...} of the last skew measurement, or "" */
 } top;
 
 static int
@@ -278,6 +279,72 @@ show_classes(top *t, int timeout_ms)
 	return rc;
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Measures the clock offset of every agent to this front-end and shows
+ * the spread, the worst error bound and the most skewed agents. */
+static int
+show_skew(top *t)
+{
+	uint32_t nb = grove_net_backends(t->net);
+	grove_skew *sk = calloc(nb, sizeof *sk);
+	int64_t *offs = calloc(nb, sizeof *offs);
+	if (!sk || !offs) {
+		free(sk);
+		free(offs);
+		return GROVE_ENOMEM;
+	}
+	double t0 = tool_now();
+	int rc = grove_net_clock_skew(t->net, 0, sk, 10000);
+	double took = tool_now() - t0;
+	if (rc < 0) {
+		fprintf(stderr, "grove top: clock skew: %s (%s)\n",
+		    grove_strerror(rc), grove_net_last_error(t->net));
+		free(sk);
+		free(offs);
+		return rc;
+	}
+	uint32_t n = 0, worst = 0;
+	uint64_t max_err = 0;
+	for (uint32_t r = 0; r < nb; r++) {
+		if (sk[r].error_ns == GROVE_SKEW_UNKNOWN)
+			continue;
+		offs[n++] = sk[r].offset_ns;
+		if (sk[r].error_ns > max_err)
+			max_err = sk[r].error_ns;
+		if (llabs(sk[r].offset_ns) > llabs(sk[worst].offset_ns) ||
+		    sk[worst].error_ns == GROVE_SKEW_UNKNOWN)
+			worst = r;
+	}
+	qsort(offs, n, sizeof *offs, cmp_i64);
+	int64_t lo = n ? offs[0] : 0, mid = n ? offs[n / 2] : 0;
+	int64_t hi = n ? offs[n - 1] : 0;
+	snprintf(t->skew_json, sizeof t->skew_json, "{\"measured\":%u,"
+	    "\"min_ns\":%" PRId64 ",\"median_ns\":%" PRId64 ",\"max_ns\":%"
+	    PRId64 ",\"max_error_ns\":%" PRIu64 ",\"took_s\":%.3f}", n, lo,
+	    mid, hi, max_err, took);
+	if (!t->o.json) {
+		printf("clock skew of %u of %u agents to this front-end "
+		    "(%.0f ms):\n  offset min %+.3f ms, median %+.3f ms, max "
+		    "%+.3f ms; error bound at most %.3f ms\n", n, nb,
+		    took * 1e3, lo / 1e6, mid / 1e6, hi / 1e6, max_err / 1e6);
+		if (n)
+			printf("  most skewed: rank %u, %+.3f ms +- %.3f ms\n",
+			    worst, sk[worst].offset_ns / 1e6,
+			    sk[worst].error_ns / 1e6);
+		printf("\n");
+		fflush(stdout);
+	}
+	free(sk);
+	free(offs);
+	return 0;
+}
+
 static void
 raw_on(top *t)
 {
@@ -304,7 +371,7 @@ show_sample(top *t, const top_sample *s)
 {
 	if (t->o.json) {
 		top_render_json(stdout, s, grove_net_backends_up(t->net),
-		    t->classes_json);
+		    t->classes_json, t->skew_json[0] ? t->skew_json : NULL);
 		fputc('\n', stdout);
 		fflush(stdout);
 		return;
@@ -368,6 +435,16 @@ run_loop(top *t)
 			if (read(STDIN_FILENO, &c, 1) == 1) {
 				if (c == 'q' || c == 'Q')
 					break;
+				if (c == 's' || c == 'S') {
+					raw_off(t);
+					if (t->tty_out)
+						fputs("\033[H\033[2J", stdout);
+					show_skew(t);
+					/* Long enough to read it before the
+					 * next interval redraws the screen. */
+					sleep(3);
+					raw_on(t);
+				}
 			}
 		}
 		for (;;) {
@@ -425,6 +502,8 @@ cmd_top(int argc, char **argv)
 	if (start_network(&t) < 0)
 		goto out;
 	if (show_classes(&t, 30000) < 0)
+		goto out;
+	if (t.o.skew && show_skew(&t) < 0)
 		goto out;
 	if (!t.o.once)
 		raw_on(&t);

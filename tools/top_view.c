@@ -99,7 +99,7 @@ top_render_table(FILE *f, const char *title, const top_sample *s,
 
 void
 top_render_json(FILE *f, const top_sample *s, uint32_t backends,
-    const char *classes_json)
+    const char *classes_json, const char *skew_json)
 {
 	const metric_desc *md = metric_table();
 	fprintf(f, "{\"interval_start_ns\":%" PRIu64 ",\"interval_end_ns\":%"
@@ -117,5 +117,7 @@ top_render_json(FILE *f, const top_sample *s, uint32_t backends,
 	fprintf(f, "}");
 	if (classes_json)
 		fprintf(f, ",\"classes\":%s", classes_json);
+	if (skew_json)
+		fprintf(f, ",\"skew\":%s", skew_json);
 	fprintf(f, "}");
 }

@@ -40,9 +40,9 @@ void top_render_table(FILE *f, const char *title, const top_sample *s,
     double *scale_max, uint32_t expected);
 
 /* One JSON object (no newline): interval, contributors, every metric,
- * and "classes" (a JSON array, inserted as is) when classes_json is set. */
+ * and "classes" / "skew" (JSON inserted as is) when given. */
 void top_render_json(FILE *f, const top_sample *s, uint32_t backends,
-    const char *classes_json);
+    const char *classes_json, const char *skew_json);
 
 /* A bar of `width` cells for [lo, hi] with a mark at mid, on [0, full]. */
 void top_bar(char *out, int width, double lo, double mid, double hi,
