@@ -9,8 +9,9 @@
  * each packet going down, one input at a time.
  *
  * Built-in transformation filters (by name): "null", "sum", "min", "max",
- * "avg", "concat".  Built-in synchronization filters: "wait_for_all",
- * "timeout" (parameter: "%ud" milliseconds), "dont_wait".
+ * "avg", "concat", "timealign" (formats in grove/aggregate.h).  Built-in
+ * synchronization filters: "wait_for_all", "timeout" (parameter: "%ud"
+ * milliseconds), "dont_wait".
  *
  * A custom filter lives in a shared library:
  *

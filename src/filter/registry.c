@@ -23,13 +23,15 @@ struct flt_registry {
 static const struct {
 	const char *name;
 	grove_filter_fn fn;
+	grove_filter_state_free_fn state_free; /* for per-stream state */
 } builtins[] = {
-	{"null", flt_builtin_null},
-	{"sum", flt_builtin_sum},
-	{"min", flt_builtin_min},
-	{"max", flt_builtin_max},
-	{"avg", flt_builtin_avg},
-	{"concat", flt_builtin_concat},
+	{"null", flt_builtin_null, NULL},
+	{"sum", flt_builtin_sum, NULL},
+	{"min", flt_builtin_min, NULL},
+	{"max", flt_builtin_max, NULL},
+	{"avg", flt_builtin_avg, NULL},
+	{"concat", flt_builtin_concat, NULL},
+	{"timealign", flt_builtin_timealign, flt_timealign_state_free},
 };
 
 static flt_def *
@@ -63,6 +65,7 @@ flt_registry_new(void)
 		}
 		snprintf(d->name, sizeof d->name, "%s", builtins[i].name);
 		d->fn = builtins[i].fn;
+		d->state_free = builtins[i].state_free;
 	}
 	return r;
 }

@@ -1,0 +1,145 @@
+/* The "timealign" filter: time-aligned aggregation of performance samples
+ * (MRNet paper, section 3.2 and Figure 6), on top of timealign_core.c.
+ *
+ * Parameters (optional): "%uld %ud" = interval width in ns, max_lag in
+ * intervals.  Input: raw samples "%uld %uld %alf" (start, end, amounts)
+ * from back-ends, or intervals in the output format from nodes below:
+ *   "%uld %uld %ud %alf %alf %aud %alf %aud"
+ *   start, end, count, sum[M], min[M], min_rank[M], max[M], max_rank[M]
+ * Meant for the "dont_wait" sync filter: every packet is handed over as it
+ * arrives and the state (one per stream and node) decides what is
+ * complete.  See docs/filters.md for the semantics and the lag policy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "filter/builtin.h"
+#include "grove/aggregate.h"
+#include "filter/timealign_core.h"
+
+typedef struct ta_filter {
+	ta_state *ta;
+	uint64_t late_reported; /* ta_late_pieces() at the last warning */
+} ta_filter;
+
+void
+flt_timealign_state_free(void *state)
+{
+	ta_filter *f = state;
+	if (!f)
+		return;
+	ta_free(f->ta);
+	free(f);
+}
+
+/* Width and lag from the stream parameters, or the defaults. */
+static int
+ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag)
+{
+	*width = TA_DEFAULT_WIDTH_NS;
+	*lag = TA_DEFAULT_MAX_LAG;
+	if (!params)
+		return 0;
+	int rc = grove_packet_unpack(params, "%uld %ud", width, lag);
+	if (rc < 0)
+		return rc;
+	if (*width == 0 || *lag == 0)
+		return GROVE_EINVAL;
+	return 0;
+}
+
+static int
+ta_add_packet(ta_state *ta, uint32_t child, const grove_packet *p)
+{
+	const char *fmt = grove_packet_format(p);
+	if (!fmt)
+		return GROVE_EFORMAT;
+	if (strcmp(fmt, GROVE_TIMEALIGN_SAMPLE_FMT) == 0) {
+		uint64_t start, end, n;
+		const double *v;
+		int rc = grove_packet_unpack(p, GROVE_TIMEALIGN_SAMPLE_FMT, &start, &end, &v, &n);
+		if (rc < 0)
+			return rc;
+		if (n > TA_MAX_VALUES)
+			return GROVE_EFORMAT;
+		return ta_add_sample(ta, child, grove_packet_src(p), start, end,
+		    v, (uint32_t)n);
+	}
+	if (strcmp(fmt, GROVE_TIMEALIGN_FMT) == 0) {
+		grove_timealign_interval t;
+		int rc = grove_timealign_decode(p, &t);
+		if (rc < 0)
+			return rc;
+		if (t.m > TA_MAX_VALUES)
+			return GROVE_EFORMAT;
+		ta_agg a = {.start = t.start_ns, .end = t.end_ns,
+		    .count = t.count, .m = (uint32_t)t.m, .sum = t.sum,
+		    .min = t.min, .min_rank = t.min_rank, .max = t.max,
+		    .max_rank = t.max_rank};
+		return ta_add_interval(ta, child, &a);
+	}
+	return GROVE_EFORMAT;
+}
+
+static int
+ta_emit(void *arg, const ta_agg *o)
+{
+	grove_filter_call *call = arg;
+	grove_packet *p = NULL;
+	uint64_t m = o->m;
+	int rc = grove_filter_pack(call, &p, GROVE_TIMEALIGN_FMT, o->start,
+	    o->end, o->count, o->sum, m, o->min, m, o->min_rank, m, o->max, m,
+	    o->max_rank, m);
+	if (rc < 0)
+		return rc;
+	return grove_filter_emit(call, p);
+}
+
+int
+flt_builtin_timealign(grove_filter_call *call)
+{
+	uint64_t width;
+	uint32_t lag;
+	int rc = ta_params(call->params, &width, &lag);
+	if (rc < 0)
+		return rc;
+	ta_filter *f = *call->state;
+	if (!f) {
+		f = calloc(1, sizeof *f);
+		if (!f)
+			return GROVE_ENOMEM;
+		f->ta = ta_new(width, lag,
+		    call->place ? call->place->n_children : 0);
+		if (!f->ta) {
+			free(f);
+			return GROVE_ENOMEM;
+		}
+		*call->state = f;
+	}
+	/* The grid cannot move under open intervals; the lag can change. */
+	if (ta_width(f->ta) != width)
+		return GROVE_EINVAL;
+	ta_set_max_lag(f->ta, lag);
+
+	for (size_t i = 0; i < call->n_in; i++) {
+		if (!call->in[i])
+			return GROVE_EINVAL;
+		uint32_t child = call->in_child ? call->in_child[i] : 0;
+		rc = ta_add_packet(f->ta, child, call->in[i]);
+		if (rc < 0)
+			return rc;
+	}
+	rc = ta_close(f->ta, ta_emit, call);
+
+	/* Late data is expected after a lagging child comes back, so it is
+	 * not an error; say so in the log, less often as it repeats. */
+	uint64_t late = ta_late_pieces(f->ta);
+	if (late > f->late_reported && late >= 2 * f->late_reported) {
+		log_warn("timealign stream %u: %llu late sample pieces dropped "
+		    "(their intervals were closed already)", call->stream_id,
+		    (unsigned long long)late);
+		f->late_reported = late;
+	}
+	return rc;
+}

@@ -1,0 +1,500 @@
+/* Time-aligned aggregation: splitting samples over the interval grid,
+ * per-interval buckets, and closing intervals under the lag policy (see
+ * timealign_core.h).
+ *
+ * Open intervals live in an array of buckets sorted by interval index: a
+ * node holds a few open intervals at a time (about max_lag of them), so
+ * binary search and memmove on insert are cheaper than anything cleverer.
+ * Inside a bucket, raw amounts are kept per back-end rank (sorted, so a
+ * flat tree with a thousand back-ends still finds a rank quickly), because
+ * min and max are over a rank's whole amount in the interval, which is
+ * only known once all its pieces are in.  Aggregated intervals from nodes
+ * below already carry per-rank minima and maxima of disjoint rank sets, so
+ * they are folded in at once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/error.h"
+#include "filter/timealign_core.h"
+
+typedef struct ta_bucket {
+	uint64_t k;
+	/* folded aggregated input */
+	uint32_t acount;
+	double *asum, *amin, *amax;     /* m each */
+	uint32_t *aminr, *amaxr;        /* m each */
+	/* raw amounts per rank, sorted by rank */
+	uint32_t *rank;
+	double *rv;                     /* nr * m */
+	size_t nr, capr;
+} ta_bucket;
+
+typedef struct ta_child {
+	uint64_t frontier;  /* highest end delivered, ns */
+	unsigned char seen;
+	unsigned char agg;  /* sent aggregated intervals */
+} ta_child;
+
+struct ta_state {
+	uint64_t w;
+	uint32_t lag;
+	uint32_t m;         /* 0 until the first sample */
+	uint64_t floor;     /* intervals below are closed */
+	uint64_t first_k;   /* lowest interval seen, valid if any_seen */
+	int any_seen;
+	uint64_t late;
+	ta_child *ch;
+	uint32_t nch;
+	ta_bucket **b;
+	size_t nb, capb;
+	/* scratch for ta_close outputs, 5 * m */
+	double *out;
+	uint32_t *outr;
+};
+
+ta_state *
+ta_new(uint64_t width_ns, uint32_t max_lag, uint32_t n_children)
+{
+	if (width_ns == 0 || max_lag == 0 || n_children > TA_MAX_CHILDREN)
+		return NULL;
+	ta_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->w = width_ns;
+	s->lag = max_lag;
+	s->nch = n_children;
+	s->ch = calloc(n_children ? n_children : 1, sizeof *s->ch);
+	if (!s->ch) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void
+bucket_free(ta_bucket *b)
+{
+	if (!b)
+		return;
+	free(b->asum);
+	free(b->rank);
+	free(b->rv);
+	free(b);
+}
+
+void
+ta_free(ta_state *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nb; i++)
+		bucket_free(s->b[i]);
+	free(s->b);
+	free(s->ch);
+	free(s->out);
+	free(s->outr);
+	free(s);
+}
+
+uint64_t
+ta_width(const ta_state *s)
+{
+	return s->w;
+}
+
+uint32_t
+ta_max_lag(const ta_state *s)
+{
+	return s->lag;
+}
+
+void
+ta_set_max_lag(ta_state *s, uint32_t max_lag)
+{
+	if (max_lag)
+		s->lag = max_lag;
+}
+
+uint64_t
+ta_closed_below(const ta_state *s)
+{
+	return s->floor;
+}
+
+uint64_t
+ta_late_pieces(const ta_state *s)
+{
+	return s->late;
+}
+
+size_t
+ta_open_intervals(const ta_state *s)
+{
+	return s->nb;
+}
+
+/* ---- checks done before anything changes ---------------------------- */
+
+static int
+check_m(ta_state *s, uint32_t m)
+{
+	if (m == 0 || m > TA_MAX_VALUES)
+		return GROVE_EFORMAT;
+	if (s->m && s->m != m)
+		return GROVE_EFORMAT;
+	if (!s->m) {
+		s->out = malloc(3 * (size_t)m * sizeof *s->out);
+		s->outr = malloc(2 * (size_t)m * sizeof *s->outr);
+		if (!s->out || !s->outr) {
+			free(s->out);
+			free(s->outr);
+			s->out = NULL;
+			s->outr = NULL;
+			return GROVE_ENOMEM;
+		}
+		s->m = m;
+	}
+	return 0;
+}
+
+static int
+check_child(ta_state *s, uint32_t child)
+{
+	if (child >= TA_MAX_CHILDREN)
+		return GROVE_EINVAL;
+	if (child < s->nch)
+		return 0;
+	ta_child *n = realloc(s->ch, ((size_t)child + 1) * sizeof *n);
+	if (!n)
+		return GROVE_ENOMEM;
+	memset(n + s->nch, 0, ((size_t)child + 1 - s->nch) * sizeof *n);
+	s->ch = n;
+	s->nch = child + 1;
+	return 0;
+}
+
+/* ---- buckets -------------------------------------------------------- */
+
+/* Index of the first bucket with index >= k. */
+static size_t
+bucket_lower(const ta_state *s, uint64_t k)
+{
+	size_t lo = 0, hi = s->nb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->b[mid]->k < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static ta_bucket *
+bucket_get(ta_state *s, uint64_t k)
+{
+	size_t i = bucket_lower(s, k);
+	if (i < s->nb && s->b[i]->k == k)
+		return s->b[i];
+	if (s->nb == s->capb) {
+		size_t ncap = s->capb ? s->capb * 2 : 8;
+		ta_bucket **nb = realloc(s->b, ncap * sizeof *nb);
+		if (!nb)
+			return NULL;
+		s->b = nb;
+		s->capb = ncap;
+	}
+	ta_bucket *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	/* One block for the five aggregated arrays: doubles first keeps
+	 * the uint32 part aligned. */
+	size_t m = s->m;
+	b->asum = malloc(3 * m * sizeof(double) + 2 * m * sizeof(uint32_t));
+	if (!b->asum) {
+		free(b);
+		return NULL;
+	}
+	b->amin = b->asum + m;
+	b->amax = b->amin + m;
+	b->aminr = (uint32_t *)(b->amax + m);
+	b->amaxr = b->aminr + m;
+	memset(b->asum, 0, m * sizeof(double));
+	b->k = k;
+	memmove(s->b + i + 1, s->b + i, (s->nb - i) * sizeof *s->b);
+	s->b[i] = b;
+	s->nb++;
+	return b;
+}
+
+/* The amount row of rank in bucket b (zeroed when new), or NULL. */
+static double *
+bucket_rank_row(ta_bucket *b, uint32_t rank, uint32_t m)
+{
+	size_t lo = 0, hi = b->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->rank[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->nr && b->rank[lo] == rank)
+		return b->rv + lo * m;
+	if (b->nr == b->capr) {
+		size_t ncap = b->capr ? b->capr * 2 : 4;
+		uint32_t *nr = realloc(b->rank, ncap * sizeof *nr);
+		if (!nr)
+			return NULL;
+		b->rank = nr;
+		double *nv = realloc(b->rv, ncap * m * sizeof *nv);
+		if (!nv)
+			return NULL;
+		b->rv = nv;
+		b->capr = ncap;
+	}
+	memmove(b->rank + lo + 1, b->rank + lo, (b->nr - lo) * sizeof *b->rank);
+	memmove(b->rv + (lo + 1) * m, b->rv + lo * m,
+	    (b->nr - lo) * m * sizeof *b->rv);
+	b->rank[lo] = rank;
+	memset(b->rv + lo * m, 0, m * sizeof *b->rv);
+	b->nr++;
+	return b->rv + lo * m;
+}
+
+static void
+note_seen(ta_state *s, uint32_t child, uint64_t k_lo, uint64_t end, int agg)
+{
+	ta_child *c = &s->ch[child];
+	if (!c->seen || end > c->frontier)
+		c->frontier = end;
+	c->seen = 1;
+	if (agg)
+		c->agg = 1;
+	if (!s->any_seen || k_lo < s->first_k)
+		s->first_k = k_lo;
+	s->any_seen = 1;
+}
+
+/* ---- input ---------------------------------------------------------- */
+
+/* Ties go to the lower rank, so results do not depend on arrival order. */
+static int
+better_min(double v, uint32_t r, double cur, uint32_t cur_r)
+{
+	return v < cur || (v == cur && r < cur_r);
+}
+
+static int
+better_max(double v, uint32_t r, double cur, uint32_t cur_r)
+{
+	return v > cur || (v == cur && r < cur_r);
+}
+
+int
+ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
+    uint64_t end, const double *v, uint32_t m)
+{
+	if (!s || (!v && m))
+		return GROVE_EINVAL;
+	if (end <= start)
+		return GROVE_EINVAL;
+	uint64_t k0 = start / s->w, k1 = (end - 1) / s->w;
+	if (k1 - k0 >= TA_MAX_SPAN)
+		return GROVE_ERANGE;
+	int rc = check_m(s, m);
+	if (rc == 0)
+		rc = check_child(s, child);
+	if (rc < 0)
+		return rc;
+
+	/* Make every bucket and rank row first, so that running out of
+	 * memory cannot leave a sample half added (at worst a row of zeros
+	 * remains). */
+	for (uint64_t k = k0 > s->floor ? k0 : s->floor; k <= k1; k++) {
+		ta_bucket *b = bucket_get(s, k);
+		if (!b || !bucket_rank_row(b, rank, m))
+			return GROVE_ENOMEM;
+	}
+
+	double dur = (double)(end - start);
+	for (uint32_t j = 0; j < m; j++) {
+		double given = 0;
+		for (uint64_t k = k0; k <= k1; k++) {
+			double piece;
+			if (k == k1) {
+				piece = v[j] - given;
+			} else {
+				uint64_t lo = k * s->w > start ? k * s->w : start;
+				uint64_t hi = (k + 1) * s->w;
+				piece = v[j] * ((double)(hi - lo) / dur);
+				given += piece;
+			}
+			if (k < s->floor)
+				continue;
+			ta_bucket *b = s->b[bucket_lower(s, k)];
+			bucket_rank_row(b, rank, m)[j] += piece;
+		}
+	}
+	uint64_t late = s->floor > k0 ? (s->floor > k1 ? k1 + 1 : s->floor) - k0
+	    : 0;
+	s->late += late;
+	note_seen(s, child, k0, end, 0);
+	return 0;
+}
+
+int
+ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a)
+{
+	if (!s || !a)
+		return GROVE_EINVAL;
+	if (a->start % s->w != 0 || a->end < a->start ||
+	    a->end - a->start != s->w)
+		return GROVE_EINVAL;
+	if (a->m && (!a->sum || !a->min || !a->min_rank || !a->max ||
+	    !a->max_rank))
+		return GROVE_EINVAL;
+	int rc = check_m(s, a->m);
+	if (rc == 0)
+		rc = check_child(s, child);
+	if (rc < 0)
+		return rc;
+	uint64_t k = a->start / s->w;
+	if (k < s->floor) {
+		s->late++;
+		note_seen(s, child, k, a->end, 1);
+		return 0;
+	}
+	ta_bucket *b = bucket_get(s, k);
+	if (!b)
+		return GROVE_ENOMEM;
+	uint32_t m = s->m;
+	for (uint32_t j = 0; j < m; j++) {
+		b->asum[j] += a->sum[j];
+		if (a->count == 0)
+			continue; /* no rank behind min and max */
+		if (b->acount == 0 ||
+		    better_min(a->min[j], a->min_rank[j], b->amin[j], b->aminr[j])) {
+			b->amin[j] = a->min[j];
+			b->aminr[j] = a->min_rank[j];
+		}
+		if (b->acount == 0 ||
+		    better_max(a->max[j], a->max_rank[j], b->amax[j], b->amaxr[j])) {
+			b->amax[j] = a->max[j];
+			b->amaxr[j] = a->max_rank[j];
+		}
+	}
+	/* Saturate: a count is bounded by the ranks of a network, so only a
+	 * hostile packet gets here. */
+	b->acount = a->count > UINT32_MAX - b->acount ? UINT32_MAX :
+	    b->acount + a->count;
+	note_seen(s, child, k, a->end, 1);
+	return 0;
+}
+
+/* ---- closing -------------------------------------------------------- */
+
+/* Reduce bucket b into the scratch arrays and describe it in out. */
+static void
+bucket_reduce(const ta_state *s, const ta_bucket *b, ta_agg *out)
+{
+	uint32_t m = s->m;
+	double *sum = s->out, *mn = sum + m, *mx = mn + m;
+	uint32_t *mnr = s->outr, *mxr = mnr + m;
+	for (uint32_t j = 0; j < m; j++) {
+		double t = b->asum[j];
+		int have = b->acount > 0;
+		if (have) {
+			mn[j] = b->amin[j];
+			mnr[j] = b->aminr[j];
+			mx[j] = b->amax[j];
+			mxr[j] = b->amaxr[j];
+		} else {
+			mn[j] = mx[j] = 0;
+			mnr[j] = mxr[j] = 0;
+		}
+		for (size_t i = 0; i < b->nr; i++) {
+			double x = b->rv[i * m + j];
+			uint32_t r = b->rank[i];
+			t += x;
+			if (!have || better_min(x, r, mn[j], mnr[j])) {
+				mn[j] = x;
+				mnr[j] = r;
+			}
+			if (!have || better_max(x, r, mx[j], mxr[j])) {
+				mx[j] = x;
+				mxr[j] = r;
+			}
+			have = 1;
+		}
+		sum[j] = t;
+	}
+	uint64_t count = (uint64_t)b->acount + b->nr;
+	out->start = b->k * s->w;
+	out->end = out->start + s->w;
+	out->count = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+	out->m = m;
+	out->sum = sum;
+	out->min = mn;
+	out->min_rank = mnr;
+	out->max = mx;
+	out->max_rank = mxr;
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The interval index below which every interval may be closed now. */
+static uint64_t
+close_limit(const ta_state *s)
+{
+	if (!s->any_seen)
+		return 0;
+	uint64_t lead = 0;
+	for (uint32_t c = 0; c < s->nch; c++)
+		if (s->ch[c].seen && s->ch[c].frontier / s->w > lead)
+			lead = s->ch[c].frontier / s->w;
+	uint64_t limit = UINT64_MAX;
+	for (uint32_t c = 0; c < s->nch; c++) {
+		const ta_child *ch = &s->ch[c];
+		uint64_t pos = ch->seen ? ch->frontier / s->w : s->first_k;
+		uint64_t tol = ch->seen && !ch->agg ? s->lag : 2 * (uint64_t)s->lag;
+		if (sat_add(pos, tol) <= lead)
+			continue; /* lagging: absent for what closes now */
+		if (pos < limit)
+			limit = pos;
+	}
+	/* Every child lagging cannot happen (the leader never lags), but an
+	 * empty child table can: then the leader's own position rules. */
+	return limit == UINT64_MAX ? lead : limit;
+}
+
+int
+ta_close(ta_state *s, ta_emit_fn emit, void *arg)
+{
+	if (!s || !emit)
+		return GROVE_EINVAL;
+	uint64_t limit = close_limit(s);
+	int rc = 0;
+	size_t n = 0;
+	while (n < s->nb && s->b[n]->k < limit) {
+		ta_bucket *b = s->b[n++];
+		if (rc == 0 && (b->acount > 0 || b->nr > 0)) {
+			ta_agg out;
+			bucket_reduce(s, b, &out);
+			rc = emit(arg, &out);
+		}
+		/* Only what was handed out fixes the order: an interval
+		 * below the limit that nobody has sent anything for yet may
+		 * still get data (and close at the next call). */
+		s->floor = b->k + 1;
+		bucket_free(b);
+	}
+	memmove(s->b, s->b + n, (s->nb - n) * sizeof *s->b);
+	s->nb -= n;
+	return rc;
+}

@@ -1,0 +1,104 @@
+/* Time-aligned aggregation (internal): the pure logic behind the
+ * "timealign" filter, with no packets and no I/O, so it is unit-tested on
+ * its own.
+ *
+ * Samples carry AMOUNTS accumulated over [start, end) (a counter delta, a
+ * gauge integrated over time).  Time is cut into the absolute grid of
+ * intervals [k*W, (k+1)*W).  A raw sample from one back-end rank is split
+ * over the intervals it overlaps, in proportion to the overlap; the last
+ * piece is the value minus the other pieces, so the pieces add up to the
+ * value.  Already aggregated intervals (from a node below) are merged as
+ * they are.  An interval is closed, reduced and handed out when every
+ * child that is not lagging has delivered data up to its end (see
+ * ta_close for the lag policy), in increasing order; intervals nobody
+ * contributed to are skipped.
+ */
+#ifndef GROVE_FILTER_TIMEALIGN_CORE_H
+#define GROVE_FILTER_TIMEALIGN_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Defaults of the filter parameters "%uld %ud". */
+#define TA_DEFAULT_WIDTH_NS 1000000000ull
+#define TA_DEFAULT_MAX_LAG 4u
+
+/* Intervals one raw sample may span: a sample over a longer time is a
+ * sender bug (or a hostile packet), not a reason to allocate millions of
+ * buckets. */
+#define TA_MAX_SPAN 65536u
+
+/* Values per sample (M); bounds the memory one interval can take. */
+#define TA_MAX_VALUES 65536u
+
+/* Children a node may have (bounds the child table). */
+#define TA_MAX_CHILDREN (1u << 20)
+
+/* One aggregated interval: input from a node below, or output.  All five
+ * arrays have m elements. */
+typedef struct ta_agg {
+	uint64_t start, end;  /* end = start + W, start a multiple of W */
+	uint32_t count;       /* distinct back-end ranks that contributed */
+	uint32_t m;
+	const double *sum;
+	const double *min;
+	const uint32_t *min_rank;
+	const double *max;
+	const uint32_t *max_rank;
+} ta_agg;
+
+typedef struct ta_state ta_state;
+
+/* width_ns > 0, max_lag > 0; n_children: children expected at this node
+ * (more are added when they show up).  NULL on bad arguments or no
+ * memory. */
+ta_state *ta_new(uint64_t width_ns, uint32_t max_lag, uint32_t n_children);
+void ta_free(ta_state *s);
+
+uint64_t ta_width(const ta_state *s);
+uint32_t ta_max_lag(const ta_state *s);
+void ta_set_max_lag(ta_state *s, uint32_t max_lag); /* 0 is ignored */
+
+/* A raw sample from back-end `rank` via `child`: values v[0..m) accumulated
+ * over [start, end).  GROVE_EINVAL when end <= start or child is out of
+ * range, GROVE_EFORMAT when m differs from earlier samples of the stream
+ * (or is 0 or above TA_MAX_VALUES), GROVE_ERANGE when the sample spans
+ * more than TA_MAX_SPAN intervals.  Nothing is changed on error.  Pieces
+ * falling into intervals already closed are dropped and counted
+ * (ta_late_pieces). */
+int ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
+    uint64_t end, const double *v, uint32_t m);
+
+/* An aggregated interval via `child`.  GROVE_EINVAL when the interval is
+ * not one interval of this grid; GROVE_EFORMAT for a wrong m.  A closed
+ * interval is dropped and counted as late. */
+int ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a);
+
+/* Called by ta_close for each interval it closes, in increasing order; the
+ * arrays are valid during the call only.  A non-zero return stops
+ * ta_close and is returned (the interval is consumed anyway). */
+typedef int (*ta_emit_fn)(void *arg, const ta_agg *out);
+
+/* Close every interval that is complete.  Let pos(c) be the number of
+ * whole grid intervals child c has covered (its highest end / W; a child
+ * never heard from sits at the first interval this node saw), lead the
+ * highest pos.  Child c is lagging when pos(c) + tol(c) <= lead, with
+ * tol = max_lag for a child that sends raw samples and 2 * max_lag for
+ * one that sends aggregated intervals or was never heard from (a node
+ * below may itself be waiting up to max_lag intervals for a lagging child
+ * of its own, and must not be given up on first).  Every interval below
+ * the lowest pos of the children that are not lagging, and holding data,
+ * is closed.
+ * Returns 0, an emit error, or GROVE_ENOMEM. */
+int ta_close(ta_state *s, ta_emit_fn emit, void *arg);
+
+/* Intervals below this index are closed (data for them is late): the one
+ * after the last interval closed. */
+uint64_t ta_closed_below(const ta_state *s);
+/* Pieces of samples (and aggregated intervals) dropped because their
+ * interval was already closed. */
+uint64_t ta_late_pieces(const ta_state *s);
+/* Intervals currently open (holding data). */
+size_t ta_open_intervals(const ta_state *s);
+
+#endif

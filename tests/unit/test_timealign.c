@@ -1,0 +1,644 @@
+/* Time-aligned aggregation: splitting samples over the interval grid
+ * (hand-computed cases), out-of-order and overlapping samples, sum
+ * conservation over random samples, minima and maxima with their ranks,
+ * the lag policy with a dead child, mixed raw and aggregated input, and
+ * the "timealign" filter itself on bad input and over two levels.
+ */
+#include "filter_fixture.h"
+#include "filter/timealign_core.h"
+#include "grove/aggregate.h"
+
+/* ---- collecting what ta_close emits ----------------------------------- */
+
+#define MAXM 4
+#define MAXOUT 4096
+
+typedef struct rec {
+	uint64_t start, end;
+	uint32_t count, m;
+	double sum[MAXM], min[MAXM], max[MAXM];
+	uint32_t minr[MAXM], maxr[MAXM];
+} rec;
+
+typedef struct sink {
+	rec r[MAXOUT];
+	size_t n;
+} sink;
+
+static int
+collect(void *arg, const ta_agg *a)
+{
+	sink *k = arg;
+	assert_true(k->n < MAXOUT);
+	assert_true(a->m <= MAXM);
+	rec *r = &k->r[k->n++];
+	r->start = a->start;
+	r->end = a->end;
+	r->count = a->count;
+	r->m = a->m;
+	for (uint32_t j = 0; j < a->m; j++) {
+		r->sum[j] = a->sum[j];
+		r->min[j] = a->min[j];
+		r->max[j] = a->max[j];
+		r->minr[j] = a->min_rank[j];
+		r->maxr[j] = a->max_rank[j];
+	}
+	return 0;
+}
+
+static void
+add1(ta_state *s, uint32_t child, uint32_t rank, uint64_t a, uint64_t b,
+    double v)
+{
+	assert_int_equal(ta_add_sample(s, child, rank, a, b, &v, 1), 0);
+}
+
+static void
+close_into(ta_state *s, sink *k)
+{
+	assert_int_equal(ta_close(s, collect, k), 0);
+}
+
+/* ---- splitting -------------------------------------------------------- */
+
+static void
+test_split_hand_computed(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 1);
+	assert_non_null(s);
+	/* [5, 25) worth 20: 5 in [0,10), 10 in [10,20), 5 in [20,30). */
+	add1(s, 0, 3, 5, 25, 20);
+	close_into(s, &k);
+	/* The child covered up to 25: intervals 0 and 1 are complete. */
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.r[0].start, 0);
+	assert_int_equal(k.r[0].end, 10);
+	assert_true(k.r[0].sum[0] == 5.0);
+	assert_int_equal(k.r[0].count, 1);
+	assert_int_equal(k.r[0].minr[0], 3);
+	assert_int_equal(k.r[1].start, 10);
+	assert_true(k.r[1].sum[0] == 10.0);
+	assert_int_equal(ta_open_intervals(s), 1);
+	assert_int_equal(ta_closed_below(s), 2);
+	/* [25, 30) worth 1 completes interval 2: 5 + 1. */
+	add1(s, 0, 3, 25, 30, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.r[2].start, 20);
+	assert_true(k.r[2].sum[0] == 6.0);
+	assert_int_equal(ta_open_intervals(s), 0);
+	ta_free(s);
+}
+
+static void
+test_split_thirds_no_loss(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 1);
+	/* 1.0 over three whole intervals: the last third is the remainder,
+	 * so the three pieces add up to exactly 1. */
+	add1(s, 0, 0, 0, 30, 1.0);
+	close_into(s, &k);
+	assert_int_equal(k.n, 3);
+	assert_true(fabs(k.r[0].sum[0] - 1.0 / 3) < 1e-15);
+	assert_true(k.r[0].sum[0] + k.r[1].sum[0] + k.r[2].sum[0] == 1.0);
+	/* Several values per sample split the same way. */
+	double v[3] = {3, 30, -6};
+	assert_int_equal(ta_add_sample(s, 0, 0, 35, 45, v, 3), GROVE_EFORMAT);
+	ta_free(s);
+
+	s = ta_new(10, 4, 1);
+	k.n = 0;
+	assert_int_equal(ta_add_sample(s, 0, 0, 35, 45, v, 3), 0);
+	assert_int_equal(ta_add_sample(s, 0, 0, 45, 50, v, 3), 0);
+	close_into(s, &k);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.r[0].start, 30);
+	assert_true(k.r[0].sum[0] == 1.5 && k.r[0].sum[1] == 15 &&
+	    k.r[0].sum[2] == -3);
+	assert_true(k.r[1].sum[0] == 4.5 && k.r[1].sum[1] == 45 &&
+	    k.r[1].sum[2] == -9);
+	ta_free(s);
+}
+
+static void
+test_sample_in_one_interval(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(1000, 4, 1);
+	add1(s, 0, 0, 1200, 1300, 7);
+	close_into(s, &k);
+	assert_int_equal(k.n, 0); /* interval 1 not covered to its end */
+	add1(s, 0, 0, 1300, 2000, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.r[0].start, 1000);
+	assert_int_equal(k.r[0].end, 2000);
+	assert_true(k.r[0].sum[0] == 8);
+	ta_free(s);
+}
+
+/* ---- out of order, overlapping, late ------------------------------------ */
+
+static void
+test_out_of_order_two_children(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 2);
+	add1(s, 0, 0, 20, 30, 1);  /* child 0 starts late in time ... */
+	close_into(s, &k);
+	assert_int_equal(k.n, 0);  /* child 1 not heard from yet */
+	add1(s, 0, 0, 0, 10, 2);   /* ... then delivers the past */
+	close_into(s, &k);
+	assert_int_equal(k.n, 0);
+	add1(s, 1, 1, 0, 30, 3);
+	close_into(s, &k);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.r[0].start, 0);
+	assert_true(k.r[0].sum[0] == 3);
+	assert_int_equal(k.r[0].count, 2);
+	assert_int_equal(k.r[1].start, 10);
+	assert_true(k.r[1].sum[0] == 1);
+	assert_int_equal(k.r[1].count, 1); /* child 0 had a gap there */
+	assert_int_equal(k.r[2].start, 20);
+	assert_true(k.r[2].sum[0] == 2);
+	assert_int_equal(ta_late_pieces(s), 0);
+	ta_free(s);
+}
+
+static void
+test_overlapping_samples_add(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 1);
+	add1(s, 0, 5, 0, 10, 1);
+	add1(s, 0, 5, 5, 15, 2);   /* overlaps [5,10): still split and added */
+	add1(s, 0, 5, 15, 20, 0);
+	close_into(s, &k);
+	assert_int_equal(k.n, 2);
+	assert_true(k.r[0].sum[0] == 2);
+	assert_int_equal(k.r[0].count, 1); /* one rank, however many samples */
+	assert_true(k.r[1].sum[0] == 1);
+	ta_free(s);
+}
+
+static void
+test_late_dropped_and_counted(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 1);
+	add1(s, 0, 0, 0, 30, 3);
+	close_into(s, &k);
+	assert_int_equal(k.n, 3);
+	/* Entirely in closed intervals. */
+	add1(s, 0, 0, 10, 20, 100);
+	assert_int_equal(ta_late_pieces(s), 1);
+	/* Straddling: the piece in [20,30) is late, [30,40) is kept. */
+	add1(s, 0, 0, 25, 35, 8);
+	assert_int_equal(ta_late_pieces(s), 2);
+	add1(s, 0, 0, 35, 40, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 4);
+	assert_int_equal(k.r[3].start, 30);
+	assert_true(k.r[3].sum[0] == 5);
+	/* An aggregated interval that is late. */
+	double one = 1;
+	uint32_t r0 = 0;
+	ta_agg a = {.start = 0, .end = 10, .count = 1, .m = 1, .sum = &one,
+	    .min = &one, .min_rank = &r0, .max = &one, .max_rank = &r0};
+	assert_int_equal(ta_add_interval(s, 0, &a), 0);
+	assert_int_equal(ta_late_pieces(s), 3);
+	ta_free(s);
+}
+
+/* ---- conservation --------------------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t
+rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void
+test_sum_conserved_random(void **st)
+{
+	(void)st;
+	static sink k;
+	enum { NR = 12, NCH = NR, END = 100000 };
+	for (int round = 0; round < 20; round++) {
+		k.n = 0;
+		uint64_t w = 100 + rng() % 5000;
+		/* Children race ahead of each other by any amount here: a
+		 * max_lag no child reaches keeps everyone waited for. */
+		ta_state *s = ta_new(w, UINT32_MAX, NCH);
+		assert_non_null(s);
+		/* Each rank (a child of its own, as back-ends are) covers
+		 * [0, END) with samples of random length, sent in
+		 * rank-interleaved order. */
+		uint64_t at[NR] = {0};
+		double total[2] = {0, 0};
+		int live = NR;
+		while (live > 0) {
+			uint32_t r = (uint32_t)(rng() % NR);
+			if (at[r] >= END)
+				continue;
+			uint64_t len = 1 + rng() % (3 * w);
+			uint64_t b = at[r] + len > END ? END : at[r] + len;
+			double v[2] = {(double)(rng() % 1000000) / 7.0,
+			    -(double)(rng() % 1000) / 3.0};
+			assert_int_equal(ta_add_sample(s, r, r, at[r], b, v,
+			    2), 0);
+			total[0] += v[0];
+			total[1] += v[1];
+			at[r] = b;
+			if (b == END)
+				live--;
+			close_into(s, &k);
+		}
+		/* Close what END does not complete: one more sample per
+		 * child, of zero, up to the next grid point. */
+		uint64_t g = (END / w + 1) * w;
+		for (uint32_t c = 0; c < NCH; c++) {
+			double z[2] = {0, 0};
+			assert_int_equal(ta_add_sample(s, c, c, END, g, z, 2), 0);
+		}
+		close_into(s, &k);
+		assert_int_equal(ta_open_intervals(s), 0);
+		assert_int_equal(ta_late_pieces(s), 0);
+		double got[2] = {0, 0};
+		for (size_t i = 0; i < k.n; i++) {
+			if (i > 0)
+				assert_true(k.r[i].start > k.r[i - 1].start);
+			assert_int_equal(k.r[i].start % w, 0);
+			assert_int_equal(k.r[i].end - k.r[i].start, w);
+			assert_true(k.r[i].count >= 1 && k.r[i].count <= NR);
+			got[0] += k.r[i].sum[0];
+			got[1] += k.r[i].sum[1];
+		}
+		for (int j = 0; j < 2; j++)
+			if (fabs(got[j] - total[j]) > 1e-9 * fabs(total[j]))
+				fail_msg("round %d value %d: %.17g != %.17g", round,
+				    j, got[j], total[j]);
+		ta_free(s);
+	}
+}
+
+/* ---- min / max ---------------------------------------------------------- */
+
+static void
+test_min_max_ranks(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 3);
+	/* Rank 4's amount in [0,10) comes in two samples: 2 + 5 = 7. */
+	add1(s, 0, 4, 0, 5, 2);
+	add1(s, 0, 4, 5, 10, 5);
+	add1(s, 1, 9, 0, 10, 6);
+	add1(s, 2, 2, 0, 20, 2); /* 1 in [0,10) */
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.r[0].count, 3);
+	assert_true(k.r[0].sum[0] == 14);
+	assert_true(k.r[0].min[0] == 1);
+	assert_int_equal(k.r[0].minr[0], 2);
+	assert_true(k.r[0].max[0] == 7);
+	assert_int_equal(k.r[0].maxr[0], 4);
+	/* Ties go to the lower rank. */
+	add1(s, 0, 4, 10, 20, 1);
+	add1(s, 1, 9, 10, 20, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 2);
+	assert_true(k.r[1].min[0] == 1 && k.r[1].max[0] == 1);
+	assert_int_equal(k.r[1].minr[0], 2);
+	assert_int_equal(k.r[1].maxr[0], 2);
+	ta_free(s);
+}
+
+/* ---- lag policy ---------------------------------------------------------- */
+
+static void
+test_dead_child_does_not_stall(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 2, 3);
+	for (uint32_t c = 0; c < 3; c++)
+		add1(s, c, c, 0, 10, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.r[0].count, 3);
+	/* Child 2 dies.  One interval ahead: still waited for. */
+	add1(s, 0, 0, 10, 20, 1);
+	add1(s, 1, 1, 10, 20, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	/* max_lag (2) intervals ahead: child 2 is absent, 1 and 2 close. */
+	add1(s, 0, 0, 20, 30, 1);
+	add1(s, 1, 1, 20, 30, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.r[1].start, 10);
+	assert_int_equal(k.r[1].count, 2);
+	assert_int_equal(k.r[2].start, 20);
+	/* From now on each interval closes as soon as the live ones cover
+	 * it. */
+	add1(s, 0, 0, 30, 40, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 3);
+	add1(s, 1, 1, 30, 40, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 4);
+	/* What the dead child sends for closed intervals is late ... */
+	add1(s, 2, 2, 10, 20, 1);
+	assert_int_equal(ta_late_pieces(s), 1);
+	/* ... and once it catches up it is waited for again. */
+	add1(s, 2, 2, 20, 50, 3);
+	assert_int_equal(ta_late_pieces(s), 3);
+	add1(s, 0, 0, 40, 50, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 4); /* child 1 not at 50 yet */
+	add1(s, 1, 1, 40, 50, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 5);
+	assert_int_equal(k.r[4].start, 40);
+	assert_int_equal(k.r[4].count, 3);
+	assert_true(k.r[4].sum[0] == 3);
+	ta_free(s);
+}
+
+static void
+test_silent_child_gets_longer_tolerance(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	/* A child never heard from might be a node that is waiting for a
+	 * child of its own: it is given 2 * max_lag. */
+	ta_state *s = ta_new(10, 2, 2);
+	add1(s, 0, 0, 0, 30, 3);
+	close_into(s, &k);
+	assert_int_equal(k.n, 0);
+	add1(s, 0, 0, 30, 40, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 4);
+	ta_free(s);
+}
+
+/* ---- mixed input ---------------------------------------------------------- */
+
+static void
+test_mixed_raw_and_aggregated(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 4, 2);
+	/* Child 0 is a node below with ranks 10 and 11. */
+	double sum[2] = {9, 90}, mn[2] = {4, 30}, mx[2] = {5, 60};
+	uint32_t mnr[2] = {10, 11}, mxr[2] = {11, 10};
+	ta_agg a = {.start = 10, .end = 20, .count = 2, .m = 2, .sum = sum,
+	    .min = mn, .min_rank = mnr, .max = mx, .max_rank = mxr};
+	assert_int_equal(ta_add_interval(s, 0, &a), 0);
+	/* Child 1 is back-end rank 3, not aligned to the grid. */
+	double v[2] = {6, 40};
+	assert_int_equal(ta_add_sample(s, 1, 3, 5, 20, v, 2), 0);
+	close_into(s, &k);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.r[0].start, 0);
+	assert_int_equal(k.r[0].count, 1);
+	assert_true(k.r[0].sum[0] == 2);
+	assert_int_equal(k.r[1].start, 10);
+	assert_int_equal(k.r[1].count, 3);
+	assert_true(k.r[1].sum[0] == 13 && k.r[1].sum[1] == 90 + 40 - 40.0 / 3);
+	assert_true(k.r[1].min[0] == 4 && k.r[1].minr[0] == 3); /* tie: 3 < 10 */
+	assert_true(k.r[1].max[0] == 5 && k.r[1].maxr[0] == 11);
+	assert_true(fabs(k.r[1].min[1] - 80.0 / 3) < 1e-12);
+	assert_int_equal(k.r[1].minr[1], 3);
+	assert_true(k.r[1].max[1] == 60 && k.r[1].maxr[1] == 10);
+	ta_free(s);
+}
+
+static void
+test_core_bad_input(void **st)
+{
+	(void)st;
+	assert_null(ta_new(0, 4, 1));
+	assert_null(ta_new(10, 0, 1));
+	ta_state *s = ta_new(10, 4, 1);
+	double v = 1;
+	assert_int_equal(ta_add_sample(s, 0, 0, 10, 10, &v, 1), GROVE_EINVAL);
+	assert_int_equal(ta_add_sample(s, 0, 0, 10, 5, &v, 1), GROVE_EINVAL);
+	assert_int_equal(ta_add_sample(s, 0, 0, 0, 10, &v, 0), GROVE_EFORMAT);
+	assert_int_equal(ta_add_sample(s, 0, 0, 0, 10ull * TA_MAX_SPAN + 1, &v,
+	    1), GROVE_ERANGE);
+	assert_int_equal(ta_add_sample(s, TA_MAX_CHILDREN, 0, 0, 10, &v, 1),
+	    GROVE_EINVAL);
+	/* Timestamps near the top of the range do not overflow. */
+	assert_int_equal(ta_add_sample(s, 0, 0, UINT64_MAX - 15, UINT64_MAX,
+	    &v, 1), 0);
+	uint32_t r = 0;
+	ta_agg a = {.start = 5, .end = 15, .count = 1, .m = 1, .sum = &v,
+	    .min = &v, .min_rank = &r, .max = &v, .max_rank = &r};
+	assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EINVAL);
+	a.start = 10;
+	a.end = 30;
+	assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EINVAL);
+	a.end = 20;
+	a.m = 2;
+	assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EFORMAT);
+	ta_free(s);
+}
+
+/* ---- the filter ----------------------------------------------------------- */
+
+static grove_packet *
+mk_sample(uint32_t src, uint64_t a, uint64_t b, const double *v, uint64_t m)
+{
+	return mk(src, GROVE_TIMEALIGN_SAMPLE_FMT, a, b, v, m);
+}
+
+/* Run the timealign filter with persistent state on one packet from
+ * child. */
+static int
+ta_run1(const flt_def *f, grove_packet *p, uint32_t child,
+    const grove_packet *params, void **state, flt_out *out)
+{
+	int rc = flt_run(f, STREAM, TAG, MYRANK, &p, &child, 1, params, state,
+	    &place, out);
+	grove_packet_unref(p);
+	return rc;
+}
+
+static void
+test_filter_two_levels(void **st)
+{
+	const flt_def *f = flt_lookup(*st, "timealign");
+	assert_non_null(f);
+	assert_non_null(f->state_free);
+	grove_packet *params = mk(0, GROVE_TIMEALIGN_PARAMS_FMT,
+	    (uint64_t)100, (uint32_t)2);
+	/* Two CPs with four back-ends each (place: 4 children; the other
+	 * two stay silent and are given up on after 2 * max_lag). */
+	void *cp_state[2] = {NULL, NULL}, *fe_state = NULL;
+	flt_out cp_out, fe_out;
+	flt_out_init(&cp_out);
+	flt_out_init(&fe_out);
+	double total = 0;
+	size_t fe_intervals = 0;
+	double fe_total = 0;
+	for (uint64_t step = 0; step < 20; step++) {
+		for (uint32_t cp = 0; cp < 2; cp++) {
+			for (uint32_t c = 0; c < 4; c++) {
+				uint32_t rank = cp * 4 + c;
+				/* Staggered: rank r samples [step*70 + r, ...) */
+				uint64_t a = step == 0 ? 0 : step * 70 + rank;
+				uint64_t b = (step + 1) * 70 + rank;
+				double v = (double)(rank + 1) * (double)(b - a);
+				total += v;
+				assert_int_equal(ta_run1(f, mk_sample(rank, a, b,
+				    &v, 1), c, params, &cp_state[cp], &cp_out), 0);
+			}
+			for (size_t i = 0; i < cp_out.n_up; i++)
+				assert_int_equal(ta_run1(f,
+				    grove_packet_ref(cp_out.up[i]), cp, params,
+				    &fe_state, &fe_out), 0);
+			flt_out_reset(&cp_out);
+			for (size_t i = 0; i < fe_out.n_up; i++) {
+				grove_timealign_interval t;
+				assert_int_equal(grove_timealign_decode(fe_out.up[i],
+				    &t), 0);
+				assert_int_equal(grove_packet_src(fe_out.up[i]),
+				    MYRANK);
+				assert_int_equal(t.m, 1);
+				assert_int_equal(t.end_ns - t.start_ns, 100);
+				assert_int_equal(t.count, 8);
+				/* Rank r accumulates (r + 1) per ns. */
+				assert_true(fabs(t.sum[0] - 36 * 100.0) < 1e-6);
+				assert_int_equal(t.min_rank[0], 0);
+				assert_true(fabs(t.min[0] - 100.0) < 1e-9);
+				assert_int_equal(t.max_rank[0], 7);
+				assert_true(fabs(t.max[0] - 800.0) < 1e-9);
+				fe_total += t.sum[0];
+				fe_intervals++;
+			}
+			flt_out_reset(&fe_out);
+		}
+	}
+	/* Everything up to 20 * 70 = 1400 (the slowest rank's end) but the
+	 * last partial interval came through. */
+	assert_int_equal(fe_intervals, 14);
+	assert_true(fe_total < total);
+	assert_true(fabs(fe_total - 36 * 1400.0) < 1e-6);
+	flt_state_free(f, cp_state[0]);
+	flt_state_free(f, cp_state[1]);
+	flt_state_free(f, fe_state);
+	flt_out_fini(&cp_out);
+	flt_out_fini(&fe_out);
+	grove_packet_unref(params);
+}
+
+static void
+expect_rc(const flt_def *f, grove_packet *p, const grove_packet *params,
+    void **state, int want)
+{
+	flt_out out;
+	flt_out_init(&out);
+	int rc = ta_run1(f, p, 0, params, state, &out);
+	if (rc != want)
+		fail_msg("got %s, want %s", grove_err_name(rc),
+		    grove_err_name(want));
+	flt_out_fini(&out);
+}
+
+static void
+test_filter_bad_input(void **st)
+{
+	const flt_def *f = flt_lookup(*st, "timealign");
+	void *state = NULL;
+	double v[2] = {1, 2};
+	uint32_t r[2] = {0, 1};
+	expect_rc(f, mk(0, "%d", 5), NULL, &state, GROVE_EFORMAT);
+	expect_rc(f, mk(0, "%uld %uld %lf", (uint64_t)0, (uint64_t)10, 1.0),
+	    NULL, &state, GROVE_EFORMAT);
+	expect_rc(f, mk_sample(0, 10, 10, v, 1), NULL, &state, GROVE_EINVAL);
+	expect_rc(f, mk_sample(0, 0, 10, v, 1), NULL, &state, 0);
+	/* M differs from the stream's first sample. */
+	expect_rc(f, mk_sample(0, 10, 20, v, 2), NULL, &state, GROVE_EFORMAT);
+	/* Aggregated: arrays of different lengths, off the grid. */
+	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	    (uint64_t)1000000000, (uint32_t)1, v, (uint64_t)1, v, (uint64_t)2,
+	    r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL, &state,
+	    GROVE_EFORMAT);
+	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)7,
+	    (uint64_t)1000000007, (uint32_t)1, v, (uint64_t)1, v, (uint64_t)1,
+	    r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL, &state,
+	    GROVE_EINVAL);
+	/* Parameters: wrong format, zero width, another width later. */
+	grove_packet *bad = mk(0, "%d", 1);
+	expect_rc(f, mk_sample(0, 10, 20, v, 1), bad, &state, GROVE_EFORMAT);
+	grove_packet_unref(bad);
+	bad = mk(0, GROVE_TIMEALIGN_PARAMS_FMT, (uint64_t)0, (uint32_t)1);
+	expect_rc(f, mk_sample(0, 10, 20, v, 1), bad, &state, GROVE_EINVAL);
+	grove_packet_unref(bad);
+	bad = mk(0, GROVE_TIMEALIGN_PARAMS_FMT, (uint64_t)5, (uint32_t)1);
+	expect_rc(f, mk_sample(0, 10, 20, v, 1), bad, &state, GROVE_EINVAL);
+	grove_packet_unref(bad);
+	flt_state_free(f, state);
+
+	/* The decoder on its own. */
+	grove_timealign_interval t;
+	grove_packet *p = mk(0, "%uld", (uint64_t)1);
+	assert_int_equal(grove_timealign_decode(p, &t), GROVE_EFORMAT);
+	grove_packet_unref(p);
+	p = mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)5, (uint64_t)5, (uint32_t)1,
+	    v, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r,
+	    (uint64_t)1);
+	assert_int_equal(grove_timealign_decode(p, &t), GROVE_EINVAL);
+	grove_packet_unref(p);
+	assert_int_equal(grove_timealign_decode(NULL, &t), GROVE_EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_hand_computed),
+		cmocka_unit_test(test_split_thirds_no_loss),
+		cmocka_unit_test(test_sample_in_one_interval),
+		cmocka_unit_test(test_out_of_order_two_children),
+		cmocka_unit_test(test_overlapping_samples_add),
+		cmocka_unit_test(test_late_dropped_and_counted),
+		cmocka_unit_test(test_sum_conserved_random),
+		cmocka_unit_test(test_min_max_ranks),
+		cmocka_unit_test(test_dead_child_does_not_stall),
+		cmocka_unit_test(test_silent_child_gets_longer_tolerance),
+		cmocka_unit_test(test_mixed_raw_and_aggregated),
+		cmocka_unit_test(test_core_bad_input),
+		cmocka_unit_test_setup_teardown(test_filter_two_levels, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_filter_bad_input, setup,
+		    teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
