@@ -15,7 +15,7 @@
 
 #include "agent/agent_proto.h"
 #include "agent_net.h"
-#include "bench_offered.h"
+#include "bench_agents.h"
 #include "grove/grove.h"
 #include "top_view.h"
 #include "toolutil.h"

@@ -7,6 +7,8 @@
  *                       micro-benchmark with tracing on and off
  *   grove bench offered-load   time-aligned aggregation under load
  *                       (bench_offered.c)
+ *   grove bench startup ReportSelf, equivalence classes, clock skew
+ *                       (bench_startup.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include <unistd.h>
 
 #include "grove/grove.h"
-#include "bench_offered.h"
+#include "bench_agents.h"
 #include "toolutil.h"
 #include "treecost.h"
 #include "../examples/worker_protocol.h"
@@ -315,6 +317,7 @@ bench_usage(FILE *f)
 	    "[--rounds K] [--json]\n"
 	    "       grove bench offered-load [--backends D] [--metrics M] "
 	    "[--rate R] ...\n"
+	    "       grove bench startup [--backends D] [--topology SPEC] ...\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -330,6 +333,8 @@ bench_usage(FILE *f)
 	    "offered-load: the fraction of an offered sample load that "
 	    "time-aligned\n"
 	    "  aggregation delivers to the front-end (see its --help).\n"
+	    "startup: a tool's start-up activities: ReportSelf, equivalence "
+	    "classes,\n  clock skew (see its --help).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -603,6 +608,8 @@ cmd_bench(int argc, char **argv)
 		return bench_trace(argc, argv);
 	if (!strcmp(argv[1], "offered-load"))
 		return bench_offered_load(argc, argv);
+	if (!strcmp(argv[1], "startup"))
+		return bench_startup(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }

@@ -53,7 +53,18 @@ agent_warn(const agent *a, const char *what, int rc)
 }
 
 static void
-send_identity(agent *a)
+send_equiv(agent *a, uint32_t stream)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof u.release, "unknown");
+	int rc = grove_be_send(a->be, stream, AGENT_TAG_EQUIV, "%s", u.release);
+	if (rc < 0)
+		agent_warn(a, "equivalence key", rc);
+}
+
+static void
+send_report(agent *a, uint32_t stream)
 {
 	struct utsname u;
 	if (uname(&u) < 0)
@@ -67,13 +78,8 @@ send_identity(agent *a)
 	uint64_t mib = pages > 0 && psz > 0 ?
 	    (uint64_t)pages * (uint64_t)psz >> 20 : 0;
 
-	int rc = grove_be_send(a->be, a->streams[AGENT_TOP_EQUIV],
-	    AGENT_TAG_EQUIV, "%s", u.release);
-	if (rc < 0)
-		agent_warn(a, "equivalence key", rc);
-	rc = grove_be_send(a->be, a->streams[AGENT_TOP_REPORT],
-	    AGENT_TAG_REPORT, AGENT_REPORT_FMT, host, (uint32_t)getpid(),
-	    u.release, (uint32_t)(cpus > 0 ? cpus : 0), mib);
+	int rc = grove_be_send(a->be, stream, AGENT_TAG_REPORT,
+	    AGENT_REPORT_FMT, host, (uint32_t)getpid(), u.release, (uint32_t)(cpus > 0 ? cpus : 0), mib);
 	if (rc < 0)
 		agent_warn(a, "report", rc);
 }
@@ -119,7 +125,8 @@ on_start(agent *a, const grove_packet *p)
 			fprintf(stderr, "grove-agent[%u]: %s\n", a->rank, err);
 		else
 			a->have_prev = 1;
-		send_identity(a);
+		send_equiv(a, a->streams[AGENT_TOP_EQUIV]);
+		send_report(a, a->streams[AGENT_TOP_REPORT]);
 	}
 	return 0;
 }
@@ -226,8 +233,14 @@ main(int argc, char **argv)
 			agent_warn(&a, "receive", rc);
 			break;
 		}
+		uint32_t to;
 		if (tag == AGENT_TAG_START && on_start(&a, p) < 0)
 			a.mode = 0;
+		else if ((tag == AGENT_TAG_EQUIV_REQ ||
+		    tag == AGENT_TAG_REPORT_REQ) &&
+		    grove_packet_unpack(p, "%ud", &to) == 0)
+			(tag == AGENT_TAG_EQUIV_REQ ? send_equiv :
+			    send_report)(&a, to);
 		grove_packet_unref(p);
 		if (a.mode && agent_clock_ns(&a) >= a.next_ns)
 			sample_due(&a);

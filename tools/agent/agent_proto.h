@@ -30,6 +30,13 @@
 #define AGENT_MODE_TOP 1
 #define AGENT_MODE_LOAD 2
 
+/* Start-up activities on demand (grove bench startup), on any stream:
+ * "%ud" a stream id; the agent answers on that stream with its kernel
+ * release ("%s", for "equiv") or its AGENT_REPORT_FMT record (for
+ * "report"), without starting to sample. */
+#define AGENT_TAG_EQUIV_REQ 2
+#define AGENT_TAG_REPORT_REQ 3
+
 /* Stream index in AGENT_START's ids, mode TOP. */
 #define AGENT_TOP_EQUIV 0
 #define AGENT_TOP_REPORT 1
