@@ -48,6 +48,65 @@ typedef struct grove_timealign_interval {
 int grove_timealign_decode(const grove_packet *p,
     grove_timealign_interval *out);
 
+/* ---- equiv: equivalence classes ---------------------------------------- */
+
+/* Input from a back-end: "%s" (a key) or "%uld" (an integer key, the same
+ * as its decimal string).  Output (also input from nodes below): keys[C],
+ * nranges[C] (rank ranges per class), ranges[2 * sum(nranges)] as (lo, hi)
+ * pairs, hi exclusive; classes sorted by key (strcmp), ranges sorted and
+ * merged. */
+#define GROVE_EQUIV_FMT "%as %aud %aud"
+
+typedef struct grove_equiv_set grove_equiv_set;
+
+/* Decode an "equiv" result.  The set keeps a reference on p; keys point
+ * into it.  GROVE_EFORMAT for another format or inconsistent lengths,
+ * GROVE_EPROTO for unsorted classes or ranges, empty ranges or a class
+ * without any. */
+int grove_equiv_decode(const grove_packet *p, grove_equiv_set **out);
+void grove_equiv_free(grove_equiv_set *s);
+
+/* Number of classes; key of class c (NULL if c is out of range). */
+size_t grove_equiv_count(const grove_equiv_set *s);
+const char *grove_equiv_key(const grove_equiv_set *s, size_t c);
+/* Ranks in class c. */
+uint64_t grove_equiv_members(const grove_equiv_set *s, size_t c);
+/* Rank ranges of class c: range i is [*lo, *hi).  GROVE_ERANGE for a bad
+ * c or i. */
+size_t grove_equiv_nranges(const grove_equiv_set *s, size_t c);
+int grove_equiv_range(const grove_equiv_set *s, size_t c, size_t i,
+    uint32_t *lo, uint32_t *hi);
+/* The lowest rank of class c: the one to ask for the class's data. */
+int grove_equiv_representative(const grove_equiv_set *s, size_t c,
+    uint32_t *rank);
+/* 1 if rank is in class c, else 0. */
+int grove_equiv_contains(const grove_equiv_set *s, size_t c, uint32_t rank);
+/* The class of rank, or GROVE_ENOENT. */
+int grove_equiv_class_of(const grove_equiv_set *s, uint32_t rank);
+
+/* ---- report: concatenated per-back-end records -------------------------- */
+
+/* Input from a back-end: one packet of any format (its record).  Output:
+ * ranks[N], record lengths[N], then the N records back to back, sorted by
+ * rank; each record is the back-end packet's frame as encoded. */
+#define GROVE_REPORT_FMT "%aud %aud %auc"
+
+typedef struct grove_report grove_report;
+
+/* Decode a "report" result; the report keeps a reference on p.
+ * GROVE_EFORMAT for another format or lengths that do not add up. */
+int grove_report_decode(const grove_packet *p, grove_report **out);
+void grove_report_free(grove_report *r);
+/* Number of records. */
+size_t grove_report_count(const grove_report *r);
+/* Record i: its back-end rank, and (if rec is not NULL) a new packet the
+ * caller unpacks with the record's own format and then unrefs.
+ * GROVE_ERANGE for a bad index, GROVE_EPROTO (or GROVE_EFORMAT) for a
+ * corrupt record: the payload is checked when it is unpacked, as for any
+ * packet from the network. */
+int grove_report_record(const grove_report *r, size_t i, uint32_t *rank,
+    grove_packet **rec);
+
 #ifdef __cplusplus
 }
 #endif

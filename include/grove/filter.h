@@ -9,7 +9,8 @@
  * each packet going down, one input at a time.
  *
  * Built-in transformation filters (by name): "null", "sum", "min", "max",
- * "avg", "concat", "timealign" (formats in grove/aggregate.h).  Built-in
+ * "avg", "concat", "timealign", "equiv", "report" (formats and decoders in
+ * grove/aggregate.h).  Built-in
  * synchronization filters: "wait_for_all", "timeout" (parameter: "%ud"
  * milliseconds), "dont_wait".
  *

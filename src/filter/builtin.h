@@ -16,6 +16,8 @@ int flt_builtin_avg(grove_filter_call *call);
 int flt_builtin_concat(grove_filter_call *call);
 int flt_builtin_timealign(grove_filter_call *call);
 void flt_timealign_state_free(void *state);
+int flt_builtin_equiv(grove_filter_call *call);
+int flt_builtin_report(grove_filter_call *call);
 
 /* Items to stack-allocate before falling back to the heap: most streams
  * carry a handful of items, and waves are the hot path. */

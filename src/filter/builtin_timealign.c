@@ -99,6 +99,8 @@ ta_emit(void *arg, const ta_agg *o)
 int
 flt_builtin_timealign(grove_filter_call *call)
 {
+	if (call->n_in == 0)
+		return 0; /* nothing new can complete an interval */
 	uint64_t width;
 	uint32_t lag;
 	int rc = ta_params(call->params, &width, &lag);

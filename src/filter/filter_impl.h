@@ -28,7 +28,7 @@ typedef struct flt_def {
 typedef struct flt_registry flt_registry;
 
 /* A registry holding the built-ins ("null", "sum", "min", "max", "avg",
- * "concat", "timealign"). */
+ * "concat", "timealign", "equiv", "report"). */
 flt_registry *flt_registry_new(void);
 void flt_registry_destroy(flt_registry *r); /* dlcloses custom filters */
 const flt_def *flt_lookup(const flt_registry *r, const char *name);

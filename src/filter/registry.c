@@ -32,6 +32,8 @@ static const struct {
 	{"avg", flt_builtin_avg, NULL},
 	{"concat", flt_builtin_concat, NULL},
 	{"timealign", flt_builtin_timealign, flt_timealign_state_free},
+	{"equiv", flt_builtin_equiv, NULL},
+	{"report", flt_builtin_report, NULL},
 };
 
 static flt_def *

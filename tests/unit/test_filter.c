@@ -10,7 +10,7 @@ static void
 test_builtins_registered(void **st)
 {
 	static const char *names[] = {"null", "sum", "min", "max", "avg",
-	    "concat"};
+	    "concat", "timealign", "equiv", "report"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		const flt_def *f = flt_lookup(*st, names[i]);
 		assert_non_null(f);
@@ -104,7 +104,7 @@ static void
 test_empty_wave(void **st)
 {
 	static const char *names[] = {"null", "sum", "min", "max", "avg",
-	    "concat"};
+	    "concat", "timealign", "equiv", "report"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		flt_out out;
 		flt_out_init(&out);
