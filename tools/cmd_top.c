@@ -22,6 +22,7 @@
 #include "agent/metrics.h"
 #include "agent_net.h"
 #include "cmds.h"
+#include "grove/aggregate.h"
 #include "grove/grove.h"
 #include "top_view.h"
 #include "toolutil.h"
@@ -54,7 +55,7 @@ typedef struct top {
 	struct termios saved;
 	int raw;
 	uint64_t intervals;
-	char *classes_json;  /* "[{...},...]" for --json, owned */
+	char *classes_json;  /* "hosts":[...],"classes":[...] for --json */
 	char skew_json[256]; /* {...} of the last skew measurement, or "" */
 } top;
 
@@ -203,19 +204,23 @@ start_network(top *t)
 }
 
 static void
-print_ranges(FILE *f, const uint32_t *r, uint64_t n)
+print_class_ranges(FILE *f, const grove_equiv_set *set, size_t c)
 {
-	for (uint64_t i = 0; i < n; i++) {
-		uint32_t lo = r[2 * i], hi = r[2 * i + 1];
+	size_t n = grove_equiv_nranges(set, c);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t lo, hi;
+		if (grove_equiv_range(set, c, i, &lo, &hi) < 0)
+			break;
 		fprintf(f, "%s%u", i ? "," : "", lo);
 		if (hi > lo + 1)
 			fprintf(f, "-%u", hi - 1);
 	}
 }
 
-/* The start-up view: nodes grouped by kernel release. */
+/* Nodes grouped by kernel release: one line per class with its rank
+ * ranges, however many nodes there are. */
 static int
-show_classes(top *t, int timeout_ms)
+show_classes(top *t, FILE *json, int timeout_ms)
 {
 	grove_packet *p;
 	int rc = grove_stream_recv(t->equiv, NULL, &p, timeout_ms);
@@ -224,58 +229,141 @@ show_classes(top *t, int timeout_ms)
 		    grove_strerror(rc), grove_net_last_error(t->net));
 		return rc;
 	}
-	const char *const *keys;
-	const uint32_t *nranges, *ranges;
-	uint64_t nk, nn, nr;
-	rc = grove_packet_unpack(p, "%as %aud %aud", &keys, &nk, &nranges,
-	    &nn, &ranges, &nr);
-	if (rc == 0 && nk != nn)
-		rc = GROVE_EPROTO;
+	grove_equiv_set *set;
+	rc = grove_equiv_decode(p, &set);
+	grove_packet_unref(p);
 	if (rc < 0) {
 		fprintf(stderr, "grove top: equivalence classes: bad reply "
-		    "(%s, format %s)\n", grove_strerror(rc),
-		    grove_packet_format(p));
-		grove_packet_unref(p);
+		    "(%s)\n", grove_strerror(rc));
 		return rc;
 	}
-	size_t jlen = 0;
-	FILE *f = t->o.json ? open_memstream(&t->classes_json, &jlen) : stdout;
-	if (!f) {
-		grove_packet_unref(p);
+	size_t nk = grove_equiv_count(set);
+	if (json)
+		fprintf(json, "\"classes\":[");
+	else
+		printf("%zu kernel release%s:\n", nk, nk == 1 ? "" : "s");
+	for (size_t c = 0; c < nk; c++) {
+		uint64_t members = grove_equiv_members(set, c);
+		if (json) {
+			fprintf(json, "%s{\"key\":\"%s\",\"count\":%" PRIu64
+			    ",\"ranks\":\"", c ? "," : "", grove_equiv_key(set,
+			    c), members);
+			print_class_ranges(json, set, c);
+			fprintf(json, "\"}");
+		} else {
+			printf("  %-32s %5" PRIu64 " nodes  ranks ",
+			    grove_equiv_key(set, c), members);
+			print_class_ranges(stdout, set, c);
+			printf("\n");
+		}
+	}
+	if (json)
+		fprintf(json, "]");
+	grove_equiv_free(set);
+	return 0;
+}
+
+/* One host of the ReportSelf records. */
+typedef struct host_sum {
+	char name[128];
+	uint32_t agents, cpus, lo_rank;
+	uint64_t mem_mib;
+} host_sum;
+
+/* ReportSelf: every agent's record (host, pid, kernel, CPUs, memory),
+ * summarized per host. */
+static int
+show_hosts(top *t, FILE *json, int timeout_ms)
+{
+	grove_packet *p;
+	int rc = grove_stream_recv(t->report, NULL, &p, timeout_ms);
+	if (rc < 0) {
+		fprintf(stderr, "grove top: reports: %s (%s)\n",
+		    grove_strerror(rc), grove_net_last_error(t->net));
+		return rc;
+	}
+	grove_report *rep;
+	rc = grove_report_decode(p, &rep);
+	grove_packet_unref(p);
+	if (rc < 0) {
+		fprintf(stderr, "grove top: reports: bad reply (%s)\n",
+		    grove_strerror(rc));
+		return rc;
+	}
+	size_t n = grove_report_count(rep), nh = 0, bad = 0;
+	host_sum *hs = calloc(n ? n : 1, sizeof *hs);
+	if (!hs) {
+		grove_report_free(rep);
 		return GROVE_ENOMEM;
 	}
-	if (t->o.json)
-		fprintf(f, "[");
-	else
-		fprintf(f, "%" PRIu64 " kernel release%s over %u nodes:\n", nk,
-		    nk == 1 ? "" : "s", grove_net_backends_up(t->net));
-	uint64_t at = 0;
-	for (uint64_t i = 0; i < nk; i++) {
-		uint64_t members = 0;
-		if (at + nranges[i] > nr / 2) {
-			rc = GROVE_EPROTO;
-			break;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rank, pid, cpus;
+		uint64_t mib;
+		const char *host, *kernel;
+		grove_packet *rec;
+		if (grove_report_record(rep, i, &rank, &rec) < 0) {
+			bad++;
+			continue;
 		}
-		for (uint64_t j = 0; j < nranges[i]; j++)
-			members += ranges[2 * (at + j) + 1] -
-			    ranges[2 * (at + j)];
-		if (t->o.json) {
-			fprintf(f, "%s{\"key\":\"%s\",\"count\":%" PRIu64
-			    ",\"ranks\":\"", i ? "," : "", keys[i], members);
-			print_ranges(f, ranges + 2 * at, nranges[i]);
-			fprintf(f, "\"}");
+		if (grove_packet_unpack(rec, AGENT_REPORT_FMT, &host, &pid,
+		    &kernel, &cpus, &mib) == 0) {
+			size_t h = 0;
+			while (h < nh && strcmp(hs[h].name, host))
+				h++;
+			if (h == nh) {
+				snprintf(hs[nh].name, sizeof hs[nh].name, "%s",
+				    host);
+				hs[nh].lo_rank = rank;
+				hs[nh].cpus = cpus;
+				hs[nh].mem_mib = mib;
+				nh++;
+			}
+			hs[h].agents++;
 		} else {
-			fprintf(f, "  %-32s %5" PRIu64 " nodes  ranks ", keys[i],
-			    members);
-			print_ranges(f, ranges + 2 * at, nranges[i]);
-			fprintf(f, "\n");
+			bad++;
 		}
-		at += nranges[i];
+		grove_packet_unref(rec);
 	}
-	fprintf(f, t->o.json ? "]" : "\n");
-	if (t->o.json)
-		fclose(f);
-	grove_packet_unref(p);
+	if (json) {
+		fprintf(json, "\"hosts\":[");
+		for (size_t h = 0; h < nh; h++)
+			fprintf(json, "%s{\"host\":\"%s\",\"agents\":%u,"
+			    "\"cpus\":%u,\"mem_mib\":%" PRIu64 "}", h ? "," : "",
+			    hs[h].name, hs[h].agents, hs[h].cpus,
+			    hs[h].mem_mib);
+		fprintf(json, "],");
+	} else {
+		printf("%zu agents on %zu host%s", n, nh, nh == 1 ? "" : "s");
+		if (bad)
+			printf(" (%zu unreadable records)", bad);
+		printf(":\n");
+		for (size_t h = 0; h < nh && h < 16; h++)
+			printf("  %-32s %5u agents  %u CPUs  %" PRIu64 " MiB\n",
+			    hs[h].name, hs[h].agents, hs[h].cpus,
+			    hs[h].mem_mib);
+		if (nh > 16)
+			printf("  ... and %zu more hosts\n", nh - 16);
+	}
+	free(hs);
+	grove_report_free(rep);
+	return 0;
+}
+
+/* The start-up view; for --json it becomes part of every object. */
+static int
+show_startup(top *t)
+{
+	size_t len = 0;
+	FILE *json = NULL;
+	if (t->o.json && !(json = open_memstream(&t->classes_json, &len)))
+		return GROVE_ENOMEM;
+	int rc = show_hosts(t, json, 30000);
+	if (rc == 0)
+		rc = show_classes(t, json, 30000);
+	if (json)
+		fclose(json);
+	else
+		printf("\n");
 	return rc;
 }
 
@@ -501,7 +589,7 @@ cmd_top(int argc, char **argv)
 	int status = 1;
 	if (start_network(&t) < 0)
 		goto out;
-	if (show_classes(&t, 30000) < 0)
+	if (show_startup(&t) < 0)
 		goto out;
 	if (t.o.skew && show_skew(&t) < 0)
 		goto out;

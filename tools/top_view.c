@@ -116,7 +116,7 @@ top_render_json(FILE *f, const top_sample *s, uint32_t backends,
 	}
 	fprintf(f, "}");
 	if (classes_json)
-		fprintf(f, ",\"classes\":%s", classes_json);
+		fprintf(f, ",%s", classes_json);
 	if (skew_json)
 		fprintf(f, ",\"skew\":%s", skew_json);
 	fprintf(f, "}");

@@ -40,7 +40,8 @@ void top_render_table(FILE *f, const char *title, const top_sample *s,
     double *scale_max, uint32_t expected);
 
 /* One JSON object (no newline): interval, contributors, every metric,
- * and "classes" / "skew" (JSON inserted as is) when given. */
+ * then classes_json (members inserted as they are: "hosts":[..],
+ * "classes":[..]) and "skew" when given. */
 void top_render_json(FILE *f, const top_sample *s, uint32_t backends,
     const char *classes_json, const char *skew_json);
 

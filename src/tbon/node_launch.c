@@ -132,8 +132,13 @@ node_check_launch(node *n)
 		char who[128], msg[300];
 		node_describe_child(n, ch, who, sizeof who);
 		if (WIFEXITED(st))
+			/* ssh exits 255 for its own failures (unknown host,
+			 * refused, no key): say so, the child never ran. */
 			snprintf(msg, sizeof msg, "%s exited with status %d before "
-			    "connecting", who, WEXITSTATUS(st));
+			    "connecting%s", who, WEXITSTATUS(st),
+			    WEXITSTATUS(st) == 255 && !spawn_host_is_local(ch->host) ?
+			    " (the remote shell's own failure: is the host "
+			    "reachable?)" : "");
 		else
 			snprintf(msg, sizeof msg, "%s was killed by signal %d before "
 			    "connecting", who, WTERMSIG(st));

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# grove top: one aggregated interval as JSON and as text, a timed live run,
+# clock skew with injected offsets, and clear errors for bad options, a
+# bad host list and an unreachable host.
+set -euo pipefail
+build=$1
+grove=$build/grove
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# --- one interval as JSON, through CPs (kary:2 with 8 agents)
+timeout 120 "$grove" top --once --json --interval 300 --backends 8 \
+	--topology kary:2 >"$tmp/once.json" 2>"$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "top --once --json"; }
+python3 - "$tmp/once.json" <<'EOF' || fail "top --once --json output"
+import json, sys
+lines = [l for l in open(sys.argv[1]) if l.strip()]
+assert len(lines) == 1, f"expected one JSON object, got {len(lines)} lines"
+d = json.loads(lines[0])
+assert d["backends"] == 8 and d["contributors"] == 8, d
+assert abs(d["interval_s"] - 0.3) < 1e-6, d["interval_s"]
+m = d["metrics"]
+for k in ("cpu", "load", "mem", "ctxsw", "net_rx", "net_tx"):
+    v = m[k]
+    assert v["min"] <= v["avg"] + 1e-9 <= v["max"] + 2e-9, (k, v)
+    assert 0 <= v["min_rank"] < 8 and 0 <= v["max_rank"] < 8, (k, v)
+assert 0 <= m["cpu"]["max"] <= 100.5, m["cpu"]
+assert m["mem"]["min"] > 0, m["mem"]
+assert sum(c["count"] for c in d["classes"]) == 8, d["classes"]
+assert sum(h["agents"] for h in d["hosts"]) == 8, d["hosts"]
+EOF
+
+# --- text, flat tree
+timeout 120 "$grove" top --once --interval 200 --backends 4 --topology flat \
+	>"$tmp/once.txt" 2>&1 || { cat "$tmp/once.txt" >&2; fail "top --once"; }
+for want in "kernel release" "4 agents on 1 host" "cpu %" "ctxsw /s" \
+	"4 of 4 agents reporting"; do
+	grep -q "$want" "$tmp/once.txt" ||
+		{ cat "$tmp/once.txt" >&2; fail "top --once: no '$want'"; }
+done
+
+# --- a timed live run (not a terminal: plain tables, one per interval)
+timeout 120 "$grove" top --seconds 2 --interval 250 --backends 4 \
+	--topology kary:2 >"$tmp/live.txt" 2>&1 ||
+	{ cat "$tmp/live.txt" >&2; fail "top --seconds"; }
+n=$(grep -c "agents reporting" "$tmp/live.txt")
+((n >= 3)) || { cat "$tmp/live.txt" >&2; fail "top --seconds 2: $n tables"; }
+
+# --- clock skew: agent rank r's clock runs r ms ahead
+GROVE_CLOCK_INJECT_NS=1000000 timeout 120 "$grove" top --once --json --skew \
+	--interval 200 --backends 6 --topology kary:2 >"$tmp/skew.json" \
+	2>"$tmp/err" || { cat "$tmp/err" >&2; fail "top --skew"; }
+python3 - "$tmp/skew.json" <<'EOF' || fail "top --skew output"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+s = d["skew"]
+assert s["measured"] == 6, s
+err = s["max_error_ns"]
+# offsets 0..5 ms, each within its bound (the largest bound covers all)
+assert abs(s["min_ns"]) <= err, s
+assert abs(s["max_ns"] - 5_000_000) <= err, s
+EOF
+
+# --- errors
+if "$grove" top --backends 0 2>"$tmp/err"; then fail "--backends 0 accepted"; fi
+grep -q "backends" "$tmp/err" || fail "--backends 0: unclear error"
+if "$grove" top --interval 5 2>"$tmp/err"; then fail "--interval 5 accepted"; fi
+printf 'localhost:2\nbadhost:xyz\n' >"$tmp/hosts.bad"
+if "$grove" top --once --hosts "$tmp/hosts.bad" 2>"$tmp/err"; then
+	fail "bad host list accepted"
+fi
+grep -q "line 2" "$tmp/err" || { cat "$tmp/err" >&2; fail "host list error without line"; }
+if "$grove" top --once --hosts "$tmp/no-such-file" 2>"$tmp/err"; then
+	fail "missing host list accepted"
+fi
+grep -q "no-such-file" "$tmp/err" || { cat "$tmp/err" >&2; fail "missing host list not named"; }
+
+# An unreachable host: a remote shell that fails the way ssh does.
+cat >"$tmp/rsh" <<'EOF'
+#!/bin/sh
+echo "ssh: Could not resolve hostname $1: Name or service not known" >&2
+exit 255
+EOF
+chmod +x "$tmp/rsh"
+printf 'node-unreachable.invalid:4\n' >"$tmp/hosts.unr"
+if GROVE_RSH=$tmp/rsh timeout 60 "$grove" top --once --hosts "$tmp/hosts.unr" \
+	--backends 2 --topology flat 2>"$tmp/err"; then
+	fail "unreachable host accepted"
+fi
+grep -q "node-unreachable.invalid" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "unreachable host not named"; }
+echo "top OK"
