@@ -5,6 +5,7 @@
  *                       followed by a sum reduction, reduction throughput
  *   grove bench trace   the cost of tracing: the record fast path, and the
  *                       micro-benchmark with tracing on and off
+ *   grove bench skew    accuracy of clock-skew detection (bench_skew.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_skew.h"
 #include "grove/grove.h"
 #include "toolutil.h"
 #include "treecost.h"
@@ -310,6 +312,9 @@ bench_usage(FILE *f)
 	    "[--json]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
+	    "       grove bench skew  [--topology SPEC] [--backends N] "
+	    "[--rounds R]\n"
+	    "                         [--inject-step NS] [--repeat K] [--json]\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -322,6 +327,9 @@ bench_usage(FILE *f)
 	    "trace: cost of one trace record (on and off) and the "
 	    "micro-benchmark\n"
 	    "  with tracing on and off, alternating K rounds (default 7).\n"
+	    "skew: error of grove_net_clock_skew against the true offsets "
+	    "(see\n"
+	    "  grove bench skew --help).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -593,6 +601,8 @@ cmd_bench(int argc, char **argv)
 		return bench_micro(argc, argv);
 	if (!strcmp(argv[1], "trace"))
 		return bench_trace(argc, argv);
+	if (!strcmp(argv[1], "skew"))
+		return bench_skew(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }
