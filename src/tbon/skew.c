@@ -405,7 +405,10 @@ static int
 skew_start(node *n, uint32_t req, uint32_t rounds, uint64_t budget_ms)
 {
 	node_skew *s = skew_state(n);
-	if (!s)
+	grove_packet *p = NULL;
+	uint32_t child_budget = (uint32_t)(budget_ms * 3 / 4);
+	if (!s || wire_pack(&p, WIRE_T_SKEW_REQ, 0, (int32_t)req, n->rank, 0,
+	    PROTO_SKEW_REQ, rounds, child_budget ? child_budget : 1) != 0)
 		return GROVE_ENOMEM;
 	uv_timer_stop(&s->timer);
 	for (uint32_t i = 0; i < n->n_children; i++)
@@ -424,11 +427,6 @@ skew_start(node *n, uint32_t req, uint32_t rounds, uint64_t budget_ms)
 	s->round_ms = budget_ms / 2 / rounds;
 	if (s->round_ms == 0)
 		s->round_ms = 1;
-	grove_packet *p = NULL;
-	uint32_t child_budget = (uint32_t)(budget_ms * 3 / 4);
-	if (wire_pack(&p, WIRE_T_SKEW_REQ, 0, (int32_t)req, n->rank, 0,
-	    PROTO_SKEW_REQ, rounds, child_budget) != 0)
-		return GROVE_ENOMEM;
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		if (n->children[i].role != GROVE_ROLE_CP || !child_live(n, i))
 			continue;
