@@ -22,6 +22,11 @@
 /* Rounds when the caller asks for 0, and the most accepted. */
 #define SKEW_DEFAULT_ROUNDS 16u
 #define SKEW_MAX_ROUNDS 4096u
+/* Probes a parent keeps in flight at once within a round (see pump() in
+ * skew.c and docs/clock-skew.md). */
+#ifndef SKEW_WINDOW
+#define SKEW_WINDOW 4u
+#endif
 
 /* An error bound that means "no measurement". */
 #define SKEW_UNKNOWN UINT64_MAX
