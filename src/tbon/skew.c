@@ -29,6 +29,7 @@
 typedef struct skew_link {
 	skew_best best;
 	uint32_t answered;    /* highest round answered + 1; 0: none */
+	uint32_t probed;      /* highest round probed + 1; 0: none */
 	int slow;             /* missed a round's limit: not waited for */
 	int inflight;         /* its probe of this round holds a window slot */
 	int waiting_result;   /* a CP child whose SKEW_RESULT is due */
@@ -204,6 +205,7 @@ pump(node_skew *s)
 		uint32_t i = (s->first + s->next_k++) % n->n_children;
 		if (!child_live(n, i) || probe(s, i) != 0 || !child_live(n, i))
 			continue;
+		s->links[i].probed = s->round + 1;
 		if (!s->links[i].slow) {
 			s->links[i].inflight = 1;
 			s->inflight++;
@@ -228,14 +230,20 @@ send_round(node_skew *s)
 	pump(s);
 }
 
+/* Every child probed in this round has answered it or was too slow.  A
+ * child that connected after its turn (attach mode) waits for the next. */
 static int
 round_complete(const node_skew *s)
 {
 	const node *n = s->n;
-	for (uint32_t i = 0; i < n->n_children; i++)
-		if (child_live(n, i) && !s->links[i].slow &&
-		    s->links[i].answered <= s->round)
+	if (s->next_k < n->n_children)
+		return 0;
+	for (uint32_t i = 0; i < n->n_children; i++) {
+		const skew_link *l = &s->links[i];
+		if (child_live(n, i) && !l->slow && l->probed > s->round &&
+		    l->answered <= s->round)
 			return 0;
+	}
 	return 1;
 }
 
