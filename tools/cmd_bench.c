@@ -9,6 +9,7 @@
  *                       (bench_offered.c)
  *   grove bench startup ReportSelf, equivalence classes, clock skew
  *                       (bench_startup.c)
+ *   grove bench skew    accuracy of clock-skew detection (bench_skew.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_skew.h"
 #include "grove/grove.h"
 #include "bench_agents.h"
 #include "toolutil.h"
@@ -318,6 +320,9 @@ bench_usage(FILE *f)
 	    "       grove bench offered-load [--backends D] [--metrics M] "
 	    "[--rate R] ...\n"
 	    "       grove bench startup [--backends D] [--topology SPEC] ...\n"
+	    "       grove bench skew  [--topology SPEC] [--backends N] "
+	    "[--rounds R]\n"
+	    "                         [--inject-step NS] [--repeat K] [--json]\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -335,6 +340,9 @@ bench_usage(FILE *f)
 	    "  aggregation delivers to the front-end (see its --help).\n"
 	    "startup: a tool's start-up activities: ReportSelf, equivalence "
 	    "classes,\n  clock skew (see its --help).\n"
+	    "skew: error of grove_net_clock_skew against the true offsets "
+	    "(see\n"
+	    "  grove bench skew --help).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -610,6 +618,8 @@ cmd_bench(int argc, char **argv)
 		return bench_offered_load(argc, argv);
 	if (!strcmp(argv[1], "startup"))
 		return bench_startup(argc, argv);
+	if (!strcmp(argv[1], "skew"))
+		return bench_skew(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }

@@ -29,7 +29,9 @@
 typedef struct skew_link {
 	skew_best best;
 	uint32_t answered;    /* highest round answered + 1; 0: none */
+	uint32_t probed;      /* highest round probed + 1; 0: none */
 	int slow;             /* missed a round's limit: not waited for */
+	int inflight;         /* its probe of this round holds a window slot */
 	int waiting_result;   /* a CP child whose SKEW_RESULT is due */
 	/* That CP child's result: its BEs relative to its clock. */
 	uint32_t *ranks;
@@ -45,9 +47,13 @@ typedef struct node_skew {
 	int active;           /* a run is in progress */
 	int phase1_done;
 	int reported;
-	int sending;          /* inside send_round: no nested rounds */
+	int sending;          /* inside pump: no nested sends */
 	uint32_t req, rounds, round;
-	uint64_t round_ms;    /* time limit of one round */
+	uint32_t first;       /* child the round starts at */
+	uint32_t next_k;      /* children of the round considered so far */
+	uint32_t inflight;    /* probes of the round awaiting their reply */
+	uint64_t round_ms;    /* a round without progress for this long
+	                         stops waiting for its outstanding probes */
 	uint64_t round_end_ms, probes_end_ms, deadline_ms;
 	skew_link *links;     /* one per child */
 	/* The root's result. */
@@ -165,44 +171,79 @@ child_live(const node *n, uint32_t i)
 	    n->children[i].state != CHILD_GONE;
 }
 
+static int
+probe(node_skew *s, uint32_t i)
+{
+	node *n = s->n;
+	conn *c = n->children[i].c;
+	grove_packet *p = NULL;
+	int64_t t1 = skew_clock_ns(s->inject_ns);
+	int rc = wire_pack(&p, WIRE_T_SKEW_PROBE, 0, (int32_t)s->req, n->rank,
+	    s->round, PROTO_SKEW_PROBE, t1);
+	if (rc != 0)
+		return rc;
+	/* Out now, not at the end of the loop turn: that would be delay. */
+	if ((rc = conn_send(c, p)) == 0)
+		rc = conn_flush(c);
+	grove_packet_unref(p);
+	return rc;
+}
+
+/* Keeps SKEW_WINDOW probes of the round in flight.  A parent writes its
+ * probes one after the other and reads no reply meanwhile: with all of
+ * its children probed at once, the first ones' replies would wait for the
+ * whole burst, and that wait is delay.  Children that were too slow are
+ * still probed (their late replies are samples too) but hold no slot. */
+static void
+pump(node_skew *s)
+{
+	node *n = s->n;
+	if (s->sending)
+		return;
+	s->sending = 1;
+	while (s->next_k < n->n_children && s->inflight < SKEW_WINDOW) {
+		uint32_t i = (s->first + s->next_k++) % n->n_children;
+		if (!child_live(n, i) || probe(s, i) != 0 || !child_live(n, i))
+			continue;
+		s->links[i].probed = s->round + 1;
+		if (!s->links[i].slow) {
+			s->links[i].inflight = 1;
+			s->inflight++;
+		}
+	}
+	s->sending = 0;
+}
+
 static void
 send_round(node_skew *s)
 {
 	node *n = s->n;
 	uint32_t nc = n->n_children;
+	/* Each round starts at another child, so that no child is always
+	 * the one whose reply is read last. */
+	s->first = nc ? (uint32_t)((uint64_t)s->round * nc / s->rounds) % nc : 0;
+	s->next_k = 0;
+	s->inflight = 0;
+	for (uint32_t i = 0; i < nc; i++)
+		s->links[i].inflight = 0;
 	s->round_end_ms = sockio_now_ms() + s->round_ms;
-	if (!nc)
-		return;
-	/* Children probed early in a burst wait for the rest of it before
-	 * their reply is read: start each round elsewhere, so that every
-	 * child gets rounds near the end of the burst too. */
-	uint32_t first = (uint32_t)((uint64_t)s->round * nc / s->rounds) % nc;
-	s->sending = 1;
-	for (uint32_t k = 0; k < nc; k++) {
-		uint32_t i = (first + k) % nc;
-		if (!child_live(n, i))
-			continue;
-		conn *c = n->children[i].c;
-		grove_packet *p = NULL;
-		int64_t t1 = skew_clock_ns(s->inject_ns);
-		if (wire_pack(&p, WIRE_T_SKEW_PROBE, 0, (int32_t)s->req, n->rank,
-		    s->round, PROTO_SKEW_PROBE, t1) != 0)
-			continue;
-		if (conn_send(c, p) == 0)
-			conn_flush(c);
-		grove_packet_unref(p);
-	}
-	s->sending = 0;
+	pump(s);
 }
 
+/* Every child probed in this round has answered it or was too slow.  A
+ * child that connected after its turn (attach mode) waits for the next. */
 static int
 round_complete(const node_skew *s)
 {
 	const node *n = s->n;
-	for (uint32_t i = 0; i < n->n_children; i++)
-		if (child_live(n, i) && !s->links[i].slow &&
-		    s->links[i].answered <= s->round)
+	if (s->next_k < n->n_children)
+		return 0;
+	for (uint32_t i = 0; i < n->n_children; i++) {
+		const skew_link *l = &s->links[i];
+		if (child_live(n, i) && !l->slow && l->probed > s->round &&
+		    l->answered <= s->round)
 			return 0;
+	}
 	return 1;
 }
 
@@ -391,10 +432,19 @@ on_timer(uv_timer_t *t)
 		return;
 	}
 	if (!s->phase1_done && s->round < s->rounds && now >= s->round_end_ms) {
-		/* Who has not answered this round is not waited for again. */
-		for (uint32_t i = 0; i < s->n->n_children; i++)
-			if (s->links[i].answered <= s->round)
-				s->links[i].slow = 1;
+		/* No reply for a round's share of the time: the children whose
+		 * probes are out are not waited for again, and give their
+		 * window slots to the next ones. */
+		for (uint32_t i = 0; i < s->n->n_children; i++) {
+			skew_link *l = &s->links[i];
+			if (l->inflight) {
+				l->inflight = 0;
+				l->slow = 1;
+			}
+		}
+		s->inflight = 0;
+		s->round_end_ms = now + s->round_ms;
+		pump(s);
 	}
 	run_rounds(s);
 }
@@ -405,7 +455,10 @@ static int
 skew_start(node *n, uint32_t req, uint32_t rounds, uint64_t budget_ms)
 {
 	node_skew *s = skew_state(n);
-	if (!s)
+	grove_packet *p = NULL;
+	uint32_t child_budget = (uint32_t)(budget_ms * 3 / 4);
+	if (!s || wire_pack(&p, WIRE_T_SKEW_REQ, 0, (int32_t)req, n->rank, 0,
+	    PROTO_SKEW_REQ, rounds, child_budget ? child_budget : 1) != 0)
 		return GROVE_ENOMEM;
 	uv_timer_stop(&s->timer);
 	for (uint32_t i = 0; i < n->n_children; i++)
@@ -417,6 +470,7 @@ skew_start(node *n, uint32_t req, uint32_t rounds, uint64_t budget_ms)
 	s->req = req;
 	s->rounds = rounds;
 	s->round = 0;
+	s->sending = 0;
 	/* Half the budget for the probes, the rest for the results to come
 	 * up; children get three quarters of ours, so theirs arrive in time. */
 	s->probes_end_ms = now + budget_ms / 2;
@@ -424,11 +478,6 @@ skew_start(node *n, uint32_t req, uint32_t rounds, uint64_t budget_ms)
 	s->round_ms = budget_ms / 2 / rounds;
 	if (s->round_ms == 0)
 		s->round_ms = 1;
-	grove_packet *p = NULL;
-	uint32_t child_budget = (uint32_t)(budget_ms * 3 / 4);
-	if (wire_pack(&p, WIRE_T_SKEW_REQ, 0, (int32_t)req, n->rank, 0,
-	    PROTO_SKEW_REQ, rounds, child_budget) != 0)
-		return GROVE_ENOMEM;
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		if (n->children[i].role != GROVE_ROLE_CP || !child_live(n, i))
 			continue;
@@ -519,8 +568,15 @@ on_reply(node *n, node_skew *s, uint32_t idx, grove_packet *p, int64_t t4)
 	/* Late replies still give samples; only this round's count for it. */
 	if (h->aux < s->rounds && h->aux + 1 > l->answered)
 		l->answered = h->aux + 1;
-	if (h->aux == s->round)
+	if (h->aux == s->round && s->round < s->rounds) {
 		l->slow = 0;
+		if (l->inflight) {
+			l->inflight = 0;
+			s->inflight--;
+		}
+		s->round_end_ms = sockio_now_ms() + s->round_ms;
+		pump(s);
+	}
 	run_rounds(s);
 }
 
@@ -583,7 +639,14 @@ node_skew_child_gone(node *n, uint32_t idx)
 	node_skew *s = n->skew;
 	if (!s || !s->active || idx >= n->n_children)
 		return;
-	s->links[idx].waiting_result = 0;
-	if (!s->sending)
+	skew_link *l = &s->links[idx];
+	l->waiting_result = 0;
+	if (l->inflight) {
+		l->inflight = 0;
+		s->inflight--;
+	}
+	if (!s->sending) {
+		pump(s);
 		run_rounds(s);
+	}
 }

@@ -22,9 +22,17 @@
 /* Rounds when the caller asks for 0, and the most accepted. */
 #define SKEW_DEFAULT_ROUNDS 16u
 #define SKEW_MAX_ROUNDS 4096u
+/* Probes a parent keeps in flight at once within a round (see pump() in
+ * skew.c and docs/clock-skew.md). */
+#ifndef SKEW_WINDOW
+#define SKEW_WINDOW 4u
+#endif
 
 /* An error bound that means "no measurement". */
 #define SKEW_UNKNOWN UINT64_MAX
+
+/* Largest validation offset, ns. */
+#define SKEW_INJECT_MAX 100000000000000000LL
 
 /* ---- arithmetic (skew_math.c) ---------------------------------------- */
 
@@ -69,7 +77,8 @@ int skew_accumulate(int64_t link_off, uint64_t link_err, int64_t below_off,
  *                             for the communication process with
  *                             topology node id N
  * is_cp selects which kind of process asks, id is its BE rank or node id.
- * NULL or "" injects nothing.  GROVE_EINVAL with a message in err for a
+ * NULL or "" injects nothing.  Offsets are limited to +-SKEW_INJECT_MAX
+ * (about three years), so that clock + offset cannot overflow.  GROVE_EINVAL with a message in err for a
  * malformed value or an overflow. */
 int skew_inject_parse(const char *spec, int is_cp, uint32_t id, int64_t *out,
     char *err, size_t errlen);

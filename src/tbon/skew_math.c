@@ -104,9 +104,11 @@ skew_inject_parse(const char *spec, int is_cp, uint32_t id, int64_t *out,
 			    "number of nanoseconds", spec);
 			return GROVE_EINVAL;
 		}
-		if (__builtin_mul_overflow(step, (int64_t)id, &v)) {
+		if (__builtin_mul_overflow(step, (int64_t)id, &v) ||
+		    v > SKEW_INJECT_MAX || v < -SKEW_INJECT_MAX) {
 			snprintf(err, errlen, "GROVE_CLOCK_INJECT_NS: %s * rank %u "
-			    "overflows", spec, id);
+			    "is beyond +-%lld ns", spec, id,
+			    (long long)SKEW_INJECT_MAX);
 			return GROVE_EINVAL;
 		}
 		*out = is_cp ? 0 : v;
@@ -126,9 +128,11 @@ skew_inject_parse(const char *spec, int is_cp, uint32_t id, int64_t *out,
 			who += 2;
 		}
 		if (!c || parse_i64(who, c, &target) != 0 || target < 0 ||
-		    target > (int64_t)UINT32_MAX || parse_i64(c + 1, end, &ns) != 0) {
+		    target > (int64_t)UINT32_MAX || parse_i64(c + 1, end, &ns) != 0 ||
+		    ns > SKEW_INJECT_MAX || ns < -SKEW_INJECT_MAX) {
 			snprintf(err, errlen, "GROVE_CLOCK_INJECT_NS: bad item '%.*s' "
-			    "(want RANK:NS or cpNODE:NS)", (int)(end - item), item);
+			    "(want RANK:NS or cpNODE:NS, |NS| <= %lld)", (int)(end - item), item,
+			    (long long)SKEW_INJECT_MAX);
 			return GROVE_EINVAL;
 		}
 		if (item_cp == !!is_cp && (uint32_t)target == id)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helper_common.h"
 #include "../../examples/worker_protocol.h"
@@ -238,6 +239,65 @@ lost_and_silent(const char *topo)
 	it_net_destroy(net);
 }
 
+static pid_t
+start_be(const char *file, uint32_t rank)
+{
+	char exe[4096], r[16];
+	it_build_path("be_worker", exe, sizeof exe);
+	snprintf(r, sizeof r, "%u", rank);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		execl(exe, "be_worker", "--attach", file, "--rank", r,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Attach mode: back-ends not connected yet are reported unmeasured; once
+ * they are, they are measured, offsets and all (started by the test, they
+ * read GROVE_CLOCK_INJECT_NS from the environment it gives them). */
+static void
+attach_mode(void)
+{
+	enum { NB = 8 };
+	grove_skew out[NB];
+	char file[4096];
+	int64_t step = 2000000;
+	it_step("--- attach mode, kary:2, %d back-ends, rank r at r * 2 ms", NB);
+	snprintf(file, sizeof file, "%s/skew.connect", it_tmpdir());
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", NB);
+	o.mode = GROVE_LAUNCH_ATTACH;
+	o.be_exe = NULL;
+	o.be_argv = NULL;
+	o.connect_file = file;
+	grove_net *net = it_net_create(&o);
+	setenv("GROVE_CLOCK_INJECT_NS", "2000000", 1);
+	for (uint32_t r = 0; r < NB; r += 2)
+		start_be(file, r);
+	CHECK_OK_NET(net, grove_net_wait_backends(net, NB / 2, IT_RECV_MS));
+	int got = grove_net_clock_skew(net, 8, out, 2000);
+	CHECK_INT_EQ(got, NB / 2);
+	for (uint32_t r = 0; r < NB; r++) {
+		if (r % 2) {
+			CHECK(out[r].error_ns == GROVE_SKEW_UNKNOWN);
+			continue;
+		}
+		CHECK(out[r].error_ns != GROVE_SKEW_UNKNOWN);
+		CHECK(abs_diff(out[r].offset_ns, (int64_t)r * step) <=
+		    out[r].error_ns);
+	}
+	it_step("%d of %d attached back-ends measured", got, NB);
+	for (uint32_t r = 1; r < NB; r += 2)
+		start_be(file, r);
+	unsetenv("GROVE_CLOCK_INJECT_NS");
+	CHECK_OK_NET(net, grove_net_wait_backends(net, NB, IT_RECV_MS));
+	check_skew(net, 16, truth_step, &step);
+	it_net_destroy(net);
+}
+
 static void
 bad_arguments(void)
 {
@@ -266,6 +326,7 @@ main(void)
 	list_injection("kary:2", 8);
 	lost_and_silent("flat");
 	lost_and_silent("kary:2");
+	attach_mode();
 	bad_arguments();
 	return it_done();
 }

@@ -173,6 +173,11 @@ inject_step(void **state)
 	assert_int_equal(v, 0);
 	assert_int_equal(skew_inject_parse("9223372036854775807", 0, 2, &v, err,
 	    sizeof err), GROVE_EINVAL);
+	assert_int_equal(skew_inject_parse("50000000000000001", 0, 2, &v, err,
+	    sizeof err), GROVE_EINVAL);
+	assert_int_equal(skew_inject_parse("50000000000000000", 0, 2, &v, err,
+	    sizeof err), 0);
+	assert_int_equal(v, SKEW_INJECT_MAX);
 	assert_int_equal(skew_inject_parse("12ms", 0, 2, &v, err, sizeof err),
 	    GROVE_EINVAL);
 	assert_non_null(strstr(err, "12ms"));
@@ -198,7 +203,8 @@ inject_list(void **state)
 	assert_int_equal(skew_inject_parse(spec, 1, 0, &v, err, sizeof err), 0);
 	assert_int_equal(v, 0);
 	const char *bad[] = {"1:", ":5", "1:5,,2:3", "x1:5", "cp:5", "-1:5",
-	    "1:5;2:3", "4294967296:1", "1:1e3"};
+	    "1:5;2:3", "4294967296:1", "1:1e3", "1:100000000000000001",
+	    "cp2:-100000000000000001"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = 0;
 		assert_int_equal(skew_inject_parse(bad[i], 0, 1, &v, err,

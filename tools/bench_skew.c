@@ -1,0 +1,247 @@
+/* grove bench skew: how well grove_net_clock_skew does on this machine.
+ *
+ * Every process here reads the same clock, so the true offset of BE rank
+ * r is what the benchmark injects (r * STEP, GROVE_CLOCK_INJECT_NS) and
+ * |measured - true| is the real error.  Prints its distribution, that of
+ * the reported bounds, how many bounds were wrong (must be 0) and how long
+ * the call took.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_skew.h"
+#include "grove/grove.h"
+#include "toolutil.h"
+
+typedef struct skew_cfg {
+	const char *spec;
+	unsigned backends;
+	unsigned rounds;
+	unsigned repeat;
+	int64_t step;
+	int json;
+} skew_cfg;
+
+/* min, median, p90, max of n values (sorted in place). */
+typedef struct dist {
+	double min, median, p90, max;
+} dist;
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static dist
+dist_u64(uint64_t *v, size_t n)
+{
+	dist d = {0, 0, 0, 0};
+	if (!n)
+		return d;
+	qsort(v, n, sizeof *v, cmp_u64);
+	d.min = (double)v[0];
+	d.median = (double)v[n / 2];
+	d.p90 = (double)v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1];
+	d.max = (double)v[n - 1];
+	return d;
+}
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: grove bench skew [--topology SPEC] [--backends N] "
+	    "[--rounds R]\n"
+	    "                        [--inject-step NS] [--repeat K] [--json]\n"
+	    "\n"
+	    "Runs grove_net_clock_skew K times (default 5) on one network of "
+	    "be_worker\n"
+	    "back-ends (default kary:8, 64 back-ends, 16 rounds).  Back-end "
+	    "rank r's\n"
+	    "clock is shifted by r * NS (default 0); all processes share this "
+	    "machine's\n"
+	    "clock, so that is the true offset.  Prints the distribution of "
+	    "|measured -\n"
+	    "true| and of the reported bounds over all ranks and runs, the "
+	    "number of\n"
+	    "bounds that did not hold (must be 0), and the time per call.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int
+parse(int argc, char **argv, skew_cfg *c)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--json")) {
+			c->json = 1;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return usage(stdout) + 100;
+		if (!v) {
+			fprintf(stderr, "grove bench skew: '%s' needs a value or is "
+			    "unknown\n", a);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--topology")) {
+			c->spec = v;
+			continue;
+		}
+		if (!strcmp(a, "--inject-step")) {
+			char *end;
+			long long x = strtoll(v, &end, 10);
+			if (!*v || *end || x < -1000000000000LL ||
+			    x > 1000000000000LL) {
+				fprintf(stderr, "grove bench skew: --inject-step wants "
+				    "nanoseconds in [-1e12, 1e12], not '%s'\n", v);
+				return 2;
+			}
+			c->step = x;
+			continue;
+		}
+		long x;
+		if (!strcmp(a, "--backends"))
+			x = tool_parse_count(v, 65536);
+		else if (!strcmp(a, "--rounds"))
+			x = tool_parse_count(v, 4096);
+		else if (!strcmp(a, "--repeat"))
+			x = tool_parse_count(v, 100000);
+		else {
+			fprintf(stderr, "grove bench skew: unknown option '%s'\n", a);
+			return 2;
+		}
+		if (x < 0) {
+			fprintf(stderr, "grove bench skew: %s wants a positive number, "
+			    "not '%s'\n", a, v);
+			return 2;
+		}
+		if (!strcmp(a, "--backends"))
+			c->backends = (unsigned)x;
+		else if (!strcmp(a, "--rounds"))
+			c->rounds = (unsigned)x;
+		else
+			c->repeat = (unsigned)x;
+	}
+	return 0;
+}
+
+int
+bench_skew(int argc, char **argv)
+{
+	skew_cfg c = {.spec = "kary:8", .backends = 64, .rounds = 16,
+	    .repeat = 5};
+	int rc = parse(argc, argv, &c);
+	if (rc)
+		return rc >= 100 ? rc - 100 : rc;
+	tool_programs pg;
+	char err[512];
+	if (tool_find_programs(&pg, err, sizeof err) < 0) {
+		fprintf(stderr, "grove bench skew: %s\n", err);
+		return 1;
+	}
+	tool_raise_nofile();
+	/* The back-ends read the offsets when they join. */
+	char step[32];
+	snprintf(step, sizeof step, "%" PRId64, c.step);
+	setenv("GROVE_CLOCK_INJECT_NS", step, 1);
+	grove_net_opts o;
+	grove_net *net = NULL;
+	tool_net_opts(&o, &pg, c.spec, c.backends);
+	rc = grove_net_create(&o, &net);
+	unsetenv("GROVE_CLOCK_INJECT_NS");
+	if (rc < 0) {
+		fprintf(stderr, "grove bench skew: create %s with %u back-ends: "
+		    "%s: %s\n", c.spec, c.backends, grove_strerror(rc),
+		    net ? grove_net_last_error(net) : "");
+		grove_net_destroy(net);
+		return 1;
+	}
+	size_t nb = grove_net_backends(net);
+	size_t total = nb * c.repeat, k = 0;
+	grove_skew *out = calloc(nb ? nb : 1, sizeof *out);
+	uint64_t *dev = calloc(total ? total : 1, sizeof *dev);
+	uint64_t *bound = calloc(total ? total : 1, sizeof *bound);
+	double *secs = calloc(c.repeat, sizeof *secs);
+	size_t violations = 0, unmeasured = 0;
+	if (!out || !dev || !bound || !secs) {
+		fprintf(stderr, "grove bench skew: out of memory\n");
+		rc = GROVE_ENOMEM;
+	}
+	for (unsigned i = 0; rc >= 0 && i < c.repeat; i++) {
+		double t0 = tool_now();
+		rc = grove_net_clock_skew(net, c.rounds, out, 60000);
+		secs[i] = tool_now() - t0;
+		if (rc < 0) {
+			fprintf(stderr, "grove bench skew: %s: %s\n",
+			    grove_strerror(rc), grove_net_last_error(net));
+			break;
+		}
+		for (size_t r = 0; r < nb; r++) {
+			if (out[r].error_ns == GROVE_SKEW_UNKNOWN) {
+				unmeasured++;
+				continue;
+			}
+			int64_t want = (int64_t)r * c.step;
+			uint64_t d = out[r].offset_ns >= want
+			    ? (uint64_t)out[r].offset_ns - (uint64_t)want
+			    : (uint64_t)want - (uint64_t)out[r].offset_ns;
+			violations += d > out[r].error_ns;
+			dev[k] = d;
+			bound[k] = out[r].error_ns;
+			k++;
+		}
+	}
+	grove_net_destroy(net);
+	if (rc >= 0) {
+		dist de = dist_u64(dev, k), db = dist_u64(bound, k);
+		qsort(secs, c.repeat, sizeof *secs, cmp_dbl);
+		double call_med = secs[c.repeat / 2], call_max = secs[c.repeat - 1];
+		if (c.json) {
+			printf("{\"topology\": \"%s\", \"backends\": %zu, \"rounds\": %u"
+			    ", \"repeat\": %u, \"inject_step_ns\": %" PRId64
+			    ", \"samples\": %zu, \"unmeasured\": %zu, \"violations\": %zu"
+			    ", \"error_ns\": {\"min\": %.0f, \"median\": %.0f, \"p90\": "
+			    "%.0f, \"max\": %.0f}, \"bound_ns\": {\"min\": %.0f, "
+			    "\"median\": %.0f, \"p90\": %.0f, \"max\": %.0f}, "
+			    "\"call_s\": {\"median\": %.6f, \"max\": %.6f}}\n", c.spec, nb,
+			    c.rounds, c.repeat, c.step, k, unmeasured, violations, de.min,
+			    de.median, de.p90, de.max, db.min, db.median, db.p90, db.max,
+			    call_med, call_max);
+		} else {
+			printf("grove bench skew: %s, %zu back-ends, %u rounds, %u runs, "
+			    "injected rank * %" PRId64 " ns\n", c.spec, nb, c.rounds,
+			    c.repeat, c.step);
+			printf("                      min    median       p90       max"
+			    "   (us)\n");
+			printf("  |measured - true| %8.1f  %8.1f  %8.1f  %8.1f\n",
+			    de.min / 1e3, de.median / 1e3, de.p90 / 1e3, de.max / 1e3);
+			printf("  reported bound    %8.1f  %8.1f  %8.1f  %8.1f\n",
+			    db.min / 1e3, db.median / 1e3, db.p90 / 1e3, db.max / 1e3);
+			printf("  bounds violated   %zu of %zu; unmeasured %zu\n",
+			    violations, k, unmeasured);
+			printf("  call              %.2f ms median, %.2f ms max\n",
+			    call_med * 1e3, call_max * 1e3);
+		}
+	}
+	free(out);
+	free(dev);
+	free(bound);
+	free(secs);
+	if (rc < 0)
+		return 1;
+	return violations || unmeasured ? 1 : 0;
+}
