@@ -304,6 +304,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	struct ctx c;
 	grove_logp_plan scratch;
 	struct logp_seg seg;
+	uint64_t evaluated;
 	int rc;
 
 	if (!out) {
@@ -324,8 +325,10 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	memset(out, 0, sizeof *out);
 	switch (scheme) {
 	case GROVE_LOGP_OPTIMIZED:
+		evaluated = 0;
 		logp_search_segments(c.n, elem, how, pipelined_best, &c,
-		    sizeof scratch, out, &scratch, &seg, &out->evaluated);
+		    sizeof scratch, out, &scratch, &seg, &evaluated);
+		out->evaluated = evaluated;
 		break;
 	case GROVE_LOGP_SEQUENTIAL:
 		plan_sequential(&c, how, out);

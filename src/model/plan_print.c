@@ -42,8 +42,8 @@ layer_text(const char *name, const grove_logp_layer *ly, FILE *f)
 		fprintf(f, " (no tree)\n");
 		return;
 	}
-	fprintf(f, ", %s d %u, h %u, k %llu, m %llu, gamma %.3f us, "
-	    "lambda %.3f us\n", ly->binomial ? "binomial," : "",
+	fprintf(f, ",%s d %u, h %u, k %llu, m %llu, gamma %.3f us, "
+	    "lambda %.3f us\n", ly->binomial ? " binomial," : "",
 	    ly->d, ly->h, (unsigned long long)ly->k,
 	    (unsigned long long)ly->m, ly->gamma, ly->lambda);
 }
