@@ -240,11 +240,18 @@ plan_whole(const struct ctx *c, int blocking, grove_logp_plan *plan)
 	}
 	if (Pl > 1) {
 		plan->lan.binomial = 1;
-		/* A binomial tree of Pl processes: ceil(log2 Pl) rounds,
-		 * the root sends that many times. */
-		while ((UINT64_C(1) << plan->lan.h) < Pl)
-			plan->lan.h++;
-		plan->lan.d = plan->lan.h;
+		/* A binomial tree of Pl processes: the root sends
+		 * ceil(log2 Pl) times; rank v sits at depth popcount(v),
+		 * so the height is the most bits set below Pl. */
+		uint32_t top = Pl - 1, bits = 0;
+
+		while ((UINT64_C(1) << plan->lan.d) < Pl)
+			plan->lan.d++;
+		while (top >> bits > 1)
+			bits++; /* top has bits + 1 bits */
+		plan->lan.h = (uint32_t)__builtin_popcount(top);
+		if (plan->lan.h < bits)
+			plan->lan.h = bits;
 		grove_logp_tree(&l, plan->lan.d, plan->lan.h, &plan->lan.gamma,
 		    NULL);
 		plan->lan.lambda = grove_logp_binomial_lambda(&l, Pl);
