@@ -15,7 +15,7 @@ model_usage(FILE *f)
 	    "usage: grove model params --params FILE\n"
 	    "       grove model bcast --params FILE --clusters C --per-cluster P\n"
 	    "                         --size BYTES [--scheme NAME] [--elem BYTES]\n"
-	    "                         [--search heuristic|exhaustive]\n"
+	    "                         [--search heuristic|paper|exhaustive]\n"
 	    "                         [--local CLASS] [--wide CLASS] [--json]\n"
 	    "\n"
 	    "The P-LogP model (docs/logp.md).  'params' prints a parameter file\n"
@@ -31,7 +31,8 @@ model_usage(FILE *f)
 	    "  -S, --scheme NAME     optimized (default), original,\n"
 	    "                        whole-nonblocking, sequential, or all\n"
 	    "  -e, --elem BYTES      element size; segments are multiples (1)\n"
-	    "  -x, --search HOW      heuristic (default) or exhaustive\n"
+	    "  -x, --search HOW      heuristic (default), paper (the paper's\n"
+	    "                        heuristics exactly) or exhaustive\n"
 	    "  -l, --local CLASS     link class inside clusters (lan)\n"
 	    "  -w, --wide CLASS      link class between clusters (wan)\n"
 	    "  -j, --json            one JSON object per scheme\n"
@@ -112,9 +113,11 @@ parse_args(int argc, char **argv, struct model_args *a)
 				a->how = GROVE_LOGP_HEURISTIC;
 			else if (!strcmp(optarg, "exhaustive"))
 				a->how = GROVE_LOGP_EXHAUSTIVE;
+			else if (!strcmp(optarg, "paper"))
+				a->how = GROVE_LOGP_PAPER;
 			else
-				return usage_error("--search is heuristic or "
-				    "exhaustive", optarg);
+				return usage_error("--search is heuristic, "
+				    "paper or exhaustive", optarg);
 			break;
 		case 'l':
 		case 'w':

@@ -209,8 +209,11 @@ typedef struct grove_logp_plan {
 } grove_logp_plan;
 
 typedef enum grove_logp_search {
-	GROVE_LOGP_HEURISTIC = 0,  /* the paper's heuristics */
+	/* the paper's heuristics, except that LAN degrees above
+	 * gamma'/s_l are tried too (only those that lower the height) */
+	GROVE_LOGP_HEURISTIC = 0,
 	GROVE_LOGP_EXHAUSTIVE = 1, /* every k in [1, M/elem], every degree */
+	GROVE_LOGP_PAPER = 2,      /* the paper's heuristics exactly */
 } grove_logp_search;
 
 /* The plan for broadcasting `size` bytes made of elements of `elem` bytes

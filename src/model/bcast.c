@@ -99,9 +99,14 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 	for (;;) {
 		uint32_t d_l, dl_last = llast;
 
-		if (Pl > 1 && C > 1 && how != GROVE_LOGP_EXHAUSTIVE) {
+		if (Pl > 1 && C > 1 && how == GROVE_LOGP_PAPER) {
 			/* Only LAN trees that fit in the time the WAN
-			 * leaves over (gamma'). */
+			 * leaves over (gamma').  This misses when the
+			 * pipeline is short (small k: latency matters more
+			 * than gap) or the WAN is not much slower than the
+			 * LAN, so the default heuristic does without: the
+			 * degrees above it that lower the height are only
+			 * O(log P) more evaluations. */
 			double gp = grove_logp_gamma_prime(&w, d_w, &l);
 			double q = l.s > 0 ? gp / l.s : (double)llast;
 
@@ -321,7 +326,8 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	rc = check_system(p, sys, size, elem, err, errlen);
 	if (rc)
 		return rc;
-	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE) {
+	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE &&
+	    how != GROVE_LOGP_PAPER) {
 		logp_err(err, errlen, "invalid search");
 		return GROVE_EINVAL;
 	}
