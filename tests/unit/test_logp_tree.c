@@ -265,6 +265,17 @@ test_to_topo(void **state)
 	grove_topo_destroy(t);
 	free(text);
 
+	/* Serving order: a coordinator's WAN children (whole clusters
+	 * below them) before its LAN children. */
+	assert_int_equal(grove_logp_tree_two_layer(3, 3, 2, 2, parent), 0);
+	assert_int_equal(grove_logp_tree_to_mrnet(parent, 9, NULL, &text, err,
+	    sizeof err), 0);
+	assert_non_null(strstr(text, "\nlocalhost:0 => localhost:3 "
+	    "localhost:6 localhost:1 localhost:2 ;\n"));
+	assert_non_null(strstr(text, "\nlocalhost:3 => localhost:4 "
+	    "localhost:5 localhost:12 ;\n"));
+	free(text);
+
 	/* Wide fan-out wraps lines and still parses. */
 	assert_int_equal(grove_logp_tree_kary(40, 39, parent), 0);
 	assert_int_equal(grove_logp_tree_to_topo(parent, 40, "h", &t, err,
