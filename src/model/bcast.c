@@ -110,8 +110,10 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 			double gp = grove_logp_gamma_prime(&w, d_w, &l);
 			double q = l.s > 0 ? gp / l.s : (double)llast;
 
-			dl_last = q >= (double)llast ? llast :
-			    q < 1 ? 1 : (uint32_t)q;
+			/* !(q >= 1) also catches a NaN from overflowing
+			 * parameters. */
+			dl_last = !(q >= 1) ? 1 : q >= (double)llast ? llast :
+			    (uint32_t)q;
 		}
 		d_l = Pl <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
 		    C > 1 ? 1 : logp_first_degree(&l, llast);

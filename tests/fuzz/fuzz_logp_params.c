@@ -58,9 +58,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Whatever the values, the optimizer terminates and the
 		 * error paths for missing classes hold. */
 		for (unsigned s = 0; s < 4; s++)
-			(void)grove_logp_bcast_plan(p, &sys,
-			    (grove_logp_scheme)s, 1000 + size, 1,
-			    GROVE_LOGP_HEURISTIC, &plan, err, sizeof err);
+			for (unsigned how = 0; how < 3; how++)
+				(void)grove_logp_bcast_plan(p, &sys,
+				    (grove_logp_scheme)s, 1000 + size, 1,
+				    (grove_logp_search)how, &plan, err,
+				    sizeof err);
 		grove_logp_params_destroy(p);
 	}
 	free(text);

@@ -315,6 +315,39 @@ test_sequential_is_sum_of_layers(void **state)
 	grove_logp_params_destroy(p);
 }
 
+static void
+test_extreme_parameters(void **state)
+{
+	/* Values near the top of the double range overflow to infinity in
+	 * the formulas, and zeros make s = 0: every search still ends with
+	 * a plan. */
+	grove_logp_sample huge[2] = {{1, 1e300, 1e300, 1e300},
+	    {1024, 1e308, 1e308, 1.7e308}};
+	grove_logp_sample zero[1] = {{1, 0, 0, 0}};
+	grove_logp_system sys = {5, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN};
+	grove_logp_params *p = NULL;
+	grove_logp_plan plan;
+
+	(void)state;
+	assert_int_equal(grove_logp_params_create(&p), 0);
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_WAN, 1e308,
+	    huge, 2, NULL, 0), 0);
+	for (unsigned z = 0; z < 2; z++) {
+		assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN,
+		    0, z ? zero : huge, z ? 1 : 2, NULL, 0), 0);
+		for (unsigned s = 0; s < 4; s++) {
+			for (unsigned how = 0; how < 3; how++) {
+				assert_int_equal(grove_logp_bcast_plan(p, &sys,
+				    (grove_logp_scheme)s, 5000, 1,
+				    (grove_logp_search)how, &plan, NULL, 0),
+				    0);
+				assert_true(plan.k >= 1);
+			}
+		}
+	}
+	grove_logp_params_destroy(p);
+}
+
 struct grid_stats {
 	unsigned cases, exact, misses;
 	double worst;
@@ -429,6 +462,7 @@ main(void)
 		cmocka_unit_test(test_segments_and_remainder),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sequential_is_sum_of_layers),
+		cmocka_unit_test(test_extreme_parameters),
 		cmocka_unit_test(test_heuristic_near_exhaustive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
