@@ -96,8 +96,8 @@ int grove_logp_params_at(const grove_logp_params *p, grove_logp_class c,
  * '#' starts a comment.  Errors name the line: "line 7: ...". */
 int grove_logp_params_parse_string(const char *text, grove_logp_params **out,
     char *err, size_t errlen);
-/* Reads a file; errors are prefixed by nothing (the caller names the
- * file), GROVE_ENOENT/GROVE_ESYS when it cannot be read. */
+/* Reads a file.  The message in err does not repeat the path (the caller
+ * names the file).  GROVE_ENOENT or GROVE_ESYS when it cannot be read. */
 int grove_logp_params_load(const char *path, grove_logp_params **out,
     char *err, size_t errlen);
 /* Writes the file format; the output parses back to the same values. */

@@ -52,7 +52,7 @@ static void
 layer_json(const char *name, const grove_logp_layer *ly, FILE *f)
 {
 	fprintf(f, "\"%s\":{\"P\":%u,\"d\":%u,\"h\":%u,\"binomial\":%s,"
-	    "\"k\":%llu,\"m\":%llu,\"gamma_us\":%.6g,\"lambda_us\":%.6g}",
+	    "\"k\":%llu,\"m\":%llu,\"gamma_us\":%.9g,\"lambda_us\":%.9g}",
 	    name, ly->P, ly->d, ly->h, ly->binomial ? "true" : "false",
 	    (unsigned long long)ly->k, (unsigned long long)ly->m, ly->gamma,
 	    ly->lambda);
