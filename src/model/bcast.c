@@ -79,6 +79,22 @@ pipelined(const struct ctx *c, const grove_logp_link *w,
 	return plan->T;
 }
 
+/* The first degree a search evaluates for a layer of P > 1 processes. */
+static uint32_t
+first_degree(grove_logp_search how, const grove_logp_link *l, uint32_t P)
+{
+	return how == GROVE_LOGP_EXHAUSTIVE ? 1 : logp_first_degree(l, P - 1);
+}
+
+/* The degree it evaluates after d; 0 when there is none left. */
+static uint32_t
+next_degree(grove_logp_search how, uint32_t P, uint32_t d, uint32_t last)
+{
+	if (how == GROVE_LOGP_EXHAUSTIVE)
+		return d < last ? d + 1 : 0;
+	return logp_next_useful_degree(P, d, last);
+}
+
 /* Best degrees of the pipelined broadcast for one cut. */
 static double
 pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
@@ -94,8 +110,7 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 	uint32_t d_w;
 
 	links_at(c, (double)seg->m, &w, &l);
-	d_w = C <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
-	    logp_first_degree(&w, wlast);
+	d_w = C <= 1 ? 0 : first_degree(how, &w, C);
 	for (;;) {
 		uint32_t d_l, dl_last = llast;
 
@@ -115,8 +130,9 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 			dl_last = !(q >= 1) ? 1 : q >= (double)llast ? llast :
 			    (uint32_t)q;
 		}
-		d_l = Pl <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
-		    C > 1 ? 1 : logp_first_degree(&l, llast);
+		/* Below a WAN the LAN degrees start at 1 (section 3.2);
+		 * alone, the LAN is a single layer (section 3.1). */
+		d_l = Pl <= 1 ? 0 : C > 1 ? 1 : first_degree(how, &l, Pl);
 		for (;;) {
 			double T = pipelined(c, &w, &l, seg, d_w, d_l, &cand);
 
@@ -127,17 +143,13 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 			}
 			if (Pl <= 1)
 				break;
-			d_l = how == GROVE_LOGP_EXHAUSTIVE ?
-			    (d_l < dl_last ? d_l + 1 : 0) :
-			    logp_next_useful_degree(Pl, d_l, dl_last);
+			d_l = next_degree(how, Pl, d_l, dl_last);
 			if (!d_l)
 				break;
 		}
 		if (C <= 1)
 			break;
-		d_w = how == GROVE_LOGP_EXHAUSTIVE ?
-		    (d_w < wlast ? d_w + 1 : 0) :
-		    logp_next_useful_degree(C, d_w, wlast);
+		d_w = next_degree(how, C, d_w, wlast);
 		if (!d_w)
 			break;
 	}
@@ -164,8 +176,7 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 
 	links_at(sg->c, (double)seg->m, &w, &l);
 	link = sg->wide ? &w : &l;
-	d = sg->P <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
-	    logp_first_degree(link, last);
+	d = sg->P <= 1 ? 0 : first_degree(how, link, sg->P);
 	for (;;) {
 		layer_tree(&cand, link, sg->P, d, seg);
 		if (!have || grove_logp_completion(cand.k, cand.gamma,
@@ -176,8 +187,7 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 		}
 		if (sg->P <= 1)
 			break;
-		d = how == GROVE_LOGP_EXHAUSTIVE ? (d < last ? d + 1 : 0) :
-		    logp_next_useful_degree(sg->P, d, last);
+		d = next_degree(how, sg->P, d, last);
 		if (!d)
 			break;
 	}
