@@ -14,6 +14,7 @@ static const struct {
 	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
 	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
 	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
+	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 };
 
 static void

@@ -10,5 +10,6 @@
 #include "grove/backend.h"
 #include "grove/trace.h"
 #include "grove/aggregate.h"
+#include "grove/logp.h"
 
 #endif
