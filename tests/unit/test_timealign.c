@@ -454,6 +454,14 @@ test_core_bad_input(void **st)
 	    1), GROVE_ERANGE);
 	assert_int_equal(ta_add_sample(s, TA_MAX_CHILDREN, 0, 0, 10, &v, 1),
 	    GROVE_EINVAL);
+	/* Many values over many intervals: refused before any work. */
+	static double many[256];
+	ta_state *s2 = ta_new(10, 4, 1);
+	assert_int_equal(ta_add_sample(s2, 0, 0, 0, 10 * 1025, many, 256),
+	    GROVE_ERANGE);
+	assert_int_equal(ta_add_sample(s2, 0, 0, 0, 10 * 1024, many, 256), 0);
+	assert_int_equal(ta_open_intervals(s2), 1024);
+	ta_free(s2);
 	/* Timestamps near the top of the range do not overflow. */
 	assert_int_equal(ta_add_sample(s, 0, 0, UINT64_MAX - 15, UINT64_MAX,
 	    &v, 1), 0);
