@@ -24,9 +24,10 @@
 #define TA_DEFAULT_MAX_LAG 4u
 
 /* Intervals one raw sample may span: a sample over a longer time is a
- * sender bug (or a hostile packet), not a reason to allocate millions of
- * buckets. */
-#define TA_MAX_SPAN 65536u
+ * sender bug (or a hostile packet), not a reason to open, and then emit,
+ * thousands of intervals for one packet.  (Over an hour at the default
+ * width of 1 s.) */
+#define TA_MAX_SPAN 4096u
 
 /* Values per sample (M); bounds the memory one interval can take. */
 #define TA_MAX_VALUES 65536u
