@@ -6,6 +6,7 @@
 #include "grove/packet.h"
 #include "grove/topology.h"
 #include "grove/filter.h"
+#include "grove/aggregate.h"
 #include "grove/network.h"
 #include "grove/backend.h"
 #include "grove/trace.h"

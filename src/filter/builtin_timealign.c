@@ -15,8 +15,8 @@
 
 #include "core/log.h"
 #include "filter/builtin.h"
-#include "grove/aggregate.h"
 #include "filter/timealign_core.h"
+#include "grove/aggregate.h"
 
 typedef struct ta_filter {
 	ta_state *ta;
@@ -41,7 +41,8 @@ ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag)
 	*lag = TA_DEFAULT_MAX_LAG;
 	if (!params)
 		return 0;
-	int rc = grove_packet_unpack(params, "%uld %ud", width, lag);
+	int rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_FMT, width,
+	    lag);
 	if (rc < 0)
 		return rc;
 	if (*width == 0 || *lag == 0)

@@ -301,7 +301,7 @@ ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
 	if (end <= start)
 		return GROVE_EINVAL;
 	uint64_t k0 = start / s->w, k1 = (end - 1) / s->w;
-	if (k1 - k0 >= TA_MAX_SPAN)
+	if (k1 - k0 >= TA_MAX_SPAN || (k1 - k0 + 1) * m > TA_MAX_CELLS)
 		return GROVE_ERANGE;
 	int rc = check_m(s, m);
 	if (rc == 0)

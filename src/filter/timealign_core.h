@@ -24,12 +24,18 @@
 #define TA_DEFAULT_MAX_LAG 4u
 
 /* Intervals one raw sample may span: a sample over a longer time is a
- * sender bug (or a hostile packet), not a reason to allocate millions of
- * buckets. */
-#define TA_MAX_SPAN 65536u
+ * sender bug (or a hostile packet), not a reason to open, and then emit,
+ * thousands of intervals for one packet.  (Over an hour at the default
+ * width of 1 s.) */
+#define TA_MAX_SPAN 4096u
 
 /* Values per sample (M); bounds the memory one interval can take. */
 #define TA_MAX_VALUES 65536u
+
+/* Intervals spanned times values, for one raw sample: the work and memory
+ * one packet may cause (a long sample of few values, or a short one of
+ * many, but not both). */
+#define TA_MAX_CELLS (1u << 18)
 
 /* Children a node may have (bounds the child table). */
 #define TA_MAX_CHILDREN (1u << 20)
@@ -63,7 +69,7 @@ void ta_set_max_lag(ta_state *s, uint32_t max_lag); /* 0 is ignored */
  * over [start, end).  GROVE_EINVAL when end <= start or child is out of
  * range, GROVE_EFORMAT when m differs from earlier samples of the stream
  * (or is 0 or above TA_MAX_VALUES), GROVE_ERANGE when the sample spans
- * more than TA_MAX_SPAN intervals.  Nothing is changed on error.  Pieces
+ * more than TA_MAX_SPAN intervals or TA_MAX_CELLS intervals times values.  Nothing is changed on error.  Pieces
  * falling into intervals already closed are dropped and counted
  * (ta_late_pieces). */
 int ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,

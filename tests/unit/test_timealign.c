@@ -454,6 +454,14 @@ test_core_bad_input(void **st)
 	    1), GROVE_ERANGE);
 	assert_int_equal(ta_add_sample(s, TA_MAX_CHILDREN, 0, 0, 10, &v, 1),
 	    GROVE_EINVAL);
+	/* Many values over many intervals: refused before any work. */
+	static double many[256];
+	ta_state *s2 = ta_new(10, 4, 1);
+	assert_int_equal(ta_add_sample(s2, 0, 0, 0, 10 * 1025, many, 256),
+	    GROVE_ERANGE);
+	assert_int_equal(ta_add_sample(s2, 0, 0, 0, 10 * 1024, many, 256), 0);
+	assert_int_equal(ta_open_intervals(s2), 1024);
+	ta_free(s2);
 	/* Timestamps near the top of the range do not overflow. */
 	assert_int_equal(ta_add_sample(s, 0, 0, UINT64_MAX - 15, UINT64_MAX,
 	    &v, 1), 0);
@@ -558,6 +566,46 @@ test_filter_two_levels(void **st)
 	grove_packet_unref(params);
 }
 
+/* Under wait_for_all a wave holds one packet per child: the same result as
+ * one packet at a time. */
+static void
+test_filter_whole_waves(void **st)
+{
+	const flt_def *f = flt_lookup(*st, "timealign");
+	grove_packet *params = mk(0, GROVE_TIMEALIGN_PARAMS_FMT,
+	    (uint64_t)10, (uint32_t)4);
+	void *state = NULL;
+	flt_out out;
+	flt_out_init(&out);
+	size_t got = 0;
+	for (uint64_t step = 0; step < 5; step++) {
+		grove_packet *in[4];
+		uint32_t child[4];
+		for (uint32_t c = 0; c < 4; c++) {
+			double v = 10.0 * (c + 1);
+			in[c] = mk_sample(c, step * 10 + (step ? c : 0),
+			    step * 10 + 10 + c, &v, 1);
+			child[c] = c;
+		}
+		assert_int_equal(flt_run(f, STREAM, TAG, MYRANK, in, child, 4,
+		    params, &state, &place, &out), 0);
+		unref_all(in, 4);
+		for (size_t i = 0; i < out.n_up; i++) {
+			grove_timealign_interval t;
+			assert_int_equal(grove_timealign_decode(out.up[i], &t), 0);
+			assert_int_equal(t.start_ns, 10 * got);
+			assert_int_equal(t.count, 4);
+			got++;
+		}
+		flt_out_reset(&out);
+	}
+	/* Child 0 covers up to 50, the others beyond: 0..4 are done. */
+	assert_int_equal(got, 5);
+	flt_state_free(f, state);
+	flt_out_fini(&out);
+	grove_packet_unref(params);
+}
+
 static void
 expect_rc(const flt_def *f, grove_packet *p, const grove_packet *params,
     void **state, int want)
@@ -636,6 +684,8 @@ main(void)
 		cmocka_unit_test(test_mixed_raw_and_aggregated),
 		cmocka_unit_test(test_core_bad_input),
 		cmocka_unit_test_setup_teardown(test_filter_two_levels, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_filter_whole_waves, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filter_bad_input, setup,
 		    teardown),
