@@ -32,6 +32,7 @@ typedef struct offered_res {
 	double inst_s;
 	uint64_t intervals;     /* aggregated intervals received */
 	double lag_s;           /* mean age of an interval when it arrived */
+	double fe_cpu;          /* front-end CPU seconds per second */
 	uint32_t max_count;     /* most agents in one interval */
 } offered_res;
 
@@ -166,6 +167,7 @@ run(const offered_cfg *c, offered_res *r, char *err, size_t errlen)
 		rc = GROVE_ENOMEM;
 	double start = tool_now(), from = start + c->warmup;
 	double until = from + c->seconds;
+	double cpu_from = -1, wall_from = 0;
 	double lag = 0;
 	uint64_t nlag = 0;
 	while (rc == 0) {
@@ -192,6 +194,10 @@ run(const offered_cfg *c, offered_res *r, char *err, size_t errlen)
 		unsigned i = 0;
 		while (i < c->metrics && ms[i] != s)
 			i++;
+		if (cpu_from < 0 && now >= from) {
+			cpu_from = tool_cpu_self();
+			wall_from = now;
+		}
 		if (drc == 0 && i < c->metrics && now >= from) {
 			if (first[i] == 0)
 				first[i] = now;
@@ -209,6 +215,8 @@ run(const offered_cfg *c, offered_res *r, char *err, size_t errlen)
 		}
 		grove_packet_unref(p);
 	}
+	if (cpu_from >= 0 && tool_now() > wall_from)
+		r->fe_cpu = (tool_cpu_self() - cpu_from) / (tool_now() - wall_from);
 	r->offered = c->rate * c->backends * c->metrics;
 	for (unsigned i = 0; rc == 0 && i < c->metrics; i++)
 		if (last[i] > first[i])
@@ -246,9 +254,10 @@ bench_offered_load(int argc, char **argv)
 		    "\"rate\":%g,\"seconds\":%g,\"offered_per_s\":%.1f,"
 		    "\"processed_per_s\":%.1f,\"fraction\":%.4f,"
 		    "\"intervals\":%" PRIu64 ",\"mean_lag_s\":%.3f,"
-		    "\"instantiation_s\":%.3f%s%s%s}\n", c.backends, c.metrics,
-		    c.topology, c.rate, c.seconds, r.offered, r.processed,
-		    r.processed / r.offered, r.intervals, r.lag_s, r.inst_s,
+		    "\"fe_cpu\":%.3f,\"instantiation_s\":%.3f%s%s%s}\n",
+		    c.backends, c.metrics, c.topology, c.rate, c.seconds,
+		    r.offered, r.processed, r.processed / r.offered,
+		    r.intervals, r.lag_s, r.fe_cpu, r.inst_s,
 		    commit ? ",\"commit\":\"" : "", commit ? commit : "",
 		    commit ? "\"" : "");
 	} else {
@@ -260,6 +269,7 @@ bench_offered_load(int argc, char **argv)
 		printf("  %" PRIu64 " aggregated intervals in %g s, mean age on "
 		    "arrival %.3f s; instantiation %.3f s\n", r.intervals,
 		    c.seconds, r.lag_s, r.inst_s);
+		printf("  front-end CPU %.1f%% of one core\n", 100 * r.fe_cpu);
 	}
 	return 0;
 }

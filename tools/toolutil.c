@@ -126,3 +126,13 @@ tool_parse_count(const char *s, long max)
 		return -1;
 	return v;
 }
+
+double
+tool_cpu_self(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}

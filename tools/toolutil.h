@@ -33,6 +33,9 @@ void tool_net_opts(grove_net_opts *o, const tool_programs *pg,
  * back-ends needs more descriptors than the usual soft limit of 1024. */
 void tool_raise_nofile(void);
 
+/* CPU time (user + system) of this process so far, in seconds. */
+double tool_cpu_self(void);
+
 /* Monotonic time in seconds. */
 double tool_now(void);
 
