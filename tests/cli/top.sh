@@ -51,6 +51,24 @@ timeout 120 "$grove" top --seconds 2 --interval 250 --backends 4 \
 n=$(grep -c "agents reporting" "$tmp/live.txt")
 ((n >= 3)) || { cat "$tmp/live.txt" >&2; fail "top --seconds 2: $n tables"; }
 
+# --- Ctrl-C ends a live run cleanly: exit 0, no agent left
+"$grove" top --backends 4 --topology kary:2 --interval 200 >"$tmp/int.txt" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	grep -q "agents reporting" "$tmp/int.txt" && break
+	sleep 0.1
+done
+kill -INT "$pid"
+status=0
+wait "$pid" || status=$?
+((status == 0)) || { cat "$tmp/int.txt" >&2; fail "top after SIGINT: exit $status"; }
+grep -q "agents reporting" "$tmp/int.txt" || fail "top never showed an interval"
+for _ in $(seq 50); do
+	pgrep -x grove-agent >/dev/null || break
+	sleep 0.1
+done
+if pgrep -x grove-agent >/dev/null; then fail "agents left after SIGINT"; fi
+
 # --- clock skew: agent rank r's clock runs r ms ahead
 GROVE_CLOCK_INJECT_NS=1000000 timeout 120 "$grove" top --once --json --skew \
 	--interval 200 --backends 6 --topology kary:2 >"$tmp/skew.json" \
