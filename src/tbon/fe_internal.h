@@ -56,6 +56,9 @@ void fe_run(grove_net *net, int timeout_ms);
 /* Wait for room on the child links (back-pressure for senders). */
 int fe_wait_writable(grove_net *net);
 int fe_write_connect_file(grove_net *net);
+/* The link emulator's cluster map (fe_clusters.c): into the node and the
+ * children's bootstrap; 0 when there is none. */
+int fe_load_clusters(grove_net *net, const grove_net_opts *o);
 void fe_set_error(grove_net *net, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
