@@ -450,10 +450,12 @@ measure_g(side *s, grove_packet *p, double target, uint32_t *k, double *out)
 			*out = secs / (*k - 1);
 			return 0;
 		}
-		double grow = secs > 0 ? 1.3 * target / secs : 16;
-		if (grow < 2)
-			grow = 2;
-		double nk = ceil(*k * grow);
+		/* Long enough next time by this train's own gap (at least
+		 * twice as long: a short train may come in one batch). */
+		double gap = secs / (*k - 1);
+		double nk = gap > 0 ? ceil(1.3 * target / gap) + 1 : 16.0 * *k;
+		if (nk < 2.0 * *k)
+			nk = 2.0 * *k;
 		*k = nk > TRAIN_MAX ? TRAIN_MAX : (uint32_t)nk;
 	}
 }
@@ -493,9 +495,10 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 		if ((rc = payload(m, T_SINK, &sink)) == 0 &&
 		    (rc = payload(m, T_OR_PROBE, &probe)) == 0 &&
 		    (rc = payload(m, T_TRAIN, &train)) == 0) {
+			/* The first repetition finds each size's train
+			 * length from two messages up; the others reuse it. */
 			if (!ks[i])
-				ks[i] = i ? (ks[i - 1] / 2 > 2 ? ks[i - 1] / 2 : 2)
-				    : 16;
+				ks[i] = 2;
 			what = "os";
 			if ((rc = measure_os(s, sink, &os)) == 0) {
 				what = "or";
