@@ -450,12 +450,15 @@ measure_g(side *s, grove_packet *p, double target, uint32_t *k, double *out)
 			*out = secs / (*k - 1);
 			return 0;
 		}
-		/* Long enough next time by this train's own gap (at least
-		 * twice as long: a short train may come in one batch). */
+		/* Long enough next time by this train's own gap, but between
+		 * 2 and 16 times as long: a short train may come in one batch
+		 * and show no gap at all. */
 		double gap = secs / (*k - 1);
 		double nk = gap > 0 ? ceil(1.3 * target / gap) + 1 : 16.0 * *k;
 		if (nk < 2.0 * *k)
 			nk = 2.0 * *k;
+		if (nk > 16.0 * *k)
+			nk = 16.0 * *k;
 		*k = nk > TRAIN_MAX ? TRAIN_MAX : (uint32_t)nk;
 	}
 }
