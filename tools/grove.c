@@ -1,4 +1,5 @@
-/* grove: the command-line tool (topologies, demo, benchmarks, traces). */
+/* grove: the command-line tool (topologies, demo, benchmarks, traces,
+ * P-LogP measurements). */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ static const struct {
 	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
 	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
 	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
+	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
 };
 
 static void

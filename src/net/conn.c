@@ -1,16 +1,22 @@
 #include "net/conn.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "codec/wire.h"
 #include "core/log.h"
 #include "grove/error.h"
 #include "net/auth.h"
+#include "net/emu.h"
 #include "net/sockio.h"
 
 #define MAX_IOV 512
@@ -199,11 +205,10 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	grove_trace_record(&c->tc_read, GROVE_OP_READ, (int32_t)nread, t0, t0);
 }
 
-int
-conn_send(conn *c, grove_packet *p)
+/* Append to the write queue, taking over the caller's reference. */
+static int
+wq_push(conn *c, grove_packet *p)
 {
-	if (c->closing)
-		return GROVE_ECLOSED;
 	if (c->wq_n == c->wq_cap) {
 		size_t nc = c->wq_cap ? c->wq_cap * 2 : 64;
 		grove_packet **nw = realloc(c->wq, nc * sizeof *nw);
@@ -212,15 +217,182 @@ conn_send(conn *c, grove_packet *p)
 		c->wq = nw;
 		c->wq_cap = nc;
 	}
-	c->wq[c->wq_n++] = grove_packet_ref(p);
+	c->wq[c->wq_n++] = p;
 	c->wq_bytes += grove_packet_size(p);
 	return 0;
+}
+
+static int emu_hold(conn *c, grove_packet *p);
+
+int
+conn_send(conn *c, grove_packet *p)
+{
+	if (c->closing)
+		return GROVE_ECLOSED;
+	if (c->emu)
+		return emu_hold(c, p);
+	int rc = wq_push(c, grove_packet_ref(p));
+	if (rc != 0)
+		grove_packet_unref(p);
+	return rc;
 }
 
 size_t
 conn_queued(const conn *c)
 {
-	return c->wq_bytes + c->inflight_bytes;
+	return c->wq_bytes + c->inflight_bytes + c->held_bytes;
+}
+
+/* ---- link emulation ------------------------------------------------- */
+
+struct conn_emu {
+	/* A timerfd watched by the loop: libuv's own timers count whole
+	 * milliseconds, which would make every frame up to a millisecond
+	 * late (5% of a 20 ms link); a timerfd wakes the loop within the
+	 * kernel's timer slack of the due time (tens of microseconds). */
+	uv_poll_t poll;
+	int tfd;
+	int armed;         /* tfd set for the head's due time */
+	conn *c;
+	emu_line line;
+	emu_queue q;
+};
+
+static void emu_on_due(uv_poll_t *h, int status, int events);
+
+/* Set the timerfd to the head's due time (same clock as uv_hrtime:
+ * CLOCK_MONOTONIC); stop watching it when nothing is held. */
+static int
+emu_arm(struct conn_emu *e)
+{
+	uint64_t due = emu_queue_next_due(&e->q);
+	if (due == UINT64_MAX) {
+		if (e->armed)
+			uv_poll_stop(&e->poll);
+		e->armed = 0;
+		return 0;
+	}
+	struct itimerspec its = {{0, 0}, {(time_t)(due / 1000000000u),
+	    (long)(due % 1000000000u)}};
+	/* 0 would disarm: a due time of 0 is long past anyway. */
+	if (!due)
+		its.it_value.tv_nsec = 1;
+	if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0 ||
+	    (!e->armed && uv_poll_start(&e->poll, UV_READABLE, emu_on_due) != 0))
+		return GROVE_ESYS;
+	e->armed = 1;
+	return 0;
+}
+
+static int
+emu_hold(conn *c, grove_packet *p)
+{
+	struct conn_emu *e = c->emu;
+	uint64_t due = emu_schedule(&e->line, uv_hrtime(), grove_packet_size(p));
+	int was_empty = e->q.n == 0;
+	int rc = emu_queue_push(&e->q, grove_packet_ref(p), due);
+	if (rc != 0) {
+		grove_packet_unref(p);
+		return rc;
+	}
+	c->held_bytes = e->q.bytes;
+	/* Due times never decrease: only a new head needs the timer.  (A
+	 * failure here is a send error; the frame is dropped at close.) */
+	return was_empty ? emu_arm(e) : 0;
+}
+
+static void
+emu_on_due(uv_poll_t *h, int status, int events)
+{
+	struct conn_emu *e = h->data;
+	conn *c = e->c;
+	uint64_t expirations;
+	/* Reading clears readiness; EAGAIN (nothing expired) is harmless. */
+	ssize_t r = read(e->tfd, &expirations, sizeof expirations);
+	(void)r;
+	uint64_t now = uv_hrtime();
+	grove_packet *p;
+	while ((p = emu_queue_pop_due(&e->q, now))) {
+		if (wq_push(c, p) != 0) {
+			grove_packet_unref(p);
+			c->held_bytes = e->q.bytes;
+			conn_close(c, GROVE_ENOMEM, "out of memory");
+			return;
+		}
+	}
+	c->held_bytes = e->q.bytes;
+	conn_flush(c);
+	if (c->closing)
+		return;
+	if (emu_arm(e) != 0) {
+		conn_close(c, GROVE_ESYS, "link emulator: cannot set its timer");
+		return;
+	}
+	/* Producers stopped by held bytes resume here: a frame written at
+	 * once never reaches on_write. */
+	if (conn_queued(c) < CONN_LWM && c->ops->on_drain)
+		c->ops->on_drain(c);
+}
+
+static void
+emu_on_closed(uv_handle_t *h)
+{
+	struct conn_emu *e = h->data;
+	close(e->tfd);
+	free(e);
+}
+
+/* Each emulated link costs a descriptor beyond what a node reserved for
+ * its children: when they run out, take more of the hard limit. */
+static int
+raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return 0;
+	rlim_t want = rl.rlim_cur * 2;
+	rl.rlim_cur = want > rl.rlim_max || want < rl.rlim_cur ? rl.rlim_max
+	    : want;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+int
+conn_emulate(conn *c, const grove_link_params *p)
+{
+	if (c->emu)
+		return GROVE_EINVAL;
+	emu_line line;
+	int rc = emu_line_init(&line, p);
+	if (rc != 0 || emu_params_off(p))
+		return rc;
+	struct conn_emu *e = calloc(1, sizeof *e);
+	if (!e)
+		return GROVE_ENOMEM;
+	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (e->tfd < 0 && errno == EMFILE && raise_nofile())
+		e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+		    TFD_CLOEXEC);
+	if (e->tfd < 0 || uv_poll_init(c->h.handle.loop, &e->poll, e->tfd) != 0) {
+		if (e->tfd >= 0)
+			close(e->tfd);
+		free(e);
+		return GROVE_ESYS;
+	}
+	e->poll.data = e;
+	e->c = c;
+	e->line = line;
+	c->emu = e;
+	return 0;
+}
+
+int
+conn_emulate_map(conn *c, const grove_cluster_map *m, uint32_t from,
+    uint32_t to)
+{
+	grove_link_params lp;
+	if (!m || grove_cluster_map_link(m, from, to, &lp) == GROVE_LINK_NONE)
+		return 0;
+	return conn_emulate(c, &lp);
 }
 
 static void
@@ -347,6 +519,12 @@ conn_close(conn *c, int err, const char *why)
 		grove_packet_unref(c->wq[i]);
 	c->wq_n = 0;
 	c->wq_bytes = 0;
+	if (c->emu) {
+		emu_queue_fini(&c->emu->q);
+		c->held_bytes = 0;
+		uv_close((uv_handle_t *)&c->emu->poll, emu_on_closed);
+		c->emu = NULL;
+	}
 	/* Pending uv_writes complete with UV_ECANCELED and free themselves. */
 	uv_close(&c->h.handle, on_closed);
 	c->ops->on_close(c, err, why);

@@ -94,6 +94,9 @@ int fe_ctl_open(grove_net *net);
 void fe_ctl_close(grove_net *net);
 void fe_ctl_trace_progress(grove_net *net);
 void fe_ctl_trace_finished(grove_net *net, int rc);
+/* The link emulator's cluster map (fe_clusters.c): into the node and the
+ * children's bootstrap; 0 when there is none. */
+int fe_load_clusters(grove_net *net, const grove_net_opts *o);
 void fe_set_error(grove_net *net, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
