@@ -279,7 +279,7 @@ logp_measure_cmd(int argc, char **argv)
 	if (status == 0 && out) {
 		char err[512];
 		if (logp_write_file(out, tables, done, err, sizeof err) != 0) {
-			fprintf(stderr, "grove logp: %s\n", err);
+			fprintf(stderr, "grove logp: %s: %s\n", out, err);
 			status = 1;
 		} else {
 			printf("wrote %s\n", out);

@@ -1,40 +1,85 @@
-/* The P-LogP parameter file writer (see logp_write.h). */
+/* `grove logp measure` results as a P-LogP parameter file, through the
+ * model's own API, so `grove model` and the optimizer read exactly what
+ * was measured. */
 #include "logp_write.h"
 
-#include <errno.h>
-#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "grove/error.h"
+#include "grove/logp.h"
+
+/* Seconds in the tables, microseconds in the model's files. */
+#define US_PER_S 1e6
+
+static int
+tables_to_params(const logp_table *t, size_t n, grove_logp_params **out,
+    char *err, size_t errlen)
+{
+	grove_logp_params *p;
+	int rc = grove_logp_params_create(&p);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", grove_strerror(rc));
+		return rc;
+	}
+	for (size_t c = 0; c < n && rc == 0; c++) {
+		grove_logp_class cls;
+		if (grove_logp_class_parse(t[c].cls, &cls) < 0) {
+			snprintf(err, errlen, "unknown link class '%s'", t[c].cls);
+			rc = GROVE_EINVAL;
+			break;
+		}
+		grove_logp_sample *s = calloc(t[c].n ? t[c].n : 1, sizeof *s);
+		if (!s) {
+			rc = GROVE_ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < t[c].n; i++) {
+			s[i].size = t[c].rows[i].size;
+			s[i].os = t[c].rows[i].os * US_PER_S;
+			s[i].or_ = t[c].rows[i].or_ * US_PER_S;
+			s[i].g = t[c].rows[i].g * US_PER_S;
+		}
+		char why[256];
+		rc = grove_logp_params_set_class(p, cls, t[c].L * US_PER_S, s,
+		    t[c].n, why, sizeof why);
+		if (rc < 0)
+			snprintf(err, errlen, "class %s: %s", t[c].cls, why);
+		free(s);
+	}
+	if (rc == 0)
+		rc = grove_logp_params_set_note(p, "measured by grove logp "
+		    "measure (docs/logp-measure.md)");
+	if (rc < 0) {
+		grove_logp_params_destroy(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
 
 int
 logp_write(FILE *f, const logp_table *t, size_t n)
 {
-	fprintf(f, "# grove logp parameters v1\n");
-	for (size_t c = 0; c < n; c++) {
-		fprintf(f, "class %s\nL %.9g\n# size_bytes os_s or_s g_s\n",
-		    t[c].cls, t[c].L);
-		for (size_t i = 0; i < t[c].n; i++) {
-			const logp_row *r = &t[c].rows[i];
-			fprintf(f, "%zu %.9g %.9g %.9g\n", r->size, r->os, r->or_,
-			    r->g);
-		}
-	}
-	return ferror(f) ? GROVE_ESYS : 0;
+	char err[512];
+	grove_logp_params *p;
+	int rc = tables_to_params(t, n, &p, err, sizeof err);
+	if (rc < 0)
+		return rc;
+	rc = grove_logp_params_write(p, f);
+	grove_logp_params_destroy(p);
+	return rc;
 }
 
 int
 logp_write_file(const char *path, const logp_table *t, size_t n, char *err,
     size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return GROVE_ESYS;
-	}
-	int rc = logp_write(f, t, n);
-	if (fclose(f) != 0 || rc != 0) {
-		snprintf(err, errlen, "%s: write failed", path);
-		return GROVE_ESYS;
-	}
-	return 0;
+	grove_logp_params *p;
+	int rc = tables_to_params(t, n, &p, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = grove_logp_params_save(p, path, err, errlen);
+	grove_logp_params_destroy(p);
+	return rc;
 }

@@ -1,5 +1,5 @@
-/* The P-LogP parameter file writer (one small file on purpose: the model
- * module's own save function replaces it once both meet). */
+/* Measured P-LogP tables written as the model's parameter file
+ * (grove_logp_params_write: docs/logp.md; microseconds). */
 #ifndef GROVE_TOOLS_LOGP_WRITE_H
 #define GROVE_TOOLS_LOGP_WRITE_H
 
@@ -7,13 +7,9 @@
 
 #include "logp_measure.h"
 
-/* Writes
- *     # grove logp parameters v1
- *     class NAME
- *     L <seconds>
- *     # size_bytes os_s or_s g_s
- *     <size> <os> <or> <g>
- * for each table.  0 or a negative grove_err. */
+/* Writes the tables (times in seconds) as a parameter file that
+ * grove_logp_params_load reads back.  0 or a negative grove_err (err says
+ * why for the file variant). */
 int logp_write(FILE *f, const logp_table *t, size_t n);
 int logp_write_file(const char *path, const logp_table *t, size_t n,
     char *err, size_t errlen);

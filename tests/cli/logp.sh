@@ -58,36 +58,40 @@ grep -q '^class wan (emulated: latency 2 ms, bandwidth 50 MB/s)' "$tmp/out" ||
 	fail "table header: $(cat "$tmp/out")"
 grep -q 'spread os/or/g' "$tmp/out" || fail "no spreads printed"
 
-# Well-formed: the header, then per class "class", "L", a comment and one
-# row per size with four positive numbers, sizes ascending.
-awk '
-function bad(msg) { print FILENAME ":" NR ": " msg > "/dev/stderr"; err = 1; exit 1 }
-NR == 1 { if ($0 != "# grove logp parameters v1") bad("header"); next }
-/^class / { if (NF != 2) bad("class line"); cls = $2; classes++; state = "L"; rows[cls] = 0; next }
-state == "L" { if ($1 != "L" || NF != 2 || !($2 > 0)) bad("L line"); L[cls] = $2; state = "comment"; next }
-state == "comment" { if ($0 != "# size_bytes os_s or_s g_s") bad("column comment"); state = "rows"; last = 0; next }
-state == "rows" {
-	if (NF != 4) bad("row has " NF " fields")
-	for (i = 1; i <= 4; i++) if (!($i > 0)) bad("field " i " not positive")
-	if ($1 + 0 <= last) bad("sizes not ascending")
-	last = $1 + 0
-	n = ++rows[cls]; g[cls, n] = $4 + 0
-	next
-}
-{ bad("unexpected line") }
-END {
-	if (err) exit 1
-	if (classes != 3) { print "classes: " classes > "/dev/stderr"; exit 1 }
-	for (c in rows) {
-		if (rows[c] != 4) { print c ": " rows[c] " rows" > "/dev/stderr"; exit 1 }
-		# g grows with m: 1 MiB takes longer than 1 byte everywhere ...
-		if (!(g[c, 4] > g[c, 1])) { print c ": g(1M) <= g(1)" > "/dev/stderr"; exit 1 }
-	}
-	# ... and at every step on the emulated link, whose gap is size/B.
-	for (i = 2; i <= 4; i++)
-		if (!(g["wan", i] > g["wan", i - 1])) { print "wan: g not growing at row " i > "/dev/stderr"; exit 1 }
-	# The emulator never delivers early: L is at least the emulated 2 ms.
-	if (!(L["wan"] >= 0.0019)) { print "wan: L " L["wan"] " below 2 ms" > "/dev/stderr"; exit 1 }
-}' "$out" || fail "malformed parameter file: $(cat "$out")"
+# The model reads what was measured.
+expect_status 0 model params --params "$out"
+grep -q "class wan" "$tmp/out" || fail "grove model params: $(cat "$tmp/out")"
+
+# Well-formed: the model's format (grove-logp 1, microseconds), every class
+# with L and one row per size of four positive numbers, sizes ascending.
+python3 - "$out" <<'PY' || fail "malformed parameter file: $(cat "$out")"
+import sys
+lines = [l.split("#")[0].split() for l in open(sys.argv[1])]
+lines = [l for l in lines if l]
+assert lines[0] == ["grove-logp", "1"], lines[0]
+classes, cls = {}, None
+for l in lines[1:]:
+    if l[0] == "class":
+        cls = l[1]; classes[cls] = {"rows": []}
+    elif l[0] == "L":
+        classes[cls]["L"] = float(l[1])
+    else:
+        row = [float(x) for x in l]
+        assert len(row) == 4 and all(x > 0 for x in row), l
+        rows = classes[cls]["rows"]
+        assert not rows or row[0] > rows[-1][0], "sizes not ascending"
+        rows.append(row)
+assert sorted(classes) == ["host", "lan", "wan"], classes.keys()
+for c, v in classes.items():
+    assert len(v["rows"]) == 4, (c, v)
+    assert v["L"] > 0, c
+    # g grows with m: 1 MiB takes longer than 1 byte everywhere ...
+    assert v["rows"][3][3] > v["rows"][0][3], (c, "g(1M) <= g(1)")
+# ... and at every step on the emulated link, whose gap is size/B.
+g = [r[3] for r in classes["wan"]["rows"]]
+assert all(g[i] > g[i - 1] for i in range(1, 4)), g
+# The emulator never delivers early: L is at least the emulated 2 ms.
+assert classes["wan"]["L"] >= 1900, classes["wan"]["L"]
+PY
 
 echo "cli.logp: OK"
