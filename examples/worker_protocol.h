@@ -30,6 +30,10 @@ enum worker_tag {
 	WORKER_EXIT = 108,
 	/* "%d" r -> only worker r stops reading for 3 s (back-pressure) */
 	WORKER_STALL = 109,
+	/* "%auc" bytes -> "%uld %uld %uld" length, FNV-1a 64-bit hash of the
+	 * bytes, CLOCK_MONOTONIC ns when the request was received whole
+	 * (segmented multicast tests and `grove bench bcast`) */
+	WORKER_DIGEST = 110,
 };
 
 #endif

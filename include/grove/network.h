@@ -151,6 +151,19 @@ int grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 /* Send to every member of the stream. */
 int grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...);
 int grove_stream_send_packet(grove_stream *s, grove_packet *p);
+/* Segmented multicast: a packet sent on a stream whose frame is larger
+ * than the stream's segment size travels as segments that every CP
+ * forwards as they arrive (a pipeline through the tree); back-ends receive
+ * the packet whole, exactly as sent.  bytes: GROVE_SEGMENT_AUTO (the
+ * default: Grove picks the size for each message), GROVE_SEGMENT_WHOLE
+ * (never segment), or a size >= GROVE_SEGMENT_MIN.  Streams with a
+ * downstream filter always send whole packets (an explicit size is
+ * GROVE_EINVAL there).  See docs/segmented.md. */
+#define GROVE_SEGMENT_AUTO ((size_t)0)
+#define GROVE_SEGMENT_WHOLE SIZE_MAX
+#define GROVE_SEGMENT_MIN 256u
+int grove_stream_set_segment_size(grove_stream *s, size_t bytes);
+
 /* Wait until everything queued has been handed to the kernel. */
 int grove_net_flush(grove_net *net, int timeout_ms);
 

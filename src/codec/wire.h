@@ -66,6 +66,8 @@ enum wire_type {
 	WIRE_T_FILTER_ERROR = 34, /* child -> parent: a filter failed */
 	WIRE_T_TRACE_REQ = 40,    /* parent -> child: send your event space */
 	WIRE_T_TRACE_DATA = 41,   /* child -> parent: event space contents */
+	/* 50-59: segmented multicast (src/tbon/segment.h) */
+	WIRE_T_SEGMENT = 50,      /* parent -> child: a piece of a DATA frame */
 	WIRE_T_MAX_
 };
 

@@ -429,7 +429,7 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 
 /* ---- sending ------------------------------------------------------ */
 
-static int
+int
 fe_inject(grove_net *net, grove_packet *p)
 {
 	uint64_t t0 = grove_trace_begin();
@@ -452,7 +452,7 @@ grove_stream_send_packet(grove_stream *s, grove_packet *p)
 	    grove_packet_src(p));
 	if (rc != 0)
 		return rc;
-	rc = fe_inject(s->net, q);
+	rc = fe_stream_inject(s, q);
 	grove_packet_unref(q);
 	return rc;
 }
@@ -469,7 +469,7 @@ grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...)
 	va_end(ap);
 	if (rc != 0)
 		return rc;
-	rc = fe_inject(s->net, p);
+	rc = fe_stream_inject(s, p);
 	grove_packet_unref(p);
 	return rc;
 }

@@ -40,6 +40,12 @@
 /* TRACE_DATA, child -> FE: segment name, snapshot (trace_impl.h). */
 #define PROTO_TRACE_DATA "%s %auc"
 
+/* SEGMENT, parent -> child (header: stream, tag and source of the whole
+ * packet): message id (per FE, increasing), offset of these bytes in the
+ * whole DATA frame, the frame's total length (padding included), the bytes.
+ * See src/tbon/segment.h. */
+#define PROTO_SEGMENT "%ud %uld %uld %auc"
+
 /* Ranks that CPs and the FE put in packets they build: never a BE rank. */
 #define PROTO_NODE_RANK(node_id) (0x80000000u | (node_id))
 
