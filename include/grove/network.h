@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grove/cluster.h"
 #include "grove/error.h"
 #include "grove/packet.h"
 
@@ -52,6 +53,11 @@ typedef struct grove_net_opts {
 	/* Heartbeat interval for CP links, ms (0: default 1000; a peer silent
 	 * for 5 intervals is declared lost). */
 	int heartbeat_ms;
+	/* Link emulation (docs/emulation.md): a cluster map, programmatic
+	 * (copied; wins) or a file; NULL for both: the file named by
+	 * $GROVE_CLUSTER_MAP, else no emulation. */
+	const struct grove_cluster_map *clusters;
+	const char *cluster_map_file;
 } grove_net_opts;
 
 void grove_net_opts_init(grove_net_opts *o);

@@ -29,6 +29,8 @@ boot_fini(boot *b)
 	b->be_argc = 0;
 	free(b->topology);
 	b->topology = NULL;
+	free(b->clusters);
+	b->clusters = NULL;
 }
 
 int
@@ -53,6 +55,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 		fprintf(f, "be-arg %s\n", b->be_argv[i]);
 	if (with_topology && b->topology)
 		fprintf(f, "topology %zu\n%s", strlen(b->topology), b->topology);
+	if (b->clusters)
+		fprintf(f, "clusters %zu\n%s", strlen(b->clusters), b->clusters);
 	fprintf(f, "end\n");
 	if (fclose(f) != 0) {
 		free(buf);
@@ -146,19 +150,21 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 				rc = GROVE_ERANGE;
 			else if (!(b->be_argv[b->be_argc++] = strdup(val)))
 				rc = GROVE_ENOMEM;
-		} else if (!strcmp(line, "topology")) {
+		} else if (!strcmp(line, "topology") || !strcmp(line, "clusters")) {
+			char **dst = line[0] == 't' ? &b->topology : &b->clusters;
 			char *e = NULL;
 			unsigned long tl = strtoul(val, &e, 10);
 			if (!*val || *e || tl > (size_t)(end - p)) {
-				snprintf(err, errlen, "bootstrap line %d: topology "
-				    "block length %s exceeds the data", lineno, val);
+				snprintf(err, errlen, "bootstrap line %d: %s "
+				    "block length %s exceeds the data", lineno, line,
+				    val);
 				return GROVE_EPROTO;
 			}
-			free(b->topology);
-			if (!(b->topology = malloc(tl + 1)))
+			free(*dst);
+			if (!(*dst = malloc(tl + 1)))
 				return GROVE_ENOMEM;
-			memcpy(b->topology, p, tl);
-			b->topology[tl] = 0;
+			memcpy(*dst, p, tl);
+			(*dst)[tl] = 0;
 			p += tl;
 		} else if (!strcmp(line, "end")) {
 			saw_end = 1;

@@ -3,7 +3,8 @@
  * It travels on the child's standard input (a pipe, or ssh's stdin for
  * remote hosts), so the network secret never appears on a command line or
  * in the environment.  Text, one "key value" per line; the topology is a
- * byte-counted block in MRNet format; the parent closes the pipe after it.
+ * byte-counted block in MRNet format, and so is the cluster map of the link
+ * emulator when there is one; the parent closes the pipe after it.
  */
 #ifndef GROVE_BOOT_H
 #define GROVE_BOOT_H
@@ -33,6 +34,8 @@ typedef struct boot {
 	int be_argc;
 	char *be_argv[BOOT_MAX_ARGS]; /* malloc'd */
 	char *topology;         /* MRNet text, malloc'd; NULL for BEs */
+	char *clusters;         /* cluster map text (link emulation) for
+	                           every child, malloc'd; NULL: none */
 	int log_level;
 } boot;
 

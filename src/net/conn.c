@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "grove/error.h"
 #include "net/auth.h"
+#include "net/emu.h"
 #include "net/sockio.h"
 
 #define MAX_IOV 512
@@ -199,11 +200,10 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	grove_trace_record(&c->tc_read, GROVE_OP_READ, (int32_t)nread, t0, t0);
 }
 
-int
-conn_send(conn *c, grove_packet *p)
+/* Append to the write queue, taking over the caller's reference. */
+static int
+wq_push(conn *c, grove_packet *p)
 {
-	if (c->closing)
-		return GROVE_ECLOSED;
 	if (c->wq_n == c->wq_cap) {
 		size_t nc = c->wq_cap ? c->wq_cap * 2 : 64;
 		grove_packet **nw = realloc(c->wq, nc * sizeof *nw);
@@ -212,15 +212,142 @@ conn_send(conn *c, grove_packet *p)
 		c->wq = nw;
 		c->wq_cap = nc;
 	}
-	c->wq[c->wq_n++] = grove_packet_ref(p);
+	c->wq[c->wq_n++] = p;
 	c->wq_bytes += grove_packet_size(p);
 	return 0;
+}
+
+static int emu_hold(conn *c, grove_packet *p);
+
+int
+conn_send(conn *c, grove_packet *p)
+{
+	if (c->closing)
+		return GROVE_ECLOSED;
+	if (c->emu)
+		return emu_hold(c, p);
+	int rc = wq_push(c, grove_packet_ref(p));
+	if (rc != 0)
+		grove_packet_unref(p);
+	return rc;
 }
 
 size_t
 conn_queued(const conn *c)
 {
-	return c->wq_bytes + c->inflight_bytes;
+	return c->wq_bytes + c->inflight_bytes + c->held_bytes;
+}
+
+/* ---- link emulation ------------------------------------------------- */
+
+struct conn_emu {
+	uv_timer_t timer;  /* fires at the head's due time */
+	conn *c;
+	emu_line line;
+	emu_queue q;
+};
+
+static void emu_on_timer(uv_timer_t *t);
+
+/* libuv timers count whole milliseconds of the loop's clock, which is
+ * uv_hrtime() cut down to milliseconds: waiting until the loop's clock
+ * reads ceil(due) never releases a frame early, and at most about a
+ * millisecond late. */
+static void
+emu_arm(struct conn_emu *e)
+{
+	uv_loop_t *loop = e->timer.loop;
+	uint64_t due = emu_queue_next_due(&e->q);
+	if (due == UINT64_MAX)
+		return;
+	uint64_t due_ms = (due + 999999u) / 1000000u;
+	uv_update_time(loop);
+	uint64_t now_ms = uv_now(loop);
+	uv_timer_start(&e->timer, emu_on_timer, due_ms > now_ms ?
+	    due_ms - now_ms : 0, 0);
+}
+
+static int
+emu_hold(conn *c, grove_packet *p)
+{
+	struct conn_emu *e = c->emu;
+	uint64_t due = emu_schedule(&e->line, uv_hrtime(), grove_packet_size(p));
+	int was_empty = e->q.n == 0;
+	int rc = emu_queue_push(&e->q, grove_packet_ref(p), due);
+	if (rc != 0) {
+		grove_packet_unref(p);
+		return rc;
+	}
+	c->held_bytes = e->q.bytes;
+	/* Due times never decrease: only a new head needs the timer. */
+	if (was_empty)
+		emu_arm(e);
+	return 0;
+}
+
+static void
+emu_on_timer(uv_timer_t *t)
+{
+	struct conn_emu *e = t->data;
+	conn *c = e->c;
+	uint64_t now = uv_hrtime();
+	grove_packet *p;
+	while ((p = emu_queue_pop_due(&e->q, now))) {
+		if (wq_push(c, p) != 0) {
+			grove_packet_unref(p);
+			c->held_bytes = e->q.bytes;
+			conn_close(c, GROVE_ENOMEM, "out of memory");
+			return;
+		}
+	}
+	c->held_bytes = e->q.bytes;
+	conn_flush(c);
+	if (c->closing)
+		return;
+	emu_arm(e);
+	/* Producers stopped by held bytes resume here: a frame written at
+	 * once never reaches on_write. */
+	if (conn_queued(c) < CONN_LWM && c->ops->on_drain)
+		c->ops->on_drain(c);
+}
+
+static void
+emu_on_closed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+int
+conn_emulate(conn *c, const grove_link_params *p)
+{
+	if (c->emu)
+		return GROVE_EINVAL;
+	emu_line line;
+	int rc = emu_line_init(&line, p);
+	if (rc != 0 || emu_params_off(p))
+		return rc;
+	struct conn_emu *e = calloc(1, sizeof *e);
+	if (!e)
+		return GROVE_ENOMEM;
+	if (uv_timer_init(c->h.handle.loop, &e->timer) != 0) {
+		free(e);
+		return GROVE_ESYS;
+	}
+	e->timer.data = e;
+	e->c = c;
+	e->line = line;
+	c->emu = e;
+	return 0;
+}
+
+int
+conn_emulate_map(conn *c, const grove_cluster_map *m, uint32_t from,
+    uint32_t to)
+{
+	grove_link_params lp;
+	if (!m || grove_cluster_map_link(m, from, to, &lp) == GROVE_LINK_NONE)
+		return 0;
+	return conn_emulate(c, &lp);
 }
 
 static void
@@ -347,6 +474,12 @@ conn_close(conn *c, int err, const char *why)
 		grove_packet_unref(c->wq[i]);
 	c->wq_n = 0;
 	c->wq_bytes = 0;
+	if (c->emu) {
+		emu_queue_fini(&c->emu->q);
+		c->held_bytes = 0;
+		uv_close((uv_handle_t *)&c->emu->timer, emu_on_closed);
+		c->emu = NULL;
+	}
 	/* Pending uv_writes complete with UV_ECANCELED and free themselves. */
 	uv_close(&c->h.handle, on_closed);
 	c->ops->on_close(c, err, why);

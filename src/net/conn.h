@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "core/buf.h"
+#include "grove/cluster.h"
 #include "grove/packet.h"
 #include "grove/trace.h"
 #include "net/rxbuf.h"
@@ -63,6 +64,10 @@ struct conn {
 	int in_write;
 	int dirty;            /* on the owner's flush list */
 	conn *next_dirty;
+	/* Link emulation (NULL: off, the only cost is one branch per send):
+	 * frames wait here for their due time before they are queued. */
+	struct conn_emu *emu;
+	size_t held_bytes;    /* held by the emulator, counted as queued */
 
 	/* Clock reads are the cost of a tuple: a caller that has just read
 	 * the clock passes it as the start of the next flush (t_flush_start),
@@ -95,6 +100,16 @@ int conn_send(conn *c, grove_packet *p);
 /* Write everything queued now (one writev).  */
 int conn_flush(conn *c);
 size_t conn_queued(const conn *c);
+
+/* Emulate a slower link on this conn's sending side (see net/emu.h):
+ * every frame sent from now on waits for latency + size/bandwidth behind
+ * the frames before it.  Parameters that change nothing leave the conn
+ * as it is.  GROVE_EINVAL for bad parameters or a second call. */
+int conn_emulate(conn *c, const grove_link_params *p);
+/* The same for the link from node `from` (this process) to node `to`
+ * as a cluster map says (m may be NULL: nothing to do). */
+int conn_emulate_map(conn *c, const grove_cluster_map *m, uint32_t from,
+    uint32_t to);
 static inline int
 conn_over_limit(const conn *c)
 {

@@ -15,6 +15,7 @@
 #include "net/auth.h"
 #include "net/boot.h"
 #include "net/conn.h"
+#include "net/emu_setup.h"
 #include "net/sockio.h"
 #include "tbon/pktq.h"
 #include "tbon/segment.h"
@@ -215,6 +216,9 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		    secret,
 		    b.timeout_ms);
 	}
+	if (rc == 0)
+		rc = emu_setup_conn(be->parent, b.clusters, 0, be->node,
+		    b.parent_node, be->err, sizeof be->err);
 	boot_fini(&b);
 	*out = be;
 	if (rc != 0)
@@ -241,7 +245,11 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	*out = be;
 	char netid[17];
 	auth_network_id(secret, netid);
-	return be_connect(be, host, port, NULL, parent, netid, secret, 30000);
+	int rc = be_connect(be, host, port, NULL, parent, netid, secret, 30000);
+	if (rc == 0)
+		rc = emu_setup_conn(be->parent, NULL, 1, node, parent, be->err,
+		    sizeof be->err);
+	return rc;
 }
 
 int

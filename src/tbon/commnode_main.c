@@ -293,6 +293,14 @@ run(commnode *cn)
 		close(fd);
 		return 1;
 	}
+	if (b->clusters && (rc = grove_cluster_map_parse_string(b->clusters,
+	    &n->clusters, err, sizeof err)) != 0) {
+		fprintf(stderr, "grove-commnode: node %u: cluster map: %s\n",
+		    b->node, err);
+		close(fd);
+		node_fini(n);
+		return 2;
+	}
 	n->attach = b->attach;
 	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms : 1000;
 	n->timeout_ms = b->timeout_ms;
@@ -308,6 +316,9 @@ run(commnode *cn)
 	snprintf(sw, sizeof sw, "link:%u->%d", n->id, me->parent);
 	snprintf(rw, sizeof rw, "link:%d->%u", me->parent, n->id);
 	conn_trace_register(n->parent, sw, rw);
+	if (conn_emulate_map(n->parent, n->clusters, n->id,
+	    (uint32_t)me->parent) != 0)
+		log_warn("cannot emulate the link to the parent");
 	uv_signal_init(&n->loop, &cn->sigchld);
 	cn->sigchld.data = cn;
 	uv_signal_start(&cn->sigchld, on_sigchld, SIGCHLD);

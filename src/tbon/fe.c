@@ -421,6 +421,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		fe_set_error(net, "cannot serialise the topology");
 		return rc;
 	}
+	if ((rc = fe_load_clusters(net, o)) != 0)
+		return rc;
 	node_start_tick(n);
 	if ((rc = node_launch_children(n, b, err, sizeof err)) != 0) {
 		fe_set_error(net, "network startup failed: %s", err);

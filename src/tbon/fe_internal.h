@@ -63,6 +63,9 @@ int fe_inject(grove_net *net, grove_packet *p);
  * (fe_segment.c). */
 int fe_stream_inject(grove_stream *s, grove_packet *p);
 int fe_write_connect_file(grove_net *net);
+/* The link emulator's cluster map (fe_clusters.c): into the node and the
+ * children's bootstrap; 0 when there is none. */
+int fe_load_clusters(grove_net *net, const grove_net_opts *o);
 void fe_set_error(grove_net *net, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

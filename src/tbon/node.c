@@ -241,6 +241,9 @@ pending_on_packet(conn *c, grove_packet *p)
 	snprintf(sw, sizeof sw, "link:%u->%u", n->id, node_id);
 	snprintf(rw, sizeof rw, "link:%u->%u", node_id, n->id);
 	conn_trace_register(c, sw, rw);
+	if (conn_emulate_map(c, n->clusters, n->id, node_id) != 0)
+		log_warn("node %u: cannot emulate the link to node %u", n->id,
+		    node_id);
 	grove_trace_record(&n->tc_connect, GROVE_OP_CONNECT, (int32_t)node_id, t0,
 	    grove_trace_begin());
 	log_debug("child node %u (%s) authenticated", node_id,
@@ -661,21 +664,32 @@ node_start_tick(node *n)
 
 void node_streams_free(node *n);
 
+static int
+is_conn(uv_handle_t *h, void *n)
+{
+	return (h->type == UV_TCP || h->type == UV_NAMED_PIPE) && h->data &&
+	    h->data != n;
+}
+
+/* Connections first: each closes the handles it owns (a link emulator's
+ * timer), which the second pass must not close again. */
+static void
+walk_close_conns(uv_handle_t *h, void *arg)
+{
+	if (!uv_is_closing(h) && is_conn(h, arg)) {
+		conn *c = h->data;
+		if (!c->closing) {
+			c->ops = &pending_ops; /* no owner callbacks */
+			conn_close(c, GROVE_ECLOSED, "node shut down");
+		}
+	}
+}
+
 static void
 walk_close(uv_handle_t *h, void *arg)
 {
-	if (!uv_is_closing(h)) {
-		if ((h->type == UV_TCP || h->type == UV_NAMED_PIPE) && h->data &&
-		    h->data != arg) {
-			conn *c = h->data;
-			if (!c->closing) {
-				c->ops = &pending_ops; /* no owner callbacks */
-				conn_close(c, GROVE_ECLOSED, "node shut down");
-			}
-			return;
-		}
+	if (!uv_is_closing(h) && !is_conn(h, arg))
 		uv_close(h, NULL);
-	}
 }
 
 void
@@ -690,6 +704,7 @@ node_fini(node *n)
 		n->children[i].c = NULL;
 	n->n_pending = 0;
 	n->dirty = NULL;
+	uv_walk(&n->loop, walk_close_conns, n);
 	uv_walk(&n->loop, walk_close, n);
 	uv_run(&n->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&n->loop);
@@ -697,6 +712,7 @@ node_fini(node *n)
 	flt_out_fini(&n->fout);
 	flt_registry_destroy(n->filters);
 	grove_topo_destroy(n->topo);
+	grove_cluster_map_destroy(n->clusters);
 	free(n->children);
 	free(n->pending);
 	free(n->pending_nonce);

@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include "filter/filter_impl.h"
+#include "grove/cluster.h"
 #include "grove/topology.h"
 #include "grove/trace.h"
 #include "net/auth.h"
@@ -151,6 +152,8 @@ struct node {
 	int shutting_down;
 	grove_trace_collector tc_connect, tc_stream_new;
 	grove_filter_place place;
+	/* Link emulation of this node's own outgoing links (NULL: none). */
+	grove_cluster_map *clusters;
 };
 
 /* Set up a node (loop, listener, filter registry).  topo is taken over. */
