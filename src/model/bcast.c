@@ -1,0 +1,390 @@
+/* Broadcast plans: what each scheme's completion time is for a given
+ * choice of segments and trees, and the search for the best choice.
+ *
+ *   optimized          T = (k-1) gamma + lambda_w + lambda_l, the
+ *                      two-layer pipelined broadcast of section 3.2
+ *   sequential         T = T_w + T_l, each layer segmented and optimized
+ *                      on its own (section 3.2, first formula)
+ *   original           whole message; the root sends it to the other
+ *                      coordinators one after another with blocking
+ *                      sends, each taking max(s_w, g_w)(M); every
+ *                      coordinator then runs a binomial LAN tree
+ *   whole-nonblocking  the same, but the root's sends do not block: each
+ *                      takes s_w(M) = max(g_l, os_w)(M)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model_impl.h"
+
+static double
+max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+struct ctx {
+	const grove_logp_params *p;
+	grove_logp_system sys;
+	uint64_t n; /* elements */
+	uint32_t elem;
+};
+
+/* The links of both layers at segment size m (a layer with one process
+ * needs none). */
+static void
+links_at(const struct ctx *c, double m, grove_logp_link *w,
+    grove_logp_link *l)
+{
+	memset(w, 0, sizeof *w);
+	memset(l, 0, sizeof *l);
+	/* Classes were checked by check_system(): these cannot fail. */
+	if (c->sys.clusters > 1)
+		(void)grove_logp_link_wide(c->p, c->sys.local, c->sys.wide, m,
+		    w);
+	if (c->sys.per_cluster > 1)
+		(void)grove_logp_link_single(c->p, c->sys.local, m, l);
+}
+
+static void
+layer_tree(grove_logp_layer *ly, const grove_logp_link *link, uint32_t P,
+    uint32_t d, const struct logp_seg *seg)
+{
+	memset(ly, 0, sizeof *ly);
+	ly->P = P;
+	ly->k = seg->k;
+	ly->m = seg->m;
+	if (P <= 1)
+		return;
+	ly->d = d;
+	ly->h = grove_logp_min_height(P, d);
+	grove_logp_tree(link, ly->d, ly->h, &ly->gamma, &ly->lambda);
+}
+
+/* The pipelined two-layer plan for one cut and one pair of degrees. */
+static double
+pipelined(const struct ctx *c, const grove_logp_link *w,
+    const grove_logp_link *l, const struct logp_seg *seg, uint32_t d_w,
+    uint32_t d_l, grove_logp_plan *plan)
+{
+	plan->scheme = GROVE_LOGP_OPTIMIZED;
+	plan->k = seg->k;
+	plan->m = seg->m;
+	layer_tree(&plan->wan, w, c->sys.clusters, d_w, seg);
+	layer_tree(&plan->lan, l, c->sys.per_cluster, d_l, seg);
+	plan->gamma = grove_logp_pipelined_gamma(w, plan->wan.d, l,
+	    plan->lan.d);
+	plan->lambda = plan->wan.lambda + plan->lan.lambda;
+	plan->T = grove_logp_completion(seg->k, plan->gamma, plan->lambda);
+	return plan->T;
+}
+
+/* Best degrees of the pipelined broadcast for one cut. */
+static double
+pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
+    void *result)
+{
+	const struct ctx *c = arg;
+	uint32_t C = c->sys.clusters, Pl = c->sys.per_cluster;
+	uint32_t wlast = C - 1, llast = Pl - 1;
+	grove_logp_link w, l;
+	grove_logp_plan cand;
+	double best = 0;
+	int have = 0;
+	uint32_t d_w;
+
+	links_at(c, (double)seg->m, &w, &l);
+	d_w = C <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
+	    logp_first_degree(&w, wlast);
+	for (;;) {
+		uint32_t d_l, dl_last = llast;
+
+		if (Pl > 1 && C > 1 && how != GROVE_LOGP_EXHAUSTIVE) {
+			/* Only LAN trees that fit in the time the WAN
+			 * leaves over (gamma'). */
+			double gp = grove_logp_gamma_prime(&w, d_w, &l);
+			double q = l.s > 0 ? gp / l.s : (double)llast;
+
+			dl_last = q >= (double)llast ? llast :
+			    q < 1 ? 1 : (uint32_t)q;
+		}
+		d_l = Pl <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
+		    C > 1 ? 1 : logp_first_degree(&l, llast);
+		for (;;) {
+			double T = pipelined(c, &w, &l, seg, d_w, d_l, &cand);
+
+			if (!have || T < best) {
+				have = 1;
+				best = T;
+				memcpy(result, &cand, sizeof cand);
+			}
+			if (Pl <= 1)
+				break;
+			d_l = how == GROVE_LOGP_EXHAUSTIVE ?
+			    (d_l < dl_last ? d_l + 1 : 0) :
+			    logp_next_useful_degree(Pl, d_l, dl_last);
+			if (!d_l)
+				break;
+		}
+		if (C <= 1)
+			break;
+		d_w = how == GROVE_LOGP_EXHAUSTIVE ?
+		    (d_w < wlast ? d_w + 1 : 0) :
+		    logp_next_useful_degree(C, d_w, wlast);
+		if (!d_w)
+			break;
+	}
+	return best;
+}
+
+/* One layer of the sequential scheme, optimized alone. */
+struct single {
+	const struct ctx *c;
+	int wide; /* the WAN layer (else the LAN layer) */
+	uint32_t P;
+};
+
+static double
+single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
+    void *result)
+{
+	const struct single *sg = arg;
+	grove_logp_link w, l;
+	const grove_logp_link *link;
+	grove_logp_layer cand, *best = result;
+	uint32_t last = sg->P - 1, d;
+	int have = 0;
+
+	links_at(sg->c, (double)seg->m, &w, &l);
+	link = sg->wide ? &w : &l;
+	d = sg->P <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
+	    logp_first_degree(link, last);
+	for (;;) {
+		layer_tree(&cand, link, sg->P, d, seg);
+		if (!have || grove_logp_completion(cand.k, cand.gamma,
+		    cand.lambda) < grove_logp_completion(best->k, best->gamma,
+		    best->lambda)) {
+			have = 1;
+			*best = cand;
+		}
+		if (sg->P <= 1)
+			break;
+		d = how == GROVE_LOGP_EXHAUSTIVE ? (d < last ? d + 1 : 0) :
+		    logp_next_useful_degree(sg->P, d, last);
+		if (!d)
+			break;
+	}
+	return grove_logp_completion(best->k, best->gamma, best->lambda);
+}
+
+static void
+plan_sequential(const struct ctx *c, grove_logp_search how,
+    grove_logp_plan *plan)
+{
+	struct single sw = {c, 1, c->sys.clusters};
+	struct single sl = {c, 0, c->sys.per_cluster};
+	grove_logp_layer scratch;
+	struct logp_seg seg;
+	double Tw, Tl;
+
+	Tw = logp_search_segments(c->n, c->elem, how, single_best, &sw,
+	    sizeof scratch, &plan->wan, &scratch, &seg, &plan->evaluated);
+	Tl = logp_search_segments(c->n, c->elem, how, single_best, &sl,
+	    sizeof scratch, &plan->lan, &scratch, &seg, &plan->evaluated);
+	plan->T = Tw + Tl;
+	/* The top-level numbers are the first layer's that exists. */
+	{
+		const grove_logp_layer *first = c->sys.clusters > 1 ||
+		    c->sys.per_cluster <= 1 ? &plan->wan : &plan->lan;
+
+		plan->k = first->k;
+		plan->m = first->m;
+		plan->gamma = first->gamma;
+		plan->lambda = first->lambda;
+	}
+}
+
+/* The whole-message schemes: a flat WAN tree, then binomial LAN trees. */
+static void
+plan_whole(const struct ctx *c, int blocking, grove_logp_plan *plan)
+{
+	uint32_t C = c->sys.clusters, Pl = c->sys.per_cluster;
+	double M = (double)(c->n * c->elem), root_busy = 0, wan_done = 0;
+	struct logp_seg seg;
+	grove_logp_link w, l, wsend;
+
+	logp_seg_for_j(c->n, c->elem, c->n, &seg);
+	links_at(c, M, &w, &l);
+	plan->k = 1;
+	plan->m = seg.m;
+	memset(&plan->wan, 0, sizeof plan->wan);
+	memset(&plan->lan, 0, sizeof plan->lan);
+	plan->wan.P = C;
+	plan->lan.P = Pl;
+	plan->wan.k = plan->lan.k = 1;
+	plan->wan.m = plan->lan.m = seg.m;
+	if (C > 1) {
+		wsend = w;
+		/* A blocking send returns when the message has left over
+		 * the WAN link. */
+		if (blocking)
+			wsend.s = max2(w.s, w.g);
+		plan->wan.d = C - 1;
+		plan->wan.h = 1;
+		grove_logp_flat(&wsend, C, &plan->wan.gamma,
+		    &plan->wan.lambda);
+		root_busy = (double)(C - 1) * wsend.s;
+		/* The root starts its own cluster's tree after its last
+		 * WAN send; the last coordinator after its receive. */
+		wan_done = max2(root_busy, plan->wan.lambda);
+	}
+	if (Pl > 1) {
+		plan->lan.binomial = 1;
+		/* A binomial tree of Pl processes: ceil(log2 Pl) rounds,
+		 * the root sends that many times. */
+		while ((UINT64_C(1) << plan->lan.h) < Pl)
+			plan->lan.h++;
+		plan->lan.d = plan->lan.h;
+		grove_logp_tree(&l, plan->lan.d, plan->lan.h, &plan->lan.gamma,
+		    NULL);
+		plan->lan.lambda = grove_logp_binomial_lambda(&l, Pl);
+	}
+	plan->lambda = wan_done + plan->lan.lambda;
+	plan->gamma = max2(plan->wan.gamma, plan->lan.gamma);
+	plan->T = plan->lambda;
+}
+
+static int
+check_system(const grove_logp_params *p, const grove_logp_system *sys,
+    uint64_t size, uint32_t elem, char *err, size_t errlen)
+{
+	if (!p || !sys) {
+		logp_err(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	if (sys->clusters == 0 || sys->per_cluster == 0) {
+		logp_err(err, errlen, "impossible cluster map: %u cluster%s of "
+		    "%u process%s", sys->clusters,
+		    sys->clusters == 1 ? "" : "s", sys->per_cluster,
+		    sys->per_cluster == 1 ? "" : "es");
+		return GROVE_EINVAL;
+	}
+	if (elem == 0 || size % elem) {
+		logp_err(err, errlen, "message size %llu is not a multiple of "
+		    "the element size %u", (unsigned long long)size, elem);
+		return GROVE_EINVAL;
+	}
+	if ((unsigned)sys->local >= GROVE_LOGP_NCLASSES ||
+	    (unsigned)sys->wide >= GROVE_LOGP_NCLASSES) {
+		logp_err(err, errlen, "invalid link class");
+		return GROVE_EINVAL;
+	}
+	/* The local class carries LAN trees and the first hop of every WAN
+	 * send (s_w = max(g_l, os_w)). */
+	if ((sys->per_cluster > 1 || sys->clusters > 1) &&
+	    !grove_logp_params_has(p, sys->local)) {
+		logp_err(err, errlen, "the parameters have no '%s' link class",
+		    grove_logp_class_name(sys->local));
+		return GROVE_ENOENT;
+	}
+	if (sys->clusters > 1 && !grove_logp_params_has(p, sys->wide)) {
+		logp_err(err, errlen, "the parameters have no '%s' link class",
+		    grove_logp_class_name(sys->wide));
+		return GROVE_ENOENT;
+	}
+	return 0;
+}
+
+int
+grove_logp_bcast_plan(const grove_logp_params *p,
+    const grove_logp_system *sys, grove_logp_scheme scheme, uint64_t size,
+    uint32_t elem, grove_logp_search how, grove_logp_plan *out, char *err,
+    size_t errlen)
+{
+	struct ctx c;
+	grove_logp_plan scratch;
+	struct logp_seg seg;
+	int rc;
+
+	if (!out) {
+		logp_err(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	rc = check_system(p, sys, size, elem, err, errlen);
+	if (rc)
+		return rc;
+	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE) {
+		logp_err(err, errlen, "invalid search");
+		return GROVE_EINVAL;
+	}
+	c.p = p;
+	c.sys = *sys;
+	c.n = size / elem;
+	c.elem = elem;
+	memset(out, 0, sizeof *out);
+	switch (scheme) {
+	case GROVE_LOGP_OPTIMIZED:
+		logp_search_segments(c.n, elem, how, pipelined_best, &c,
+		    sizeof scratch, out, &scratch, &seg, &out->evaluated);
+		break;
+	case GROVE_LOGP_SEQUENTIAL:
+		plan_sequential(&c, how, out);
+		break;
+	case GROVE_LOGP_ORIGINAL:
+	case GROVE_LOGP_WHOLE_NONBLOCKING:
+		plan_whole(&c, scheme == GROVE_LOGP_ORIGINAL, out);
+		out->evaluated = 1;
+		break;
+	default:
+		logp_err(err, errlen, "invalid scheme");
+		return GROVE_EINVAL;
+	}
+	out->scheme = scheme;
+	out->size = size;
+	return 0;
+}
+
+int
+grove_logp_bcast_eval(const grove_logp_params *p,
+    const grove_logp_system *sys, uint64_t size, uint32_t elem, uint64_t k,
+    uint32_t d_w, uint32_t d_l, grove_logp_plan *out, char *err,
+    size_t errlen)
+{
+	struct ctx c;
+	struct logp_seg seg;
+	grove_logp_link w, l;
+	int rc;
+
+	if (!out) {
+		logp_err(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	rc = check_system(p, sys, size, elem, err, errlen);
+	if (rc)
+		return rc;
+	c.p = p;
+	c.sys = *sys;
+	c.n = size / elem;
+	c.elem = elem;
+	if (k == 0 || (c.n && k > c.n)) {
+		logp_err(err, errlen, "segment count %llu not in [1, %llu]",
+		    (unsigned long long)k,
+		    (unsigned long long)(c.n ? c.n : 1));
+		return GROVE_EINVAL;
+	}
+	if ((sys->clusters > 1 && (d_w == 0 || d_w >= sys->clusters)) ||
+	    (sys->per_cluster > 1 && (d_l == 0 ||
+	    d_l >= sys->per_cluster))) {
+		logp_err(err, errlen, "tree degree out of range (WAN [1, %u], "
+		    "LAN [1, %u])", sys->clusters - 1, sys->per_cluster - 1);
+		return GROVE_EINVAL;
+	}
+	logp_seg_for_k(c.n, elem, k, &seg);
+	links_at(&c, (double)seg.m, &w, &l);
+	memset(out, 0, sizeof *out);
+	pipelined(&c, &w, &l, &seg, sys->clusters > 1 ? d_w : 0,
+	    sys->per_cluster > 1 ? d_l : 0, out);
+	out->size = size;
+	out->evaluated = 1;
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* Internals of the P-LogP model module (src/model/). */
+#ifndef GROVE_MODEL_IMPL_H
+#define GROVE_MODEL_IMPL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grove/logp.h"
+
+struct logp_class_data {
+	int present;
+	double L;
+	size_t n;
+	grove_logp_sample s[GROVE_LOGP_MAX_SAMPLES];
+};
+
+struct grove_logp_params {
+	struct logp_class_data cls[GROVE_LOGP_NCLASSES];
+	char *note;
+};
+
+/* snprintf into err when err is not NULL. */
+void logp_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Checks one class's values against the rules of
+ * grove_logp_params_set_class; on a break writes the reason (naming the
+ * sample by its index + 1 as `what` says) and returns GROVE_EINVAL. */
+int logp_check_samples(double L, const grove_logp_sample *s, size_t n,
+    char *err, size_t errlen);
+
+/* One way to cut a message of n elements: k_eff segments of j elements
+ * (m = j * elem bytes), the last one holding the remainder. */
+struct logp_seg {
+	uint64_t j, k, m;
+};
+
+/* The cut for a requested segment count k in [1, n]: j = ceil(n/k),
+ * k_eff = ceil(n/j) <= k.  n = 0 gives one empty segment. */
+void logp_seg_for_k(uint64_t n, uint32_t elem, uint64_t k,
+    struct logp_seg *out);
+/* The cut with j elements per segment, 1 <= j <= n. */
+void logp_seg_for_j(uint64_t n, uint32_t elem, uint64_t j,
+    struct logp_seg *out);
+
+/* What a search evaluates: the best trees for one cut (searched as `how`
+ * says), written to *result; returns the completion time. */
+typedef double (*logp_tree_search_fn)(void *arg, const struct logp_seg *seg,
+    grove_logp_search how, void *result);
+
+/* Searches the cuts of n elements as `how` says, calling fn for each
+ * candidate; the best result (result_size bytes) goes to best and its cut
+ * to best_seg.  Returns the best completion time; *evaluated counts fn
+ * calls.  Needs scratch space of result_size bytes. */
+double logp_search_segments(uint64_t n, uint32_t elem,
+    grove_logp_search how, logp_tree_search_fn fn, void *arg,
+    size_t result_size, void *best, void *scratch,
+    struct logp_seg *best_seg, uint64_t *evaluated);
+
+/* The degrees worth trying for a tree over P processes: from `first` up
+ * to `last`, only those that lower the minimal height (for a fixed height
+ * the smallest degree is never worse).  Returns the next such degree after
+ * d, or 0 when there is none. */
+uint32_t logp_next_useful_degree(uint64_t P, uint32_t d, uint32_t last);
+
+/* The heuristic's first degree: g/s rounded down, within [1, last]. */
+uint32_t logp_first_degree(const grove_logp_link *l, uint32_t last);
+
+#endif

@@ -1,0 +1,456 @@
+/* Reading, writing and printing P-LogP parameter files.
+ *
+ *   grove-logp 1
+ *   class lan
+ *   L 15.2
+ *   # bytes  os   or   g
+ *   1        1.1  1.3  2.0
+ *
+ * One statement per line; '#' starts a comment.  The header comes first;
+ * then one section per link class ("class NAME" followed by exactly one
+ * "L" line and one or more sample lines, in any order).  Every error names
+ * the line it was found on.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_impl.h"
+
+#define LOGP_MAGIC "grove-logp"
+#define LOGP_VERSION 1
+/* A statement is short; longer lines are malformed, not data to keep. */
+#define LOGP_MAX_LINE 512
+/* Files bigger than this are not parameter files. */
+#define LOGP_MAX_FILE (1 << 20)
+
+struct section {
+	int cls;        /* -1 before the first "class" line */
+	unsigned line;  /* where it started */
+	int have_L;
+	double L;
+	size_t n;
+	grove_logp_sample s[GROVE_LOGP_MAX_SAMPLES];
+};
+
+/* Splits a line into at most `max` whitespace-separated tokens; returns
+ * how many there were (max + 1 means too many). */
+static int
+tokenize(char *line, char **tok, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (!*p)
+			return n;
+		if (n == max)
+			return max + 1;
+		tok[n++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+static int
+parse_time(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && !*end && !errno && isfinite(*out) && *out >= 0 ?
+	    0 : -1;
+}
+
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end || errno)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Ends the current section: it needs its L and at least one sample. */
+static int
+finish_section(grove_logp_params *p, struct section *sec, char *err,
+    size_t errlen)
+{
+	const char *name;
+
+	if (sec->cls < 0)
+		return 0;
+	name = grove_logp_class_name((grove_logp_class)sec->cls);
+	if (!sec->have_L) {
+		logp_err(err, errlen, "line %u: class '%s' has no 'L' line",
+		    sec->line, name);
+		return GROVE_EINVAL;
+	}
+	if (sec->n == 0) {
+		logp_err(err, errlen, "line %u: class '%s' has no samples",
+		    sec->line, name);
+		return GROVE_EINVAL;
+	}
+	/* Every rule was checked line by line; this cannot fail. */
+	return grove_logp_params_set_class(p, (grove_logp_class)sec->cls,
+	    sec->L, sec->s, sec->n, err, errlen);
+}
+
+static int
+parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
+    char *err, size_t errlen)
+{
+	grove_logp_sample smp;
+	uint64_t sz;
+
+	if (sec->cls < 0) {
+		logp_err(err, errlen, "line %u: sample before any 'class' line",
+		    line);
+		return GROVE_EINVAL;
+	}
+	if (ntok != 4) {
+		logp_err(err, errlen, "line %u: a sample is 'SIZE OS OR G' "
+		    "(4 numbers), found %d field%s", line,
+		    ntok > 4 ? 5 : ntok, ntok == 1 ? "" : "s");
+		return GROVE_EINVAL;
+	}
+	if (parse_size(tok[0], &sz) || sz == 0 || (sz & (sz - 1)) ||
+	    sz > (UINT64_C(1) << (GROVE_LOGP_MAX_SAMPLES - 1))) {
+		logp_err(err, errlen, "line %u: size '%.40s' is not a power of "
+		    "two in [1, 2^%d]", line, tok[0],
+		    GROVE_LOGP_MAX_SAMPLES - 1);
+		return GROVE_EINVAL;
+	}
+	if (sec->n > 0 && sz <= sec->s[sec->n - 1].size) {
+		logp_err(err, errlen, "line %u: size %llu after %llu: sizes "
+		    "must increase", line, (unsigned long long)sz,
+		    (unsigned long long)sec->s[sec->n - 1].size);
+		return GROVE_EINVAL;
+	}
+	if (sec->n == GROVE_LOGP_MAX_SAMPLES) {
+		logp_err(err, errlen, "line %u: more than %d samples in "
+		    "one class", line, GROVE_LOGP_MAX_SAMPLES);
+		return GROVE_EINVAL;
+	}
+	smp.size = sz;
+	if (parse_time(tok[1], &smp.os) || parse_time(tok[2], &smp.or_) ||
+	    parse_time(tok[3], &smp.g)) {
+		logp_err(err, errlen, "line %u: os, or and g must be finite "
+		    "numbers >= 0 (microseconds)", line);
+		return GROVE_EINVAL;
+	}
+	sec->s[sec->n++] = smp;
+	return 0;
+}
+
+static int
+parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
+    char **tok, int ntok, unsigned line, char *err, size_t errlen)
+{
+	grove_logp_class c;
+	int rc;
+
+	if (!*have_header) {
+		if (ntok != 2 || strcmp(tok[0], LOGP_MAGIC)) {
+			logp_err(err, errlen, "line %u: expected the header "
+			    "'" LOGP_MAGIC " %d'", line, LOGP_VERSION);
+			return GROVE_EINVAL;
+		}
+		if (strcmp(tok[1], "1")) {
+			logp_err(err, errlen, "line %u: unsupported format "
+			    "version '%.20s' (this reads %d)", line, tok[1],
+			    LOGP_VERSION);
+			return GROVE_EINVAL;
+		}
+		*have_header = 1;
+		return 0;
+	}
+	if (!strcmp(tok[0], "class")) {
+		if (ntok != 2 || grove_logp_class_parse(tok[1], &c)) {
+			logp_err(err, errlen, "line %u: expected 'class host', "
+			    "'class lan' or 'class wan'", line);
+			return GROVE_EINVAL;
+		}
+		rc = finish_section(p, sec, err, errlen);
+		if (rc)
+			return rc;
+		if (grove_logp_params_has(p, c)) {
+			logp_err(err, errlen, "line %u: class '%s' appears "
+			    "twice", line, tok[1]);
+			return GROVE_EINVAL;
+		}
+		memset(sec, 0, sizeof *sec);
+		sec->cls = (int)c;
+		sec->line = line;
+		return 0;
+	}
+	if (!strcmp(tok[0], "L")) {
+		if (sec->cls < 0) {
+			logp_err(err, errlen, "line %u: 'L' before any 'class' "
+			    "line", line);
+			return GROVE_EINVAL;
+		}
+		if (sec->have_L) {
+			logp_err(err, errlen, "line %u: second 'L' in class "
+			    "'%s'", line,
+			    grove_logp_class_name((grove_logp_class)sec->cls));
+			return GROVE_EINVAL;
+		}
+		if (ntok != 2 || parse_time(tok[1], &sec->L)) {
+			logp_err(err, errlen, "line %u: expected 'L "
+			    "MICROSECONDS' (a finite number >= 0)", line);
+			return GROVE_EINVAL;
+		}
+		sec->have_L = 1;
+		return 0;
+	}
+	if (tok[0][0] >= '0' && tok[0][0] <= '9')
+		return parse_sample(sec, tok, ntok, line, err, errlen);
+	logp_err(err, errlen, "line %u: unknown statement '%.40s' (expected "
+	    "'class', 'L' or a sample)", line, tok[0]);
+	return GROVE_EINVAL;
+}
+
+int
+grove_logp_params_parse_string(const char *text, grove_logp_params **out,
+    char *err, size_t errlen)
+{
+	grove_logp_params *p = NULL;
+	struct section *sec;
+	char buf[LOGP_MAX_LINE + 1];
+	char *tok[5];
+	int have_header = 0, rc;
+	unsigned line = 0;
+	const char *s = text;
+
+	if (!text || !out) {
+		logp_err(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	*out = NULL;
+	sec = calloc(1, sizeof *sec);
+	rc = grove_logp_params_create(&p);
+	if (!sec || rc) {
+		free(sec);
+		grove_logp_params_destroy(p);
+		logp_err(err, errlen, "out of memory");
+		return GROVE_ENOMEM;
+	}
+	sec->cls = -1;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char *hash;
+		int ntok;
+
+		line++;
+		if (len > LOGP_MAX_LINE) {
+			logp_err(err, errlen, "line %u: longer than %d "
+			    "characters", line, LOGP_MAX_LINE);
+			rc = GROVE_EINVAL;
+			goto out;
+		}
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		s += len + (nl != NULL);
+		hash = strchr(buf, '#');
+		if (hash)
+			*hash = '\0';
+		ntok = tokenize(buf, tok, 4);
+		if (ntok == 0)
+			continue;
+		rc = parse_statement(p, sec, &have_header, tok, ntok, line,
+		    err, errlen);
+		if (rc)
+			goto out;
+	}
+	if (!have_header) {
+		logp_err(err, errlen, "line %u: no header (expected '"
+		    LOGP_MAGIC " %d')", line ? line : 1, LOGP_VERSION);
+		rc = GROVE_EINVAL;
+		goto out;
+	}
+	rc = finish_section(p, sec, err, errlen);
+	if (rc)
+		goto out;
+	if (!p->cls[0].present && !p->cls[1].present && !p->cls[2].present) {
+		logp_err(err, errlen, "line %u: no 'class' section", line);
+		rc = GROVE_EINVAL;
+		goto out;
+	}
+out:
+	free(sec);
+	if (rc) {
+		grove_logp_params_destroy(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int
+grove_logp_params_load(const char *path, grove_logp_params **out, char *err,
+    size_t errlen)
+{
+	FILE *f;
+	char *text;
+	size_t n;
+	int rc;
+
+	if (!path || !out) {
+		logp_err(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+
+		logp_err(err, errlen, "cannot open: %s", strerror(e));
+		return e == ENOENT ? GROVE_ENOENT : GROVE_ESYS;
+	}
+	text = malloc(LOGP_MAX_FILE + 1);
+	if (!text) {
+		fclose(f);
+		logp_err(err, errlen, "out of memory");
+		return GROVE_ENOMEM;
+	}
+	n = fread(text, 1, LOGP_MAX_FILE + 1, f);
+	if (ferror(f)) {
+		logp_err(err, errlen, "read failed: %s", strerror(errno));
+		rc = GROVE_ESYS;
+	} else if (n > LOGP_MAX_FILE) {
+		logp_err(err, errlen, "larger than %d bytes: not a parameter "
+		    "file", LOGP_MAX_FILE);
+		rc = GROVE_EINVAL;
+	} else if (memchr(text, '\0', n)) {
+		logp_err(err, errlen, "contains a NUL byte: not a parameter "
+		    "file");
+		rc = GROVE_EINVAL;
+	} else {
+		text[n] = '\0';
+		rc = grove_logp_params_parse_string(text, out, err, errlen);
+	}
+	fclose(f);
+	free(text);
+	return rc;
+}
+
+/* The shortest %g form that reads back as the same double. */
+static void
+put_num(FILE *f, double v)
+{
+	char buf[40];
+
+	for (int prec = 6; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
+}
+
+int
+grove_logp_params_write(const grove_logp_params *p, FILE *f)
+{
+	if (!p || !f)
+		return GROVE_EINVAL;
+	fprintf(f, LOGP_MAGIC " %d\n", LOGP_VERSION);
+	if (p->note) {
+		const char *s = p->note;
+
+		while (*s) {
+			size_t len = strcspn(s, "\n");
+
+			fprintf(f, "# %.*s\n", (int)len, s);
+			s += len + (s[len] == '\n');
+		}
+	}
+	fprintf(f, "# sizes in bytes, times in microseconds\n");
+	for (unsigned c = 0; c < GROVE_LOGP_NCLASSES; c++) {
+		const struct logp_class_data *cd = &p->cls[c];
+
+		if (!cd->present)
+			continue;
+		fprintf(f, "\nclass %s\nL ", grove_logp_class_name(c));
+		put_num(f, cd->L);
+		fprintf(f, "\n# bytes os or g\n");
+		for (size_t i = 0; i < cd->n; i++) {
+			fprintf(f, "%llu ", (unsigned long long)cd->s[i].size);
+			put_num(f, cd->s[i].os);
+			fputc(' ', f);
+			put_num(f, cd->s[i].or_);
+			fputc(' ', f);
+			put_num(f, cd->s[i].g);
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? GROVE_ESYS : 0;
+}
+
+int
+grove_logp_params_save(const grove_logp_params *p, const char *path,
+    char *err, size_t errlen)
+{
+	FILE *f;
+	int rc;
+
+	if (!p || !path) {
+		logp_err(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		logp_err(err, errlen, "cannot create: %s", strerror(errno));
+		return GROVE_ESYS;
+	}
+	rc = grove_logp_params_write(p, f);
+	if (fclose(f) && !rc)
+		rc = GROVE_ESYS;
+	if (rc)
+		logp_err(err, errlen, "write failed: %s", strerror(errno));
+	return rc;
+}
+
+int
+grove_logp_params_print_table(const grove_logp_params *p, FILE *f)
+{
+	if (!p || !f)
+		return GROVE_EINVAL;
+	for (unsigned c = 0; c < GROVE_LOGP_NCLASSES; c++) {
+		const struct logp_class_data *cd = &p->cls[c];
+
+		if (!cd->present)
+			continue;
+		fprintf(f, "class %s: L = %.3f us\n", grove_logp_class_name(c),
+		    cd->L);
+		fprintf(f, "  %12s %12s %12s %12s %12s %10s\n", "bytes",
+		    "os(us)", "or(us)", "g(us)", "r=L+g(us)", "MB/s");
+		for (size_t i = 0; i < cd->n; i++) {
+			const grove_logp_sample *s = &cd->s[i];
+
+			/* bytes per microsecond = 10^6 bytes per second */
+			fprintf(f, "  %12llu %12.3f %12.3f %12.3f %12.3f ",
+			    (unsigned long long)s->size, s->os, s->or_, s->g,
+			    cd->L + s->g);
+			if (s->g > 0)
+				fprintf(f, "%10.2f\n", (double)s->size / s->g);
+			else
+				fprintf(f, "%10s\n", "-");
+		}
+	}
+	return ferror(f) ? GROVE_ESYS : 0;
+}
