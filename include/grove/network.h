@@ -173,6 +173,13 @@ int grove_stream_set_segment_size(grove_stream *s, size_t bytes);
 /* Wait until everything queued has been handed to the kernel. */
 int grove_net_flush(grove_net *net, int timeout_ms);
 
+/* Blocking-send semantics: wait until everything sent so far has left the
+ * front-end, i.e. is in the kernel, or on an emulated link (a cluster map)
+ * has been sent by the emulated line, whose latency may still be running.
+ * A send followed by this call behaves like a blocking MPI_Send of a
+ * large message.  timeout_ms < 0: forever. */
+int grove_net_wait_sent(grove_net *net, int timeout_ms);
+
 /* Receive from one stream.  timeout_ms: 0 non-blocking (GROVE_EAGAIN),
  * < 0 forever, else GROVE_ETIMEDOUT after that long.  *p gets a reference
  * the caller must unref.  tag may be NULL. */
