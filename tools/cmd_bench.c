@@ -5,6 +5,8 @@
  *                       followed by a sum reduction, reduction throughput
  *   grove bench trace   the cost of tracing: the record fast path, and the
  *                       micro-benchmark with tracing on and off
+ *   grove bench bcast   the P-LogP paper's broadcast experiment
+ *                       (tools/bench_bcast.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_bcast.h"
 #include "grove/grove.h"
 #include "toolutil.h"
 #include "treecost.h"
@@ -310,6 +313,8 @@ bench_usage(FILE *f)
 	    "[--json]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
+	    "       grove bench bcast [--clusters C] [--per-cluster P] "
+	    "[--sizes LIST] ... (--help)\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -593,6 +598,8 @@ cmd_bench(int argc, char **argv)
 		return bench_micro(argc, argv);
 	if (!strcmp(argv[1], "trace"))
 		return bench_trace(argc, argv);
+	if (!strcmp(argv[1], "bcast"))
+		return bench_bcast(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }
