@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "codec/wire.h"
 #include "core/log.h"
@@ -241,30 +244,45 @@ conn_queued(const conn *c)
 /* ---- link emulation ------------------------------------------------- */
 
 struct conn_emu {
-	uv_timer_t timer;  /* fires at the head's due time */
+	/* A timerfd watched by the loop: libuv's own timers count whole
+	 * milliseconds, which would make every frame up to a millisecond
+	 * late (5% of a 20 ms link); a timerfd wakes the loop within the
+	 * kernel's timer slack of the due time (tens of microseconds). */
+	uv_poll_t poll;
+	int tfd;
+	int armed;         /* tfd set for the head's due time */
 	conn *c;
 	emu_line line;
 	emu_queue q;
 };
 
-static void emu_on_timer(uv_timer_t *t);
+static void emu_on_due(uv_poll_t *h, int status, int events);
 
-/* libuv timers count whole milliseconds of the loop's clock, which is
- * uv_hrtime() cut down to milliseconds: waiting until the loop's clock
- * reads ceil(due) never releases a frame early, and at most about a
- * millisecond late. */
+/* Set the timerfd to the head's due time (same clock as uv_hrtime:
+ * CLOCK_MONOTONIC); stop watching it when nothing is held. */
 static void
 emu_arm(struct conn_emu *e)
 {
-	uv_loop_t *loop = e->timer.loop;
 	uint64_t due = emu_queue_next_due(&e->q);
-	if (due == UINT64_MAX)
+	if (due == UINT64_MAX) {
+		if (e->armed)
+			uv_poll_stop(&e->poll);
+		e->armed = 0;
 		return;
-	uint64_t due_ms = (due + 999999u) / 1000000u;
-	uv_update_time(loop);
-	uint64_t now_ms = uv_now(loop);
-	uv_timer_start(&e->timer, emu_on_timer, due_ms > now_ms ?
-	    due_ms - now_ms : 0, 0);
+	}
+	struct itimerspec its = {{0, 0}, {(time_t)(due / 1000000000u),
+	    (long)(due % 1000000000u)}};
+	/* 0 would disarm: a due time of 0 is long past anyway. */
+	if (!due)
+		its.it_value.tv_nsec = 1;
+	if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
+		conn_close(e->c, GROVE_ESYS, "link emulator: timerfd_settime "
+		    "failed");
+		return;
+	}
+	if (!e->armed)
+		uv_poll_start(&e->poll, UV_READABLE, emu_on_due);
+	e->armed = 1;
 }
 
 static int
@@ -286,10 +304,14 @@ emu_hold(conn *c, grove_packet *p)
 }
 
 static void
-emu_on_timer(uv_timer_t *t)
+emu_on_due(uv_poll_t *h, int status, int events)
 {
-	struct conn_emu *e = t->data;
+	struct conn_emu *e = h->data;
 	conn *c = e->c;
+	uint64_t expirations;
+	/* Reading clears readiness; EAGAIN (nothing expired) is harmless. */
+	ssize_t r = read(e->tfd, &expirations, sizeof expirations);
+	(void)r;
 	uint64_t now = uv_hrtime();
 	grove_packet *p;
 	while ((p = emu_queue_pop_due(&e->q, now))) {
@@ -314,7 +336,9 @@ emu_on_timer(uv_timer_t *t)
 static void
 emu_on_closed(uv_handle_t *h)
 {
-	free(h->data);
+	struct conn_emu *e = h->data;
+	close(e->tfd);
+	free(e);
 }
 
 int
@@ -329,11 +353,14 @@ conn_emulate(conn *c, const grove_link_params *p)
 	struct conn_emu *e = calloc(1, sizeof *e);
 	if (!e)
 		return GROVE_ENOMEM;
-	if (uv_timer_init(c->h.handle.loop, &e->timer) != 0) {
+	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (e->tfd < 0 || uv_poll_init(c->h.handle.loop, &e->poll, e->tfd) != 0) {
+		if (e->tfd >= 0)
+			close(e->tfd);
 		free(e);
 		return GROVE_ESYS;
 	}
-	e->timer.data = e;
+	e->poll.data = e;
 	e->c = c;
 	e->line = line;
 	c->emu = e;
@@ -489,7 +516,7 @@ conn_close(conn *c, int err, const char *why)
 	if (c->emu) {
 		emu_queue_fini(&c->emu->q);
 		c->held_bytes = 0;
-		uv_close((uv_handle_t *)&c->emu->timer, emu_on_closed);
+		uv_close((uv_handle_t *)&c->emu->poll, emu_on_closed);
 		c->emu = NULL;
 	}
 	/* Pending uv_writes complete with UV_ECANCELED and free themselves. */

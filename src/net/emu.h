@@ -8,7 +8,8 @@
  *     due           = departure end + L
  *
  * so messages queue behind each other and share the bandwidth.  conn.c
- * holds each frame until its due time (a libuv timer per link) and then
+ * holds each frame until its due time (a timerfd per link, watched by the
+ * loop) and then
  * hands it to the ordinary batched writev.  Times are nanoseconds on the
  * monotonic clock; nothing here reads a clock.
  */
