@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grove/cluster.h"
 #include "helper_common.h"
 #include "../../examples/worker_protocol.h"
 
@@ -179,6 +180,40 @@ bad_settings(grove_net *net)
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
+/* Over emulated WAN links (FE in one cluster, the back-ends in another):
+ * segments arrive whole and in order, and grove_net_wait_sent waits for
+ * the emulated line.  100 KB at 50 KB/s keep the line busy for 2 s, far
+ * longer than a send takes to return, so the first check cannot race. */
+static void
+emulated(void)
+{
+	it_step("segments over emulated WAN links; waiting for the line");
+	grove_cluster_map *m = NULL;
+	grove_link_params wan = {0.005, 50e3};
+	CHECK_OK(grove_cluster_map_new(&m));
+	CHECK_OK(grove_cluster_map_set_link(m, GROVE_LINK_WAN, &wan));
+	CHECK_OK(grove_cluster_map_add_range(m, 0, 0, 0));
+	CHECK_OK(grove_cluster_map_add_range(m, 1, 1, 3));
+	grove_net_opts o;
+	it_net_opts(&o, "flat", 3);
+	o.clusters = m;
+	grove_net *net = it_net_create(&o);
+	grove_cluster_map_destroy(m);
+	grove_stream *s = it_stream(net, NULL, "null", "dont_wait");
+	/* The stream's creation went down the emulated links too. */
+	CHECK_OK_NET(net, grove_net_wait_sent(net, -1));
+	CHECK_OK_NET(net, grove_net_wait_sent(net, 0));
+	CHECK_OK_NET(net, grove_stream_set_segment_size(s, 8192));
+	sent w;
+	send_bytes(net, s, 100000, 77, &w);
+	CHECK_RC_NET(net, grove_net_wait_sent(net, 0), GROVE_ETIMEDOUT);
+	CHECK_OK_NET(net, grove_net_wait_sent(net, -1));
+	CHECK_OK_NET(net, grove_net_wait_sent(net, 0));
+	check_digests(net, s, &w, 1);
+	CHECK_RC(grove_net_wait_sent(NULL, 0), GROVE_EINVAL);
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
@@ -198,5 +233,7 @@ main(void)
 	net = it_net_spawn("knomial:2", 6);
 	sizes(net, "knomial:2");
 	it_net_destroy(net);
+
+	emulated();
 	return it_done();
 }
