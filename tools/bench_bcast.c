@@ -400,8 +400,12 @@ static int
 bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 {
 	uint32_t P = c->clusters * c->per;
-	grove_logp_system sys = {c->clusters, c->per, GROVE_LOGP_LAN,
-	    GROVE_LOGP_WAN};
+	/* Links inside a cluster are Unix sockets between processes of this
+	 * host: the "host" class of a measured parameter file when it has
+	 * one, else its "lan" class. */
+	grove_logp_system sys = {c->clusters, c->per,
+	    grove_logp_params_has(lp, GROVE_LOGP_HOST) ? GROVE_LOGP_HOST :
+	    GROVE_LOGP_LAN, GROVE_LOGP_WAN};
 	int32_t *parent = malloc(P * sizeof *parent);
 	uint64_t maxsize = 0;
 	for (size_t i = 0; i < c->nsizes; i++)
@@ -540,9 +544,11 @@ bb_usage(FILE *f)
 	    "original and\n"
 	    "optimized), repetitions by size (5 up to 64K, 3 up to 1M, then "
 	    "1; the\n"
-	    "median is shown).  --params: a P-LogP parameter file with "
-	    "classes lan and\n"
-	    "wan; without it, nominal parameters from the emulator's "
+	    "median is shown).  --params: a P-LogP parameter file (grove "
+	    "logp measure)\n"
+	    "with the classes wan and host (links inside a cluster; lan when "
+	    "there is no\n"
+	    "host class); without it, nominal parameters from the emulator's "
 	    "settings.\n");
 	return f == stdout ? 0 : 2;
 }
