@@ -7,5 +7,6 @@ int cmd_topo(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_logp(int argc, char **argv);
 
 #endif

@@ -1,4 +1,5 @@
-/* grove: the command-line tool (topologies, demo, benchmarks, traces). */
+/* grove: the command-line tool (topologies, demo, benchmarks, traces,
+ * P-LogP measurements). */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ static const struct {
 	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
 	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
 	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
+	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
 };
 
 static void

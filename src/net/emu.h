@@ -9,9 +9,8 @@
  *
  * so messages queue behind each other and share the bandwidth.  conn.c
  * holds each frame until its due time (a timerfd per link, watched by the
- * loop) and then
- * hands it to the ordinary batched writev.  Times are nanoseconds on the
- * monotonic clock; nothing here reads a clock.
+ * loop) and then hands it to the ordinary batched writev.  Times are
+ * nanoseconds on the monotonic clock; nothing here reads a clock.
  */
 #ifndef GROVE_EMU_H
 #define GROVE_EMU_H

@@ -1,0 +1,307 @@
+/* grove logp: P-LogP parameters of this machine's link classes.
+ *
+ *   grove logp measure [--class host|lan|wan[,...]] [--sizes 1-4M]
+ *                      [--reps N] [--latency D] [--bandwidth R] [-o FILE]
+ *
+ * The method is in docs/logp-measure.md; the measurement itself in
+ * logp_measure.c and the file format in logp_write.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "grove/cluster.h"
+#include "logp_measure.h"
+#include "logp_write.h"
+
+/* Largest message size accepted on the command line. */
+#define LOGP_MAX_SIZE (256ull << 20)
+#define LOGP_MAX_SIZES 64
+#define LOGP_MAX_REPS 1000
+
+static void
+logp_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: grove logp measure [--class host|lan|wan[,...]] "
+	    "[--sizes LIST]\n"
+	    "                          [--reps N] [--latency D] "
+	    "[--bandwidth R] [-o FILE]\n"
+	    "\n"
+	    "Measure the P-LogP parameters L, os(m), or(m) and g(m) between two\n"
+	    "processes over Grove's connection layer, print them with their\n"
+	    "spread over the repetitions, and write a parameter file.\n"
+	    "\n"
+	    "  -c, --class LIST     link classes, comma-separated (default host):\n"
+	    "                         host  Unix socket between two local processes\n"
+	    "                         lan   TCP over loopback\n"
+	    "                         wan   TCP over loopback through the link\n"
+	    "                               emulator (--latency, --bandwidth)\n"
+	    "  -s, --sizes LIST     message sizes in bytes: A-B (powers of two\n"
+	    "                       from A up to B) or A,B,C; K and M suffixes\n"
+	    "                       are KiB and MiB (default 1-4M; wan: 1-64K)\n"
+	    "  -r, --reps N         repetitions (default 5; wan: 3)\n"
+	    "  -l, --latency D      wan latency (default 10ms, as in the paper)\n"
+	    "  -b, --bandwidth R    wan bandwidth (default 1MB/s)\n"
+	    "  -o, --output FILE    write the parameter file there\n"
+	    "  -q, --quiet          no progress on standard error\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 measurement failed, 2 usage error.\n");
+}
+
+static int
+usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "grove logp: %s%s%s\n", msg, arg ? ": " : "",
+	    arg ? arg : "");
+	fprintf(stderr, "try 'grove logp --help'\n");
+	return 2;
+}
+
+/* "123", "4K", "4M": bytes, or 0 when it is not a size. */
+static unsigned long long
+parse_size(const char *s, const char **end)
+{
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	char *e;
+	unsigned long long v = strtoull(s, &e, 10);
+	if (errno)
+		return 0;
+	if (*e == 'K' || *e == 'k') {
+		v <<= 10;
+		e++;
+	} else if (*e == 'M' || *e == 'm') {
+		v <<= 20;
+		e++;
+	}
+	*end = e;
+	return v <= LOGP_MAX_SIZE ? v : 0;
+}
+
+/* Fills sizes[] (ascending, at most LOGP_MAX_SIZES); returns the count
+ * or -1. */
+static int
+parse_sizes(const char *spec, size_t *sizes)
+{
+	const char *e;
+	unsigned long long a = parse_size(spec, &e);
+	if (!a)
+		return -1;
+	int n = 0;
+	if (*e == '-') {
+		unsigned long long b = parse_size(e + 1, &e);
+		if (!b || *e || b < a)
+			return -1;
+		for (unsigned long long m = a; m <= b; m *= 2) {
+			if (n == LOGP_MAX_SIZES)
+				return -1;
+			sizes[n++] = (size_t)m;
+		}
+		return n;
+	}
+	sizes[n++] = (size_t)a;
+	while (*e == ',') {
+		unsigned long long v = parse_size(e + 1, &e);
+		if (!v || v <= sizes[n - 1] || n == LOGP_MAX_SIZES)
+			return -1;
+		sizes[n++] = (size_t)v;
+	}
+	return *e ? -1 : n;
+}
+
+/* Latency and bandwidth in the cluster map's units ("10ms", "1MB/s"):
+ * the map's parser is the one place that knows them. */
+static int
+parse_wan(const char *lat, const char *bw, double *lat_s, double *bw_Bps)
+{
+	char text[512], err[256];
+	snprintf(text, sizeof text, "wan latency %s bandwidth %s\n"
+	    "cluster 0 nodes 0\ncluster 1 nodes 1\n", lat, bw);
+	grove_cluster_map *m = NULL;
+	if (strchr(lat, '\n') || strchr(bw, '\n') ||
+	    grove_cluster_map_parse_string(text, &m, err, sizeof err) != 0) {
+		fprintf(stderr, "grove logp: bad --latency '%s' or --bandwidth "
+		    "'%s': %s\n", lat, bw, err + (strncmp(err, "line 1: ", 8) ?
+		    0 : 8));
+		return -1;
+	}
+	grove_link_params p;
+	grove_cluster_map_link(m, 0, 1, &p);
+	grove_cluster_map_destroy(m);
+	*lat_s = p.latency_s;
+	*bw_Bps = p.bandwidth_Bps;
+	return 0;
+}
+
+/* 1.23 us / 4.56 ms / 1.2 s */
+static const char *
+fmt_time(double s, char *buf, size_t len)
+{
+	if (s < 1e-3)
+		snprintf(buf, len, "%8.2f us", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, len, "%8.3f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%8.3f s ", s);
+	return buf;
+}
+
+static void
+print_table(const logp_table *t, const logp_cfg *cfg)
+{
+	char a[32], b[32], c[32];
+	printf("class %s", t->cls);
+	if (cfg->link == LOGP_WAN)
+		printf(" (emulated: latency %g ms, bandwidth %g MB/s)",
+		    cfg->latency_s * 1e3, cfg->bandwidth_Bps * 1e-6);
+	printf(": %d repetitions in %.1f s\n", cfg->reps, t->seconds);
+	printf("  L = %s   (spread %.1f%%)\n", fmt_time(t->L, a, sizeof a),
+	    t->L_spread * 100);
+	printf("  %9s  %11s  %11s  %11s   spread os/or/g (%%)\n", "size",
+	    "os", "or", "g");
+	for (size_t i = 0; i < t->n; i++) {
+		const logp_row *r = &t->rows[i];
+		printf("  %9zu  %s  %s  %s   %5.1f %5.1f %5.1f\n", r->size,
+		    fmt_time(r->os, a, sizeof a), fmt_time(r->or_, b, sizeof b),
+		    fmt_time(r->g, c, sizeof c), r->os_spread * 100,
+		    r->or_spread * 100, r->g_spread * 100);
+	}
+}
+
+static int
+logp_measure_cmd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"class", required_argument, NULL, 'c'},
+		{"sizes", required_argument, NULL, 's'},
+		{"reps", required_argument, NULL, 'r'},
+		{"latency", required_argument, NULL, 'l'},
+		{"bandwidth", required_argument, NULL, 'b'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *classes = "host", *sizes_spec = NULL, *out = NULL;
+	const char *lat = "10ms", *bw = "1MB/s";
+	long reps = 0;
+	int quiet = 0, ch;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":c:s:r:l:b:o:qh", opts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c': classes = optarg; break;
+		case 's': sizes_spec = optarg; break;
+		case 'r': {
+			char *e;
+			errno = 0;
+			reps = strtol(optarg, &e, 10);
+			if (errno || *e || reps < 1 || reps > LOGP_MAX_REPS)
+				return usage_error("--reps wants 1..1000", optarg);
+			break;
+		}
+		case 'l': lat = optarg; break;
+		case 'b': bw = optarg; break;
+		case 'o': out = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': logp_usage(stdout); return 0;
+		case ':': return usage_error("option needs a value", argv[optind - 1]);
+		default: return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+
+	logp_link links[3];
+	size_t n_links = 0;
+	char list[64];
+	if (strlen(classes) >= sizeof list)
+		return usage_error("bad class list", classes);
+	snprintf(list, sizeof list, "%s", classes);
+	char *save = NULL;
+	for (char *tok = strtok_r(list, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		logp_link l;
+		if (logp_link_parse(tok, &l) != 0)
+			return usage_error("unknown class (host, lan or wan)", tok);
+		for (size_t i = 0; i < n_links; i++)
+			if (links[i] == l)
+				return usage_error("class given twice", tok);
+		links[n_links++] = l;
+	}
+	if (!n_links)
+		return usage_error("no class given", classes);
+	size_t sizes[LOGP_MAX_SIZES];
+	int n_sizes = 0;
+	if (sizes_spec && (n_sizes = parse_sizes(sizes_spec, sizes)) <= 0)
+		return usage_error("bad size list (A-B or A,B,C in bytes, "
+		    "ascending, K/M suffixes, at most 64 sizes of 1..256M)",
+		    sizes_spec);
+	double lat_s, bw_Bps;
+	if (parse_wan(lat, bw, &lat_s, &bw_Bps) != 0)
+		return 2;
+
+	logp_table tables[3];
+	size_t done = 0;
+	int status = 0;
+	for (size_t i = 0; i < n_links; i++) {
+		size_t def[LOGP_MAX_SIZES];
+		int n_def = parse_sizes(links[i] == LOGP_WAN ? "1-64K" : "1-4M",
+		    def);
+		logp_cfg cfg = {
+			.link = links[i],
+			.sizes = sizes_spec ? sizes : def,
+			.n_sizes = (size_t)(sizes_spec ? n_sizes : n_def),
+			.reps = reps ? (int)reps : links[i] == LOGP_WAN ? 3 : 5,
+			.latency_s = lat_s,
+			.bandwidth_Bps = bw_Bps,
+			.verbose = !quiet && isatty(2),
+		};
+		char err[512];
+		int rc = logp_measure(&cfg, &tables[done], err, sizeof err);
+		if (rc != 0) {
+			fprintf(stderr, "grove logp: class %s: %s\n",
+			    logp_link_name(links[i]), err);
+			status = 1;
+			break;
+		}
+		print_table(&tables[done], &cfg);
+		done++;
+	}
+	if (status == 0 && out) {
+		char err[512];
+		if (logp_write_file(out, tables, done, err, sizeof err) != 0) {
+			fprintf(stderr, "grove logp: %s\n", err);
+			status = 1;
+		} else {
+			printf("wrote %s\n", out);
+		}
+	}
+	for (size_t i = 0; i < done; i++)
+		logp_table_fini(&tables[i]);
+	return status;
+}
+
+int
+cmd_logp(int argc, char **argv)
+{
+	if (argc < 2) {
+		logp_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		logp_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "measure"))
+		return logp_measure_cmd(argc - 1, argv + 1);
+	return usage_error("unknown subcommand (try 'measure')", argv[1]);
+}
