@@ -7,6 +7,7 @@
 
 #include "cmds.h"
 #include "grove/topology.h"
+#include "model_opts.h"
 
 static void
 topo_usage(FILE *f)
@@ -15,9 +16,13 @@ topo_usage(FILE *f)
 	    "usage: grove topo --topology SPEC --backends N [--hosts FILE]\n"
 	    "                  [--format text|dot|mrnet] [-o FILE]\n"
 	    "       grove topo --file PATH [--format text|dot|mrnet] [-o FILE]\n"
+	    "       grove topo --optimize-bcast --params FILE --clusters C\n"
+	    "                  --per-cluster P --size BYTES [--format ...]\n"
 	    "\n"
-	    "Generate a topology from a spec, or read and validate an MRNet\n"
-	    "topology file, and print it.\n"
+	    "Generate a topology from a spec, read and validate an MRNet\n"
+	    "topology file, or build the tree the P-LogP model says\n"
+	    "broadcasts BYTES fastest over C clusters of P processes\n"
+	    "(docs/logp.md), and print it.\n"
 	    "\n"
 	    "  -t, --topology SPEC  flat, kary:K, knomial:K, levels:AxBx...\n"
 	    "                       (or AxBx... alone)\n"
@@ -26,6 +31,9 @@ topo_usage(FILE *f)
 	    "                       without it every node is on localhost\n"
 	    "  -f, --file PATH      read an MRNet topology file\n"
 	    "                       ('host:N => host:N host:N ;')\n"
+	    "      --optimize-bcast the model's tree; with --params FILE,\n"
+	    "                       --clusters C, --per-cluster P, --size BYTES\n"
+	    "                       (suffixes K, M, G)\n"
 	    "  -F, --format FMT     text (default), dot or mrnet\n"
 	    "  -o, --output FILE    write there instead of standard output\n"
 	    "  -h, --help           show this help\n"
@@ -96,9 +104,17 @@ cmd_topo(int argc, char **argv)
 		{"format", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
+		{"optimize-bcast", no_argument, NULL, 'O'},
+		{"params", required_argument, NULL, 'P'},
+		{"clusters", required_argument, NULL, 'C'},
+		{"per-cluster", required_argument, NULL, 'N'},
+		{"size", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *spec = NULL, *hosts_path = NULL, *file = NULL;
+	const char *params = NULL, *clusters = NULL, *per_cluster = NULL;
+	const char *size = NULL;
+	int optimize = 0;
 	const char *outpath = NULL;
 	grove_topo_format fmt = GROVE_TOPO_TEXT;
 	grove_hostlist *hl = NULL;
@@ -137,6 +153,21 @@ cmd_topo(int argc, char **argv)
 		case 'h':
 			topo_usage(stdout);
 			return 0;
+		case 'O':
+			optimize = 1;
+			break;
+		case 'P':
+			params = optarg;
+			break;
+		case 'C':
+			clusters = optarg;
+			break;
+		case 'N':
+			per_cluster = optarg;
+			break;
+		case 'S':
+			size = optarg;
+			break;
 		case ':':
 			return usage_error("option needs an argument",
 			    argv[optind - 1]);
@@ -147,14 +178,25 @@ cmd_topo(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument", argv[optind]);
-	if (!spec == !file)
-		return usage_error("give exactly one of --topology and --file",
+	if (!!spec + !!file + optimize != 1)
+		return usage_error("give exactly one of --topology, --file and "
+		    "--optimize-bcast", NULL);
+	if (!optimize && (params || clusters || per_cluster || size))
+		return usage_error("--params, --clusters, --per-cluster and "
+		    "--size go with --optimize-bcast", NULL);
+	if (optimize && (hosts_path || backends))
+		return usage_error("--hosts and --backends go with --topology",
 		    NULL);
 	if (file && (hosts_path || backends))
 		return usage_error("--hosts and --backends go with --topology; "
 		    "a file names its own hosts", NULL);
 
-	if (file) {
+	if (optimize) {
+		rc = model_bcast_topology("topo", params, clusters,
+		    per_cluster, size, &t);
+		if (rc)
+			return rc;
+	} else if (file) {
 		rc = grove_topo_parse_file(file, &t, err, sizeof err);
 		if (rc) {
 			fprintf(stderr, "grove topo: %s: %s\n", file, err);

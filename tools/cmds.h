@@ -8,5 +8,6 @@ int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_logp(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
 	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
 	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
 	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
+	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 };
 
 static void

@@ -9,5 +9,6 @@
 #include "grove/network.h"
 #include "grove/backend.h"
 #include "grove/trace.h"
+#include "grove/logp.h"
 
 #endif

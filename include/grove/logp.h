@@ -96,8 +96,8 @@ int grove_logp_params_at(const grove_logp_params *p, grove_logp_class c,
  * '#' starts a comment.  Errors name the line: "line 7: ...". */
 int grove_logp_params_parse_string(const char *text, grove_logp_params **out,
     char *err, size_t errlen);
-/* Reads a file; errors are prefixed by nothing (the caller names the
- * file), GROVE_ENOENT/GROVE_ESYS when it cannot be read. */
+/* Reads a file.  The message in err does not repeat the path (the caller
+ * names the file).  GROVE_ENOENT or GROVE_ESYS when it cannot be read. */
 int grove_logp_params_load(const char *path, grove_logp_params **out,
     char *err, size_t errlen);
 /* Writes the file format; the output parses back to the same values. */
@@ -209,8 +209,11 @@ typedef struct grove_logp_plan {
 } grove_logp_plan;
 
 typedef enum grove_logp_search {
-	GROVE_LOGP_HEURISTIC = 0,  /* the paper's heuristics */
+	/* the paper's heuristics, except that LAN degrees above
+	 * gamma'/s_l are tried too (only those that lower the height) */
+	GROVE_LOGP_HEURISTIC = 0,
 	GROVE_LOGP_EXHAUSTIVE = 1, /* every k in [1, M/elem], every degree */
+	GROVE_LOGP_PAPER = 2,      /* the paper's heuristics exactly */
 } grove_logp_search;
 
 /* The plan for broadcasting `size` bytes made of elements of `elem` bytes

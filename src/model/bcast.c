@@ -79,6 +79,22 @@ pipelined(const struct ctx *c, const grove_logp_link *w,
 	return plan->T;
 }
 
+/* The first degree a search evaluates for a layer of P > 1 processes. */
+static uint32_t
+first_degree(grove_logp_search how, const grove_logp_link *l, uint32_t P)
+{
+	return how == GROVE_LOGP_EXHAUSTIVE ? 1 : logp_first_degree(l, P - 1);
+}
+
+/* The degree it evaluates after d; 0 when there is none left. */
+static uint32_t
+next_degree(grove_logp_search how, uint32_t P, uint32_t d, uint32_t last)
+{
+	if (how == GROVE_LOGP_EXHAUSTIVE)
+		return d < last ? d + 1 : 0;
+	return logp_next_useful_degree(P, d, last);
+}
+
 /* Best degrees of the pipelined broadcast for one cut. */
 static double
 pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
@@ -94,22 +110,29 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 	uint32_t d_w;
 
 	links_at(c, (double)seg->m, &w, &l);
-	d_w = C <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
-	    logp_first_degree(&w, wlast);
+	d_w = C <= 1 ? 0 : first_degree(how, &w, C);
 	for (;;) {
 		uint32_t d_l, dl_last = llast;
 
-		if (Pl > 1 && C > 1 && how != GROVE_LOGP_EXHAUSTIVE) {
+		if (Pl > 1 && C > 1 && how == GROVE_LOGP_PAPER) {
 			/* Only LAN trees that fit in the time the WAN
-			 * leaves over (gamma'). */
+			 * leaves over (gamma').  This misses when the
+			 * pipeline is short (small k: latency matters more
+			 * than gap) or the WAN is not much slower than the
+			 * LAN, so the default heuristic does without: the
+			 * degrees above it that lower the height are only
+			 * O(log P) more evaluations. */
 			double gp = grove_logp_gamma_prime(&w, d_w, &l);
 			double q = l.s > 0 ? gp / l.s : (double)llast;
 
-			dl_last = q >= (double)llast ? llast :
-			    q < 1 ? 1 : (uint32_t)q;
+			/* !(q >= 1) also catches a NaN from overflowing
+			 * parameters. */
+			dl_last = !(q >= 1) ? 1 : q >= (double)llast ? llast :
+			    (uint32_t)q;
 		}
-		d_l = Pl <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
-		    C > 1 ? 1 : logp_first_degree(&l, llast);
+		/* Below a WAN the LAN degrees start at 1 (section 3.2);
+		 * alone, the LAN is a single layer (section 3.1). */
+		d_l = Pl <= 1 ? 0 : C > 1 ? 1 : first_degree(how, &l, Pl);
 		for (;;) {
 			double T = pipelined(c, &w, &l, seg, d_w, d_l, &cand);
 
@@ -120,17 +143,13 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 			}
 			if (Pl <= 1)
 				break;
-			d_l = how == GROVE_LOGP_EXHAUSTIVE ?
-			    (d_l < dl_last ? d_l + 1 : 0) :
-			    logp_next_useful_degree(Pl, d_l, dl_last);
+			d_l = next_degree(how, Pl, d_l, dl_last);
 			if (!d_l)
 				break;
 		}
 		if (C <= 1)
 			break;
-		d_w = how == GROVE_LOGP_EXHAUSTIVE ?
-		    (d_w < wlast ? d_w + 1 : 0) :
-		    logp_next_useful_degree(C, d_w, wlast);
+		d_w = next_degree(how, C, d_w, wlast);
 		if (!d_w)
 			break;
 	}
@@ -157,8 +176,7 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 
 	links_at(sg->c, (double)seg->m, &w, &l);
 	link = sg->wide ? &w : &l;
-	d = sg->P <= 1 ? 0 : how == GROVE_LOGP_EXHAUSTIVE ? 1 :
-	    logp_first_degree(link, last);
+	d = sg->P <= 1 ? 0 : first_degree(how, link, sg->P);
 	for (;;) {
 		layer_tree(&cand, link, sg->P, d, seg);
 		if (!have || grove_logp_completion(cand.k, cand.gamma,
@@ -169,8 +187,7 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 		}
 		if (sg->P <= 1)
 			break;
-		d = how == GROVE_LOGP_EXHAUSTIVE ? (d < last ? d + 1 : 0) :
-		    logp_next_useful_degree(sg->P, d, last);
+		d = next_degree(how, sg->P, d, last);
 		if (!d)
 			break;
 	}
@@ -240,11 +257,18 @@ plan_whole(const struct ctx *c, int blocking, grove_logp_plan *plan)
 	}
 	if (Pl > 1) {
 		plan->lan.binomial = 1;
-		/* A binomial tree of Pl processes: ceil(log2 Pl) rounds,
-		 * the root sends that many times. */
-		while ((UINT64_C(1) << plan->lan.h) < Pl)
-			plan->lan.h++;
-		plan->lan.d = plan->lan.h;
+		/* A binomial tree of Pl processes: the root sends
+		 * ceil(log2 Pl) times; rank v sits at depth popcount(v),
+		 * so the height is the most bits set below Pl. */
+		uint32_t top = Pl - 1, bits = 0;
+
+		while ((UINT64_C(1) << plan->lan.d) < Pl)
+			plan->lan.d++;
+		while (top >> bits > 1)
+			bits++; /* top has bits + 1 bits */
+		plan->lan.h = (uint32_t)__builtin_popcount(top);
+		if (plan->lan.h < bits)
+			plan->lan.h = bits;
 		grove_logp_tree(&l, plan->lan.d, plan->lan.h, &plan->lan.gamma,
 		    NULL);
 		plan->lan.lambda = grove_logp_binomial_lambda(&l, Pl);
@@ -304,6 +328,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	struct ctx c;
 	grove_logp_plan scratch;
 	struct logp_seg seg;
+	uint64_t evaluated;
 	int rc;
 
 	if (!out) {
@@ -313,7 +338,8 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	rc = check_system(p, sys, size, elem, err, errlen);
 	if (rc)
 		return rc;
-	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE) {
+	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE &&
+	    how != GROVE_LOGP_PAPER) {
 		logp_err(err, errlen, "invalid search");
 		return GROVE_EINVAL;
 	}
@@ -324,8 +350,10 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	memset(out, 0, sizeof *out);
 	switch (scheme) {
 	case GROVE_LOGP_OPTIMIZED:
+		evaluated = 0;
 		logp_search_segments(c.n, elem, how, pipelined_best, &c,
-		    sizeof scratch, out, &scratch, &seg, &out->evaluated);
+		    sizeof scratch, out, &scratch, &seg, &evaluated);
+		out->evaluated = evaluated;
 		break;
 	case GROVE_LOGP_SEQUENTIAL:
 		plan_sequential(&c, how, out);

@@ -26,7 +26,7 @@ void logp_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* Checks one class's values against the rules of
  * grove_logp_params_set_class; on a break writes the reason (naming the
- * sample by its index + 1 as `what` says) and returns GROVE_EINVAL. */
+ * offending size) and returns GROVE_EINVAL. */
 int logp_check_samples(double L, const grove_logp_sample *s, size_t n,
     char *err, size_t errlen);
 

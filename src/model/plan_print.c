@@ -42,8 +42,8 @@ layer_text(const char *name, const grove_logp_layer *ly, FILE *f)
 		fprintf(f, " (no tree)\n");
 		return;
 	}
-	fprintf(f, ", %s d %u, h %u, k %llu, m %llu, gamma %.3f us, "
-	    "lambda %.3f us\n", ly->binomial ? "binomial," : "",
+	fprintf(f, ",%s d %u, h %u, k %llu, m %llu, gamma %.3f us, "
+	    "lambda %.3f us\n", ly->binomial ? " binomial," : "",
 	    ly->d, ly->h, (unsigned long long)ly->k,
 	    (unsigned long long)ly->m, ly->gamma, ly->lambda);
 }
@@ -52,7 +52,7 @@ static void
 layer_json(const char *name, const grove_logp_layer *ly, FILE *f)
 {
 	fprintf(f, "\"%s\":{\"P\":%u,\"d\":%u,\"h\":%u,\"binomial\":%s,"
-	    "\"k\":%llu,\"m\":%llu,\"gamma_us\":%.6g,\"lambda_us\":%.6g}",
+	    "\"k\":%llu,\"m\":%llu,\"gamma_us\":%.9g,\"lambda_us\":%.9g}",
 	    name, ly->P, ly->d, ly->h, ly->binomial ? "true" : "false",
 	    (unsigned long long)ly->k, (unsigned long long)ly->m, ly->gamma,
 	    ly->lambda);

@@ -7,6 +7,12 @@
  * a BE that stands for the process itself; a process without children is
  * a BE.  So every process but the root gets exactly one BE, and a CP's
  * fan-out is the process's degree plus one.
+ *
+ * A node serves its children in list order, so the lists follow the
+ * order the model assumes: largest subtree first, ties by index.  For the
+ * trees of tree.c that is a coordinator's WAN children before its LAN
+ * children, a binomial tree's highest mask first and a d-ary tree's index
+ * order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +22,22 @@
 
 /* The MRNet output puts this many children on a line. */
 #define PER_LINE 8
+
+struct edge {
+	uint32_t parent, size, child;
+};
+
+static int
+edge_order(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->child < y->child ? -1 : x->child > y->child;
+}
 
 static int
 check_tree(const int32_t *parent, uint32_t P, const char *host, char *err,
@@ -53,7 +75,8 @@ int
 grove_logp_tree_to_mrnet(const int32_t *parent, uint32_t P,
     const char *host, char **out, char *err, size_t errlen)
 {
-	uint32_t *first = NULL, *child = NULL, *fill = NULL;
+	uint32_t *first = NULL, *size = NULL;
+	struct edge *e = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -69,23 +92,29 @@ grove_logp_tree_to_mrnet(const int32_t *parent, uint32_t P,
 	rc = check_tree(parent, P, host, err, errlen);
 	if (rc)
 		return rc;
-	/* Children lists (counting sort by parent), in index order. */
+	/* Subtree sizes (parents have lower indices, so one backward
+	 * pass), then the children lists sorted by parent and serving
+	 * order: e[first[u] .. first[u+1]) are u's children. */
 	first = calloc((size_t)P + 1, sizeof *first);
-	child = malloc((size_t)P * sizeof *child);
-	fill = malloc((size_t)P * sizeof *fill);
+	size = malloc((size_t)P * sizeof *size);
+	e = malloc((size_t)P * sizeof *e);
 	f = open_memstream(&buf, &len);
-	if (!first || !child || !fill || !f) {
+	if (!first || !size || !e || !f) {
 		rc = GROVE_ENOMEM;
 		logp_err(err, errlen, "out of memory");
 		goto out;
 	}
-	for (uint32_t i = 1; i < P; i++)
+	for (uint32_t i = 0; i < P; i++)
+		size[i] = 1;
+	for (uint32_t i = P - 1; i >= 1; i--)
+		size[parent[i]] += size[i];
+	for (uint32_t i = 1; i < P; i++) {
+		e[i - 1] = (struct edge){(uint32_t)parent[i], size[i], i};
 		first[parent[i] + 1]++;
+	}
+	qsort(e, P - 1, sizeof *e, edge_order);
 	for (uint32_t i = 0; i < P; i++)
 		first[i + 1] += first[i];
-	memcpy(fill, first, (size_t)P * sizeof *fill);
-	for (uint32_t i = 1; i < P; i++)
-		child[fill[parent[i]]++] = i;
 
 	fprintf(f, "# broadcast tree over %u processes: FE = process 0, "
 	    "CP %s:i forwards for process i,\n# BE %s:i (leaf) or %s:%u+i "
@@ -101,7 +130,7 @@ grove_logp_tree_to_mrnet(const int32_t *parent, uint32_t P,
 				fprintf(f, "\n\t");
 				col = 1;
 			}
-			fprintf(f, " %s:%u", host, child[c]);
+			fprintf(f, " %s:%u", host, e[c].child);
 		}
 		/* The CP's own process, as a BE. */
 		if (u != 0) {
@@ -125,8 +154,8 @@ out:
 		fclose(f);
 	free(buf);
 	free(first);
-	free(child);
-	free(fill);
+	free(size);
+	free(e);
 	return rc;
 }
 

@@ -1,0 +1,421 @@
+/* Unit tests for P-LogP parameter sets: validation, interpolation,
+ * the file format (round trip, line-numbered errors) and the table. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "grove/logp.h"
+
+static const grove_logp_sample lan_samples[] = {
+	{1, 1.0, 2.0, 4.0},
+	{4, 2.0, 3.0, 6.0},
+	{16, 8.0, 9.0, 12.0},
+};
+
+static grove_logp_params *
+make_params(void)
+{
+	grove_logp_params *p = NULL;
+
+	assert_int_equal(grove_logp_params_create(&p), 0);
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 10.0,
+	    lan_samples, 3, NULL, 0), 0);
+	return p;
+}
+
+static void
+test_class_names(void **state)
+{
+	grove_logp_class c;
+
+	(void)state;
+	assert_string_equal(grove_logp_class_name(GROVE_LOGP_HOST), "host");
+	assert_string_equal(grove_logp_class_name(GROVE_LOGP_LAN), "lan");
+	assert_string_equal(grove_logp_class_name(GROVE_LOGP_WAN), "wan");
+	assert_null(grove_logp_class_name((grove_logp_class)3));
+	assert_int_equal(grove_logp_class_parse("wan", &c), 0);
+	assert_int_equal(c, GROVE_LOGP_WAN);
+	assert_int_equal(grove_logp_class_parse("WAN", &c), GROVE_EINVAL);
+}
+
+static void
+test_set_class_rules(void **state)
+{
+	grove_logp_params *p = NULL;
+	grove_logp_sample s[3];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(grove_logp_params_create(&p), 0);
+	assert_false(grove_logp_params_has(p, GROVE_LOGP_LAN));
+	/* No samples, bad latency, not a power of two, not increasing,
+	 * negative and non-finite times. */
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1,
+	    lan_samples, 0, err, sizeof err), GROVE_EINVAL);
+	assert_non_null(strstr(err, "no samples"));
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, -1,
+	    lan_samples, 3, err, sizeof err), GROVE_EINVAL);
+	assert_non_null(strstr(err, "latency"));
+	memcpy(s, lan_samples, sizeof s);
+	s[1].size = 5;
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1, s,
+	    3, err, sizeof err), GROVE_EINVAL);
+	assert_non_null(strstr(err, "size 5 is not a power of two"));
+	memcpy(s, lan_samples, sizeof s);
+	s[2].size = 4;
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1, s,
+	    3, err, sizeof err), GROVE_EINVAL);
+	assert_non_null(strstr(err, "must increase"));
+	memcpy(s, lan_samples, sizeof s);
+	s[0].g = -1;
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1, s,
+	    3, NULL, 0), GROVE_EINVAL);
+	s[0].g = NAN;
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1, s,
+	    3, NULL, 0), GROVE_EINVAL);
+	s[0].g = INFINITY;
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1, s,
+	    3, NULL, 0), GROVE_EINVAL);
+	assert_false(grove_logp_params_has(p, GROVE_LOGP_LAN));
+	/* Good, then cleared. */
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN, 1,
+	    lan_samples, 3, NULL, 0), 0);
+	assert_true(grove_logp_params_has(p, GROVE_LOGP_LAN));
+	grove_logp_params_clear_class(p, GROVE_LOGP_LAN);
+	assert_false(grove_logp_params_has(p, GROVE_LOGP_LAN));
+	grove_logp_params_destroy(p);
+}
+
+static void
+test_interpolation(void **state)
+{
+	grove_logp_params *p = make_params();
+	grove_logp_sample one = {8, 2.0, 2.0, 16.0};
+	grove_logp_point pt;
+
+	(void)state;
+	/* At samples. */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, 4, &pt), 0);
+	assert_float_equal(pt.L, 10.0, 1e-12);
+	assert_float_equal(pt.os, 2.0, 1e-12);
+	assert_float_equal(pt.or_, 3.0, 1e-12);
+	assert_float_equal(pt.g, 6.0, 1e-12);
+	/* Between: linear in the size. 10 is halfway from 4 to 16. */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, 10, &pt), 0);
+	assert_float_equal(pt.os, 5.0, 1e-12);
+	assert_float_equal(pt.or_, 6.0, 1e-12);
+	assert_float_equal(pt.g, 9.0, 1e-12);
+	/* 2 is a third of the way from 1 to 4. */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, 2, &pt), 0);
+	assert_float_equal(pt.g, 4.0 + 2.0 / 3.0, 1e-12);
+	/* Below the grid: the first sample. */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, 0, &pt), 0);
+	assert_float_equal(pt.os, 1.0, 1e-12);
+	assert_float_equal(pt.g, 4.0, 1e-12);
+	/* Above: the last interval's slope goes on (g: 0.5 per byte). */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, 64, &pt), 0);
+	assert_float_equal(pt.g, 12.0 + 0.5 * 48, 1e-12);
+	assert_float_equal(pt.os, 8.0 + 0.5 * 48, 1e-12);
+	/* Absent class, bad size. */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_WAN, 4, &pt),
+	    GROVE_ENOENT);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, -1, &pt),
+	    GROVE_EINVAL);
+	/* One sample: constant below, proportional above. */
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_WAN, 5,
+	    &one, 1, NULL, 0), 0);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_WAN, 2, &pt), 0);
+	assert_float_equal(pt.g, 16.0, 1e-12);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_WAN, 32, &pt), 0);
+	assert_float_equal(pt.g, 64.0, 1e-12);
+	grove_logp_params_destroy(p);
+}
+
+static void
+test_extrapolation_never_falls(void **state)
+{
+	/* A last interval that falls (a protocol switch, noise) must not
+	 * make bigger messages cheaper than the largest sample. */
+	static const grove_logp_sample s[] = {
+		{1024, 50, 50, 100},
+		{2048, 10, 10, 20},
+	};
+	grove_logp_params *p = NULL;
+	grove_logp_point pt;
+
+	(void)state;
+	assert_int_equal(grove_logp_params_create(&p), 0);
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_HOST, 1,
+	    s, 2, NULL, 0), 0);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_HOST, 1 << 20,
+	    &pt), 0);
+	assert_float_equal(pt.g, 20.0, 1e-12);
+	grove_logp_params_destroy(p);
+}
+
+static char *
+write_to_string(const grove_logp_params *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(grove_logp_params_write(p, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void
+test_round_trip(void **state)
+{
+	grove_logp_params *p = make_params(), *q = NULL;
+	grove_logp_sample odd[2] = {
+		{1, 0.1, 1.0 / 3.0, 2.718281828459045},
+		{1ull << 40, 1e-300, 12345678.901234567, 1e15},
+	};
+	const grove_logp_sample *a, *b;
+	char err[256], *text;
+	double La, Lb;
+
+	(void)state;
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_WAN,
+	    10000.125, odd, 2, NULL, 0), 0);
+	assert_int_equal(grove_logp_params_set_note(p, "measured here\n"
+	    "second line"), 0);
+	text = write_to_string(p);
+	assert_non_null(strstr(text, "grove-logp 1\n# measured here\n"
+	    "# second line\n"));
+	assert_int_equal(grove_logp_params_parse_string(text, &q, err,
+	    sizeof err), 0);
+	for (unsigned c = 0; c < GROVE_LOGP_NCLASSES; c++) {
+		size_t na = grove_logp_params_samples(p, c, &a, &La);
+		size_t nb = grove_logp_params_samples(q, c, &b, &Lb);
+
+		assert_int_equal(na, nb);
+		assert_true(La == Lb);
+		for (size_t i = 0; i < na; i++) {
+			assert_true(a[i].size == b[i].size);
+			/* Exactly: the writer prints what reads back. */
+			assert_true(a[i].os == b[i].os);
+			assert_true(a[i].or_ == b[i].or_);
+			assert_true(a[i].g == b[i].g);
+		}
+	}
+	assert_false(grove_logp_params_has(q, GROVE_LOGP_HOST));
+	free(text);
+	grove_logp_params_destroy(p);
+	grove_logp_params_destroy(q);
+}
+
+static void
+test_save_load(void **state)
+{
+	grove_logp_params *p = make_params(), *q = NULL;
+	char path[] = "/tmp/grove_logp_testXXXXXX", err[256];
+	grove_logp_point a, b;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(grove_logp_params_save(p, path, err, sizeof err), 0);
+	assert_int_equal(grove_logp_params_load(path, &q, err, sizeof err), 0);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_LAN, 7, &a), 0);
+	assert_int_equal(grove_logp_params_at(q, GROVE_LOGP_LAN, 7, &b), 0);
+	assert_true(a.g == b.g && a.os == b.os && a.or_ == b.or_ &&
+	    a.L == b.L);
+	unlink(path);
+	grove_logp_params_destroy(q);
+	q = NULL;
+	assert_int_equal(grove_logp_params_load(path, &q, err, sizeof err),
+	    GROVE_ENOENT);
+	assert_null(q);
+	assert_non_null(strstr(err, "cannot open"));
+	grove_logp_params_destroy(p);
+	(void)close(fd);
+}
+
+static void
+test_shipped_example_loads(void **state)
+{
+	/* share/logp/default.params, found from this file's path. */
+	char path[4096], err[256];
+	const char *here = __FILE__, *slash = strrchr(here, '/');
+	grove_logp_params *p = NULL;
+
+	(void)state;
+	snprintf(path, sizeof path, "%.*s/../../share/logp/default.params",
+	    slash ? (int)(slash - here) : 1, slash ? here : ".");
+	assert_int_equal(grove_logp_params_load(path, &p, err, sizeof err), 0);
+	assert_true(grove_logp_params_has(p, GROVE_LOGP_HOST));
+	assert_true(grove_logp_params_has(p, GROVE_LOGP_LAN));
+	assert_true(grove_logp_params_has(p, GROVE_LOGP_WAN));
+	grove_logp_params_destroy(p);
+}
+
+/* Bad files and the line each error must name. */
+static const struct {
+	const char *text;
+	const char *want;
+} bad_files[] = {
+	{"", "line 1: no header"},
+	{"# only a comment\n\n", "line 2: no header"},
+	{"class lan\n", "line 1: expected the header"},
+	{"grove-logp 2\n", "line 1: unsupported format version"},
+	{"grove-logp 1\n", "no 'class' section"},
+	{"grove-logp 1\nL 3\n", "line 2: 'L' before any 'class'"},
+	{"grove-logp 1\n1 1 1 1\n", "line 2: sample before any 'class'"},
+	{"grove-logp 1\nclass moon\n", "line 2: expected 'class host'"},
+	{"grove-logp 1\nclass lan\n1 1 1 1\n", "line 2: class 'lan' has no "
+	    "'L' line"},
+	{"grove-logp 1\nclass lan\nL 1\nclass wan\n", "line 2: class 'lan' "
+	    "has no samples"},
+	{"grove-logp 1\nclass lan\nL 1\n1 1 1 1\nclass lan\n",
+	    "line 5: class 'lan' appears twice"},
+	{"grove-logp 1\nclass lan\nL 1\nL 2\n", "line 4: second 'L'"},
+	{"grove-logp 1\nclass lan\nL -1\n", "line 3: expected 'L "
+	    "MICROSECONDS'"},
+	{"grove-logp 1\nclass lan\nL nan\n", "line 3: expected 'L"},
+	{"grove-logp 1\nclass lan\nL 1\n\n# c\n3 1 1 1\n",
+	    "line 6: size '3' is not a power of two"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1\n2 1 1 1\n",
+	    "line 5: size 2 after 4: sizes must increase"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 1\n", "line 4: a sample is "
+	    "'SIZE OS OR G' (4 numbers), found 3 fields"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1 1\n", "line 4: a sample is"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 x 1\n", "line 4: os, or and g"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1e999\n", "line 4: os, or"},
+	{"grove-logp 1\nclass lan\nL 1\n0 1 1 1\n", "line 4: size '0'"},
+	{"grove-logp 1\nclass lan\nL 1\n-4 1 1 1\n", "line 4: unknown "
+	    "statement '-4'"},
+	{"grove-logp 1\nclass lan\nL 1\n281474976710656 1 1 1\n",
+	    "line 4: size '281474976710656' is not a power of two"},
+	{"grove-logp 1\nbandwidth 3\n", "line 2: unknown statement "
+	    "'bandwidth'"},
+};
+
+static void
+test_parse_errors(void **state)
+{
+	char err[256];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof bad_files / sizeof bad_files[0];
+	    i++) {
+		grove_logp_params *p = (grove_logp_params *)&err;
+
+		err[0] = '\0';
+		assert_int_equal(grove_logp_params_parse_string(
+		    bad_files[i].text, &p, err, sizeof err), GROVE_EINVAL);
+		assert_null(p);
+		if (!strstr(err, bad_files[i].want))
+			fail_msg("case %u: got '%s', wanted '%s'", i, err,
+			    bad_files[i].want);
+	}
+}
+
+static void
+test_parse_long_line_and_limits(void **state)
+{
+	char *text = malloc(2000), err[256];
+	grove_logp_params *p = NULL;
+	size_t n;
+
+	(void)state;
+	n = (size_t)sprintf(text, "grove-logp 1\n# ");
+	memset(text + n, 'x', 900);
+	strcpy(text + n + 900, "\n");
+	assert_int_equal(grove_logp_params_parse_string(text, &p, err,
+	    sizeof err), GROVE_EINVAL);
+	assert_non_null(strstr(err, "line 2: longer than"));
+	free(text);
+
+	/* 49 samples: one too many. */
+	text = malloc(64 * 60);
+	n = (size_t)sprintf(text, "grove-logp 1\nclass wan\nL 1\n");
+	for (unsigned i = 0; i < 48; i++)
+		n += (size_t)sprintf(text + n, "%llu 1 1 1\n",
+		    (unsigned long long)1 << i);
+	assert_int_equal(grove_logp_params_parse_string(text, &p, err,
+	    sizeof err), 0);
+	grove_logp_params_destroy(p);
+	p = NULL;
+	sprintf(text + n, "281474976710656 1 1 1\n");
+	assert_int_equal(grove_logp_params_parse_string(text, &p, err,
+	    sizeof err), GROVE_EINVAL);
+	free(text);
+}
+
+static void
+test_parse_tolerant_layout(void **state)
+{
+	const char *text =
+	    "  # header comes after comments and blank lines\n"
+	    "\n"
+	    "grove-logp 1   # trailing comment\n"
+	    "class wan\n"
+	    "\t4 1 2 3\r\n"
+	    "L 10000 # after the samples is fine\n"
+	    "8 2 3 4\n"
+	    "class host\n"
+	    "L 0\n"
+	    "1 0 0 0\n";
+	grove_logp_params *p = NULL;
+	grove_logp_point pt;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(grove_logp_params_parse_string(text, &p, err,
+	    sizeof err), 0);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_WAN, 6, &pt), 0);
+	assert_float_equal(pt.L, 10000, 1e-12);
+	assert_float_equal(pt.g, 3.5, 1e-12);
+	assert_false(grove_logp_params_has(p, GROVE_LOGP_LAN));
+	grove_logp_params_destroy(p);
+}
+
+static void
+test_print_table(void **state)
+{
+	grove_logp_params *p = make_params();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(grove_logp_params_print_table(p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "class lan: L = 10.000 us\n"));
+	/* 16 bytes: os 8, or 9, g 12, r = 22, 16/12 bytes per us. */
+	assert_non_null(strstr(buf, "16        8.000        9.000       "
+	    "12.000       22.000       1.33\n"));
+	free(buf);
+	grove_logp_params_destroy(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_class_names),
+		cmocka_unit_test(test_set_class_rules),
+		cmocka_unit_test(test_interpolation),
+		cmocka_unit_test(test_extrapolation_never_falls),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_save_load),
+		cmocka_unit_test(test_shipped_example_loads),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_long_line_and_limits),
+		cmocka_unit_test(test_parse_tolerant_layout),
+		cmocka_unit_test(test_print_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

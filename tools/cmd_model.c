@@ -1,0 +1,248 @@
+/* grove model: the P-LogP model from the command line: print a parameter
+ * file as a table, predict and optimize broadcasts. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "grove/logp.h"
+#include "model_opts.h"
+
+static void
+model_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: grove model params --params FILE\n"
+	    "       grove model bcast --params FILE --clusters C --per-cluster P\n"
+	    "                         --size BYTES [--scheme NAME] [--elem BYTES]\n"
+	    "                         [--search heuristic|paper|exhaustive]\n"
+	    "                         [--local CLASS] [--wide CLASS] [--json]\n"
+	    "\n"
+	    "The P-LogP model (docs/logp.md).  'params' prints a parameter file\n"
+	    "as a table; 'bcast' predicts the completion time of a broadcast of\n"
+	    "BYTES over C clusters of P processes each, with the segment size\n"
+	    "and trees the optimizer chooses.\n"
+	    "\n"
+	    "  -p, --params FILE     parameter file (share/logp/default.params\n"
+	    "                        is an example; `grove logp measure` makes one)\n"
+	    "  -c, --clusters C      number of clusters (1: a single LAN)\n"
+	    "  -n, --per-cluster P   processes per cluster (1: WAN only)\n"
+	    "  -s, --size BYTES      message size; suffixes K, M, G (1024-based)\n"
+	    "  -S, --scheme NAME     optimized (default), original,\n"
+	    "                        whole-nonblocking, sequential, or all\n"
+	    "  -e, --elem BYTES      element size; segments are multiples (1)\n"
+	    "  -x, --search HOW      heuristic (default), paper (the paper's\n"
+	    "                        heuristics exactly) or exhaustive\n"
+	    "  -l, --local CLASS     link class inside clusters (lan)\n"
+	    "  -w, --wide CLASS      link class between clusters (wan)\n"
+	    "  -j, --json            one JSON object per scheme\n"
+	    "  -h, --help            show this help\n"
+	    "\n"
+	    "Times are in microseconds.  Exit status: 0 ok, 1 bad parameter\n"
+	    "file or cluster map, 2 usage error.\n");
+}
+
+static int
+usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "grove model: %s%s%s\n", msg, arg ? ": " : "",
+	    arg ? arg : "");
+	fprintf(stderr, "try 'grove model --help'\n");
+	return 2;
+}
+
+struct model_args {
+	const char *params;
+	const char *clusters, *per_cluster, *size;
+	const char *scheme;
+	uint32_t elem;
+	grove_logp_search how;
+	grove_logp_class local, wide;
+	int json;
+};
+
+static int
+parse_args(int argc, char **argv, struct model_args *a)
+{
+	static const struct option opts[] = {
+		{"params", required_argument, NULL, 'p'},
+		{"clusters", required_argument, NULL, 'c'},
+		{"per-cluster", required_argument, NULL, 'n'},
+		{"size", required_argument, NULL, 's'},
+		{"scheme", required_argument, NULL, 'S'},
+		{"elem", required_argument, NULL, 'e'},
+		{"search", required_argument, NULL, 'x'},
+		{"local", required_argument, NULL, 'l'},
+		{"wide", required_argument, NULL, 'w'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t elem;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:c:n:s:S:e:x:l:w:jh", opts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			a->params = optarg;
+			break;
+		case 'c':
+			a->clusters = optarg;
+			break;
+		case 'n':
+			a->per_cluster = optarg;
+			break;
+		case 's':
+			a->size = optarg;
+			break;
+		case 'S':
+			a->scheme = optarg;
+			break;
+		case 'e':
+			if (model_parse_size(optarg, &elem) || elem == 0 ||
+			    elem > UINT32_MAX)
+				return usage_error("--elem needs a positive "
+				    "size", optarg);
+			a->elem = (uint32_t)elem;
+			break;
+		case 'x':
+			if (!strcmp(optarg, "heuristic"))
+				a->how = GROVE_LOGP_HEURISTIC;
+			else if (!strcmp(optarg, "exhaustive"))
+				a->how = GROVE_LOGP_EXHAUSTIVE;
+			else if (!strcmp(optarg, "paper"))
+				a->how = GROVE_LOGP_PAPER;
+			else
+				return usage_error("--search is heuristic, "
+				    "paper or exhaustive", optarg);
+			break;
+		case 'l':
+		case 'w':
+			if (grove_logp_class_parse(optarg, c == 'l' ?
+			    &a->local : &a->wide))
+				return usage_error("unknown link class "
+				    "(host, lan, wan)", optarg);
+			break;
+		case 'j':
+			a->json = 1;
+			break;
+		case 'h':
+			model_usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("option needs an argument",
+			    argv[optind - 1]);
+		default:
+			return usage_error("unknown option",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	if (!a->params)
+		return usage_error("--params FILE is required", NULL);
+	return -1; /* go on */
+}
+
+static int
+cmd_params(struct model_args *a)
+{
+	grove_logp_params *p = model_load_params("model", a->params);
+
+	if (!p)
+		return 1;
+	grove_logp_params_print_table(p, stdout);
+	grove_logp_params_destroy(p);
+	return 0;
+}
+
+static int
+cmd_bcast(struct model_args *a)
+{
+	static const grove_logp_scheme all[] = {
+		GROVE_LOGP_OPTIMIZED, GROVE_LOGP_ORIGINAL,
+		GROVE_LOGP_WHOLE_NONBLOCKING, GROVE_LOGP_SEQUENTIAL,
+	};
+	grove_logp_system sys = {0, 0, a->local, a->wide};
+	grove_logp_scheme one;
+	grove_logp_params *p;
+	grove_logp_plan plan;
+	uint64_t size;
+	char err[512];
+	unsigned first = 0, end = 1;
+	int rc = 0;
+
+	if (!a->clusters || !a->per_cluster || !a->size)
+		return usage_error("bcast needs --clusters, --per-cluster and "
+		    "--size", NULL);
+	if (model_parse_u32(a->clusters, &sys.clusters))
+		return usage_error("--clusters needs a number", a->clusters);
+	if (model_parse_u32(a->per_cluster, &sys.per_cluster))
+		return usage_error("--per-cluster needs a number",
+		    a->per_cluster);
+	if (model_parse_size(a->size, &size))
+		return usage_error("--size needs a size in bytes (4096, 64K, "
+		    "4M)", a->size);
+	if (a->scheme && !strcmp(a->scheme, "all")) {
+		end = sizeof all / sizeof all[0];
+	} else if (a->scheme) {
+		if (grove_logp_scheme_parse(a->scheme, &one))
+			return usage_error("unknown scheme (optimized, "
+			    "original, whole-nonblocking, sequential, all)",
+			    a->scheme);
+		for (first = 0; all[first] != one; first++)
+			;
+		end = first + 1;
+	}
+	p = model_load_params("model", a->params);
+	if (!p)
+		return 1;
+	for (unsigned i = first; i < end && !rc; i++) {
+		rc = grove_logp_bcast_plan(p, &sys, all[i], size, a->elem,
+		    a->how, &plan, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "grove model: %s%s%s\n",
+			    rc == GROVE_ENOENT ? a->params : "",
+			    rc == GROVE_ENOENT ? ": " : "", err);
+			break;
+		}
+		grove_logp_plan_print(&plan, a->json, stdout);
+	}
+	grove_logp_params_destroy(p);
+	return rc ? 1 : 0;
+}
+
+int
+cmd_model(int argc, char **argv)
+{
+	struct model_args a = {
+		.elem = 1, .how = GROVE_LOGP_HEURISTIC,
+		.local = GROVE_LOGP_LAN, .wide = GROVE_LOGP_WAN,
+	};
+	const char *sub;
+	int rc;
+
+	if (argc < 2) {
+		model_usage(stderr);
+		return 2;
+	}
+	sub = argv[1];
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		model_usage(stdout);
+		return 0;
+	}
+	if (strcmp(sub, "params") && strcmp(sub, "bcast"))
+		return usage_error("unknown subcommand (params, bcast)", sub);
+	rc = parse_args(argc - 1, argv + 1, &a);
+	if (rc >= 0)
+		return rc;
+	if (!strcmp(sub, "params")) {
+		if (a.clusters || a.per_cluster || a.size || a.scheme)
+			return usage_error("params takes only --params", NULL);
+		return cmd_params(&a);
+	}
+	return cmd_bcast(&a);
+}
