@@ -169,6 +169,15 @@ int grove_stream_send_packet(grove_stream *s, grove_packet *p);
 #define GROVE_SEGMENT_WHOLE SIZE_MAX
 #define GROVE_SEGMENT_MIN 256u
 int grove_stream_set_segment_size(grove_stream *s, size_t bytes);
+/* Describe the network's links to the P-LogP model (include/grove/logp.h;
+ * p is copied, NULL forgets it): automatic segment sizes then come from
+ * the model's search for each message size, for the tree this network
+ * has (its clusters from the cluster map, its fan-outs).  Without it
+ * automatic sizing uses 64 KiB segments above 64 KiB.  GROVE_ENOENT (the
+ * parameters lack a link class the network has) with the last error
+ * saying which. */
+struct grove_logp_params;
+int grove_net_set_logp(grove_net *net, const struct grove_logp_params *p);
 
 /* Wait until everything queued has been handed to the kernel. */
 int grove_net_flush(grove_net *net, int timeout_ms);

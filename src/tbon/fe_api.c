@@ -14,6 +14,7 @@
 #include "net/sockio.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
+#include "tbon/segment.h"
 #include "trace/trace_impl.h"
 
 static int
@@ -88,6 +89,7 @@ grove_net_destroy(grove_net *net)
 		free(s);
 	}
 	pktq_fini(&net->p2p);
+	seg_model_free(net->seg_model);
 	waitfd_fini(&net->wfd);
 	if (n->loop_ready)
 		node_fini(n);

@@ -32,6 +32,7 @@ struct grove_net {
 	uint32_t next_stream;
 	uint32_t next_req;
 	uint32_t next_seg_msg;  /* id of the next segmented multicast */
+	struct seg_model *seg_model; /* grove_net_set_logp; NULL: none */
 	grove_stream *streams;
 	grove_comm all;
 	pktq p2p;              /* point-to-point packets from BEs */

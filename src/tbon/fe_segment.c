@@ -34,6 +34,26 @@ grove_stream_set_segment_size(grove_stream *s, size_t bytes)
 	return 0;
 }
 
+int
+grove_net_set_logp(grove_net *net, const struct grove_logp_params *p)
+{
+	if (!net)
+		return GROVE_EINVAL;
+	seg_model *sm = NULL;
+	if (p) {
+		char err[400];
+		int rc = seg_model_new(p, net->topo, net->n.clusters, &sm, err,
+		    sizeof err);
+		if (rc != 0) {
+			fe_set_error(net, "%s", err);
+			return rc;
+		}
+	}
+	seg_model_free(net->seg_model);
+	net->seg_model = sm;
+	return 0;
+}
+
 /* Each segment goes down like any packet, and the caller waits only while
  * a link is over its limit: the first segments are on their way (and
  * forwarded by the CPs) while the last ones are still being cut. */
@@ -54,7 +74,8 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	/* A downstream filter works on whole packets: those streams never
 	 * segment. */
 	size_t seg = ns && ns->down_is_null
-	    ? seg_size_for(s->seg_setting, grove_packet_size(p)) : 0;
+	    ? seg_size_for(s->seg_setting, net->seg_model, grove_packet_size(p))
+	    : 0;
 	if (!seg)
 		return fe_inject(net, p);
 	uint64_t t0 = grove_trace_begin();

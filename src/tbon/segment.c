@@ -11,22 +11,25 @@
 #include "tbon/proto.h"
 
 size_t
-seg_auto_size(size_t frame_len)
+seg_auto_size(const seg_model *sm, size_t frame_len)
 {
-	/* Without measured parameters of the links there is nothing to trade
-	 * off: a fixed size large enough that the ~80 bytes of a segment's
-	 * header are noise and small enough that a tree of a few levels
-	 * pipelines well. */
-	(void)frame_len;
-	return SEG_DEFAULT_SIZE;
+	if (sm)
+		return seg_model_size(sm, frame_len);
+	/* Without parameters of the links there is nothing to trade off: a
+	 * fixed size large enough that the ~80 bytes of a segment's header
+	 * are noise and small enough that a tree of a few levels pipelines
+	 * well. */
+	return frame_len > SEG_DEFAULT_SIZE ? SEG_DEFAULT_SIZE : 0;
 }
 
 size_t
-seg_size_for(size_t setting, size_t frame_len)
+seg_size_for(size_t setting, const seg_model *sm, size_t frame_len)
 {
 	if (setting == SIZE_MAX)
 		return 0;
-	size_t seg = setting ? setting : seg_auto_size(frame_len);
+	size_t seg = setting ? setting : seg_auto_size(sm, frame_len);
+	if (!seg)
+		return 0;
 	if (seg < SEG_MIN_SIZE)
 		seg = SEG_MIN_SIZE;
 	return frame_len > seg ? seg : 0;

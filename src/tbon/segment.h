@@ -20,7 +20,10 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "grove/cluster.h"
+#include "grove/logp.h"
 #include "grove/packet.h"
+#include "grove/topology.h"
 
 /* The segment size used when the caller leaves the choice to Grove and no
  * model of the network says otherwise (see seg_auto_size). */
@@ -34,14 +37,35 @@
 #define SEG_MAX_MSGS 64u
 #define SEG_MAX_PENDING_BYTES (1ull << 30)
 
+/* The network as the P-LogP model sees it (seg_model.c): its parameters
+ * (a private copy), the two-layer system of the paper that its topology
+ * and cluster map amount to, and that tree's degrees across clusters
+ * (d_w) and inside them (d_l). */
+typedef struct seg_model {
+	grove_logp_params *params;
+	grove_logp_system sys;
+	uint32_t d_w, d_l;
+} seg_model;
+
+/* GROVE_EINVAL / GROVE_ENOENT with err saying why when p does not cover
+ * the link classes the network needs. */
+int seg_model_new(const grove_logp_params *p, const grove_topo *t,
+    const grove_cluster_map *m, seg_model **out, char *err, size_t errlen);
+void seg_model_free(seg_model *sm);
+/* The segment size the model's search finds best for a frame of
+ * frame_len bytes; 0 when sending it whole is best. */
+size_t seg_model_size(const seg_model *sm, size_t frame_len);
+
 /* The segment size for a frame of frame_len bytes when the caller chose
- * automatic sizing: the one place where the choice is made. */
-size_t seg_auto_size(size_t frame_len);
+ * automatic sizing: the one place where the choice is made.  From the
+ * model when the network has one (sm != NULL), else SEG_DEFAULT_SIZE;
+ * 0: send it whole. */
+size_t seg_auto_size(const seg_model *sm, size_t frame_len);
 
 /* The segment size to use for a frame of frame_len bytes under a stream's
  * setting (0: automatic, SIZE_MAX: never segment, else bytes); 0 when the
- * frame goes whole because it fits in one segment. */
-size_t seg_size_for(size_t setting, size_t frame_len);
+ * frame goes whole. */
+size_t seg_size_for(size_t setting, const seg_model *sm, size_t frame_len);
 
 /* Cut the frame of p (a DATA packet) into segments of at most seg bytes,
  * in order, each a SEGMENT packet with p's stream, tag and source; emit

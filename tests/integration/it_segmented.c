@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "grove/cluster.h"
+#include "grove/logp.h"
 #include "helper_common.h"
 #include "../../examples/worker_protocol.h"
 
@@ -180,6 +181,34 @@ bad_settings(grove_net *net)
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
+/* Automatic sizes from the model: the sizes it picks reassemble like any
+ * other, and parameters that do not cover the network are refused. */
+static void
+model_sizes(grove_net *net, const char *name)
+{
+	it_step("%s: automatic segment sizes from P-LogP parameters", name);
+	static const char host[] = "grove-logp 1\nclass host\nL 30\n"
+	    "1 5 5 10\n1048576 270 270 1060\n";
+	static const char wan_only[] = "grove-logp 1\nclass wan\nL 10000\n"
+	    "1 5 5 81\n1048576 270 270 1048656\n";
+	grove_logp_params *p = NULL, *bad = NULL;
+	char err[256];
+	CHECK_OK(grove_logp_params_parse_string(host, &p, err, sizeof err));
+	CHECK_OK(grove_logp_params_parse_string(wan_only, &bad, err, sizeof err));
+	CHECK_RC_NET(net, grove_net_set_logp(net, bad), GROVE_ENOENT);
+	CHECK_STR_CONTAINS(grove_net_last_error(net), "do not describe");
+	CHECK_OK_NET(net, grove_net_set_logp(net, p));
+	grove_logp_params_destroy(p); /* the network keeps a copy */
+	grove_logp_params_destroy(bad);
+	grove_stream *s = it_stream(net, NULL, "null", "dont_wait");
+	one(net, s, ODD, 20);
+	one(net, s, BIG, 21);
+	one(net, s, 100, 22);
+	CHECK_OK_NET(net, grove_net_set_logp(net, NULL));
+	one(net, s, ODD, 23);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
 /* Over emulated WAN links (FE in one cluster, the back-ends in another):
  * segments arrive whole and in order, and grove_net_wait_sent waits for
  * the emulated line.  100 KB at 50 KB/s keep the line busy for 2 s, far
@@ -228,6 +257,7 @@ main(void)
 	net = it_net_spawn("kary:2", 8);
 	sizes(net, "kary:2");
 	interleaved(net, "kary:2");
+	model_sizes(net, "kary:2");
 	it_net_destroy(net);
 
 	net = it_net_spawn("knomial:2", 6);

@@ -66,15 +66,101 @@ static void
 test_size_for(void **state)
 {
 	(void)state;
-	assert_int_equal(seg_size_for(0, 100), 0);
-	assert_int_equal(seg_size_for(0, SEG_DEFAULT_SIZE), 0);
-	assert_int_equal(seg_size_for(0, SEG_DEFAULT_SIZE + 8), seg_auto_size(
-	    SEG_DEFAULT_SIZE + 8));
-	assert_int_equal(seg_size_for(SIZE_MAX, 1u << 30), 0);
-	assert_int_equal(seg_size_for(4096, 4096), 0);
-	assert_int_equal(seg_size_for(4096, 4104), 4096);
+	assert_int_equal(seg_size_for(0, NULL, 100), 0);
+	assert_int_equal(seg_size_for(0, NULL, SEG_DEFAULT_SIZE), 0);
+	assert_int_equal(seg_size_for(0, NULL, SEG_DEFAULT_SIZE + 8),
+	    SEG_DEFAULT_SIZE);
+	assert_int_equal(seg_auto_size(NULL, SEG_DEFAULT_SIZE + 8),
+	    SEG_DEFAULT_SIZE);
+	assert_int_equal(seg_size_for(SIZE_MAX, NULL, 1u << 30), 0);
+	assert_int_equal(seg_size_for(4096, NULL, 4096), 0);
+	assert_int_equal(seg_size_for(4096, NULL, 4104), 4096);
 	/* Too small a setting is raised to the minimum. */
-	assert_int_equal(seg_size_for(8, 1000), SEG_MIN_SIZE);
+	assert_int_equal(seg_size_for(8, NULL, 1000), SEG_MIN_SIZE);
+}
+
+/* Parameters of a fast local class and (with wan) a slow emulated one:
+ * latency L, a gap of (m + 80) / bandwidth, 5 us of CPU per message. */
+static grove_logp_params *
+params(int wan)
+{
+	grove_logp_params *p = NULL;
+	grove_logp_sample host[24], w[24];
+	for (int i = 0; i < 24; i++) {
+		double m = (double)(1ull << i);
+		host[i].size = w[i].size = 1ull << i;
+		host[i].os = host[i].or_ = w[i].os = w[i].or_ = 5 + m / 4000;
+		host[i].g = 10 + m / 1000;
+		w[i].g = (m + 80) / 1.0; /* 1 MB/s: 1 byte per microsecond */
+	}
+	assert_int_equal(grove_logp_params_create(&p), 0);
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_HOST, 30, host,
+	    24, NULL, 0), 0);
+	if (wan)
+		assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_WAN,
+		    10000, w, 24, NULL, 0), 0);
+	return p;
+}
+
+/* Automatic sizes from the model follow the tree: pipelining pays on a
+ * deep tree, not on a flat one whose links are all independent. */
+static void
+test_model_size(void **state)
+{
+	(void)state;
+	char err[300];
+	grove_topo *deep = NULL, *flat = NULL;
+	assert_int_equal(grove_topo_generate("kary:2", 16, NULL, &deep, err,
+	    sizeof err), 0);
+	assert_int_equal(grove_topo_generate("flat", 3, NULL, &flat, err,
+	    sizeof err), 0);
+	grove_logp_params *local = params(0), *both = params(1);
+
+	/* One cluster, a tree of depth 4 over a fast local network. */
+	seg_model *sm = NULL;
+	assert_int_equal(seg_model_new(local, deep, NULL, &sm, err, sizeof err),
+	    0);
+	assert_int_equal(sm->sys.clusters, 1);
+	assert_int_equal(sm->sys.per_cluster, 17);
+	assert_int_equal(sm->d_l, 2);
+	size_t big = 4u << 20;
+	size_t seg = seg_model_size(sm, big);
+	assert_true(seg >= SEG_MIN_SIZE && seg < big);
+	assert_int_equal(seg_auto_size(sm, big), seg);
+	assert_int_equal(seg_size_for(0, sm, big), seg);
+	/* A frame too small for two minimum segments goes whole. */
+	assert_int_equal(seg_model_size(sm, 2 * SEG_MIN_SIZE - 8), 0);
+	/* An explicit setting wins over the model. */
+	assert_int_equal(seg_size_for(4096, sm, big), 4096);
+	seg_model_free(sm);
+
+	/* The FE in one cluster, each back-end in its own, behind the WAN:
+	 * every WAN link is its own line, so segments save little (the
+	 * receivers' copying overlaps) and cost a header each on the slow
+	 * line: whole for a few KB, few and large segments for megabytes. */
+	grove_cluster_map *m = NULL;
+	assert_int_equal(grove_cluster_map_new(&m), 0);
+	for (uint32_t id = 0; id < 4; id++)
+		assert_int_equal(grove_cluster_map_add_range(m, id, id, id), 0);
+	assert_int_equal(seg_model_new(both, flat, m, &sm, err, sizeof err), 0);
+	assert_int_equal(sm->sys.clusters, 4);
+	assert_int_equal(sm->sys.per_cluster, 1);
+	assert_int_equal(sm->d_w, 3);
+	assert_int_equal(seg_model_size(sm, 4096), 0);
+	seg = seg_model_size(sm, big);
+	assert_true(seg == 0 || seg >= big / 32);
+	seg_model_free(sm);
+
+	/* Clusters need a wan class. */
+	assert_int_equal(seg_model_new(local, flat, m, &sm, err, sizeof err),
+	    GROVE_ENOENT);
+	assert_null(sm);
+	assert_non_null(strstr(err, "do not describe"));
+	grove_cluster_map_destroy(m);
+	grove_logp_params_destroy(local);
+	grove_logp_params_destroy(both);
+	grove_topo_destroy(deep);
+	grove_topo_destroy(flat);
 }
 
 /* Split and reassemble frames of many sizes and segment sizes. */
@@ -272,6 +358,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size_for),
+		cmocka_unit_test(test_model_size),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_errors),
