@@ -51,16 +51,23 @@ for c, p in cfgs:
               f"{cell(w)} | {ratio} |")
 PY
 
-plot() { # $1: clusters; prints gnuplot plot clauses for its series
-	local c=$1 first=1 f p s
+plot() { # $1: clusters, $2: column; prints gnuplot plot clauses
+	# A colour per scheme; one process per cluster solid, more dashed.
+	local c=$1 first=1 f p s lc dt
 	for f in "$tmp/${c}"_*.dat; do
 		[ -e "$f" ] || continue
 		p=$(basename "$f" .dat | cut -d_ -f2)
 		s=$(basename "$f" .dat | cut -d_ -f3)
+		case $s in
+		original) lc='#c0392b' ;;
+		optimized) lc='#2060c0' ;;
+		*) lc='#20a040' ;;
+		esac
+		if [ "$p" = 1 ]; then dt=1; else dt=2; fi
 		[ $first = 1 ] || printf ', '
 		first=0
-		printf "'%s' using 1:%s with linespoints title '%s, %s per cluster'" \
-		    "$f" "$2" "$s" "$p"
+		printf "'%s' using 1:%s with linespoints lc rgb '%s' dt %s pt %s title '%s, %s x %s'" \
+		    "$f" "$2" "$lc" "$dt" "$((dt == 1 ? 7 : 6))" "$s" "$c" "$p"
 	done
 	[ $first = 0 ] || printf "1 notitle lc rgb 'white'" # no results here
 }
@@ -85,7 +92,7 @@ unset logscale y
 set logscale x
 set ylabel 'model error (%), (model - measured) / measured'
 set title 'P-LogP estimate vs measurement'
-set key bottom right
+set key bottom right font ',9'
 plot $(plot 4 4), $(plot 8 4)
 GP
 gnuplot "$tmp/fig.gp"
