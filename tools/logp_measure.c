@@ -50,6 +50,7 @@ enum {
  * train lasts at least this long (the emulated WAN's timer precision is
  * tens of microseconds, the host's clock reads tens of nanoseconds). */
 #define OS_SAMPLES 5
+#define OS_BUDGET_NS 300000000ull
 #define RTT_SAMPLES 9
 #define TRAIN_TARGET_S 0.010
 #define TRAIN_TARGET_WAN_S 0.030
@@ -372,7 +373,12 @@ static int
 measure_os(side *s, grove_packet *p, double *out)
 {
 	double v[OS_SAMPLES];
-	for (int i = 0; i < OS_SAMPLES; i++) {
+	int n = 0;
+	uint64_t start = now_ns();
+	/* A slow link (megabytes at 1 MB/s) gets fewer samples: each waits
+	 * for the message to cross. */
+	for (int i = 0; i < OS_SAMPLES && (i == 0 ||
+	    now_ns() - start < OS_BUDGET_NS); i++) {
 		int rc;
 		if ((rc = drain(s)) != 0)
 			return rc;
@@ -385,9 +391,9 @@ measure_os(side *s, grove_packet *p, double *out)
 			rc = wait_reply(s, T_ACK, NULL);
 		if (rc != 0)
 			return rc;
-		v[i] = (double)(t1 - t0) * 1e-9;
+		v[n++] = (double)(t1 - t0) * 1e-9;
 	}
-	*out = median(v, OS_SAMPLES);
+	*out = median(v, (size_t)n);
 	return 0;
 }
 
@@ -450,10 +456,15 @@ measure_g(side *s, grove_packet *p, double target, uint32_t *k, double *out)
 			*out = secs / (*k - 1);
 			return 0;
 		}
-		double grow = secs > 0 ? 1.3 * target / secs : 16;
-		if (grow < 2)
-			grow = 2;
-		double nk = ceil(*k * grow);
+		/* Long enough next time by this train's own gap, but between
+		 * 2 and 16 times as long: a short train may come in one batch
+		 * and show no gap at all. */
+		double gap = secs / (*k - 1);
+		double nk = gap > 0 ? ceil(1.3 * target / gap) + 1 : 16.0 * *k;
+		if (nk < 2.0 * *k)
+			nk = 2.0 * *k;
+		if (nk > 16.0 * *k)
+			nk = 16.0 * *k;
 		*k = nk > TRAIN_MAX ? TRAIN_MAX : (uint32_t)nk;
 	}
 }
@@ -493,9 +504,10 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 		if ((rc = payload(m, T_SINK, &sink)) == 0 &&
 		    (rc = payload(m, T_OR_PROBE, &probe)) == 0 &&
 		    (rc = payload(m, T_TRAIN, &train)) == 0) {
+			/* The first repetition finds each size's train
+			 * length from two messages up; the others reuse it. */
 			if (!ks[i])
-				ks[i] = i ? (ks[i - 1] / 2 > 2 ? ks[i - 1] / 2 : 2)
-				    : 16;
+				ks[i] = 2;
 			what = "os";
 			if ((rc = measure_os(s, sink, &os)) == 0) {
 				what = "or";

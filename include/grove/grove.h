@@ -5,6 +5,7 @@
 #include "grove/error.h"
 #include "grove/packet.h"
 #include "grove/topology.h"
+#include "grove/cluster.h"
 #include "grove/filter.h"
 #include "grove/network.h"
 #include "grove/backend.h"

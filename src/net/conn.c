@@ -1,9 +1,11 @@
 #include "net/conn.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -341,6 +343,20 @@ emu_on_closed(uv_handle_t *h)
 	free(e);
 }
 
+/* Each emulated link costs a descriptor beyond what a node reserved for
+ * its children: when they run out, take more of the hard limit. */
+static int
+raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return 0;
+	rlim_t want = rl.rlim_cur * 2;
+	rl.rlim_cur = want > rl.rlim_max || want < rl.rlim_cur ? rl.rlim_max
+	    : want;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 int
 conn_emulate(conn *c, const grove_link_params *p)
 {
@@ -354,6 +370,9 @@ conn_emulate(conn *c, const grove_link_params *p)
 	if (!e)
 		return GROVE_ENOMEM;
 	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (e->tfd < 0 && errno == EMFILE && raise_nofile())
+		e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+		    TFD_CLOEXEC);
 	if (e->tfd < 0 || uv_poll_init(c->h.handle.loop, &e->poll, e->tfd) != 0) {
 		if (e->tfd >= 0)
 			close(e->tfd);

@@ -1,0 +1,107 @@
+/* Unit tests for the bootstrap text (src/net/boot.c): the byte-counted
+ * topology and cluster map blocks survive a round trip, reach back-ends
+ * (cluster map) or not (topology), and bad lengths are errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "grove/error.h"
+#include "net/boot.h"
+
+static const char *map_text =
+    "# Grove cluster map\nwan latency 10ms bandwidth 1MB/s\n"
+    "cluster 0 nodes 0-1\ncluster 1 nodes 2\nend\n"; /* "end" inside */
+
+static void
+fill(boot *b)
+{
+	boot_init(b);
+	snprintf(b->secret_hex, sizeof b->secret_hex, "%064d", 7);
+	snprintf(b->netid, sizeof b->netid, "abc");
+	snprintf(b->parent_host, sizeof b->parent_host, "127.0.0.1");
+	b->parent_port = 4711;
+	b->node = 2;
+	b->topology = strdup("localhost:0 => localhost:1 ;\n"
+	    "localhost:1 => localhost:2 ;\n");
+	b->clusters = strdup(map_text);
+	assert_non_null(b->topology);
+	assert_non_null(b->clusters);
+}
+
+static void
+test_round_trip(void **state)
+{
+	(void)state;
+	boot b, c;
+	fill(&b);
+	for (int with_topology = 0; with_topology < 2; with_topology++) {
+		char *text = NULL, err[256];
+		size_t len = 0;
+		assert_int_equal(boot_write(&b, with_topology, &text, &len), 0);
+		boot_init(&c);
+		int rc = boot_parse(text, len, &c, err, sizeof err);
+		if (rc != 0)
+			fail_msg("%s", err);
+		assert_non_null(c.clusters);
+		assert_string_equal(c.clusters, map_text);
+		if (with_topology)
+			assert_string_equal(c.topology, b.topology);
+		else
+			assert_null(c.topology);
+		assert_int_equal(c.node, 2);
+		boot_fini(&c);
+		free(text);
+	}
+	/* Without a map there is no block. */
+	free(b.clusters);
+	b.clusters = NULL;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	assert_int_equal(boot_write(&b, 1, &text, &len), 0);
+	assert_null(strstr(text, "clusters"));
+	boot_init(&c);
+	assert_int_equal(boot_parse(text, len, &c, err, sizeof err), 0);
+	assert_null(c.clusters);
+	boot_fini(&c);
+	free(text);
+	boot_fini(&b);
+}
+
+static void
+test_bad_block_length(void **state)
+{
+	(void)state;
+	static const char *bad[] = {
+		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters 999\nx\nend\n",
+		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters x\nend\n",
+		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters \nend\n",
+		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters -1\nend\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		boot c;
+		char err[256] = "";
+		boot_init(&c);
+		int rc = boot_parse(bad[i], strlen(bad[i]), &c, err, sizeof err);
+		if (rc == 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_int_equal(rc, GROVE_EPROTO);
+		assert_non_null(strstr(err, "line 4: clusters block length"));
+		boot_fini(&c);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_bad_block_length),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
