@@ -188,13 +188,16 @@ bb_net_create(bb_net *b, const bb_cfg *c, const tool_programs *pg,
     const int32_t *parent)
 {
 	uint32_t P = c->clusters * c->per;
-	char err[512], path[] = "/tmp/grove-bcast-XXXXXX";
+	char err[512], path[1024];
 	char *text = NULL;
 	grove_topo *t = NULL;
 	grove_cluster_map *map = NULL;
 	int rc, fd = -1;
 
 	memset(b, 0, sizeof *b);
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(path, sizeof path, "%s/grove-bcast-XXXXXX",
+	    tmpdir && *tmpdir ? tmpdir : "/tmp");
 	b->P = P;
 	b->parent = malloc(P * sizeof *b->parent);
 	b->cl = calloc(c->clusters, sizeof *b->cl);
