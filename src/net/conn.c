@@ -262,7 +262,7 @@ static void emu_on_due(uv_poll_t *h, int status, int events);
 
 /* Set the timerfd to the head's due time (same clock as uv_hrtime:
  * CLOCK_MONOTONIC); stop watching it when nothing is held. */
-static void
+static int
 emu_arm(struct conn_emu *e)
 {
 	uint64_t due = emu_queue_next_due(&e->q);
@@ -270,21 +270,18 @@ emu_arm(struct conn_emu *e)
 		if (e->armed)
 			uv_poll_stop(&e->poll);
 		e->armed = 0;
-		return;
+		return 0;
 	}
 	struct itimerspec its = {{0, 0}, {(time_t)(due / 1000000000u),
 	    (long)(due % 1000000000u)}};
 	/* 0 would disarm: a due time of 0 is long past anyway. */
 	if (!due)
 		its.it_value.tv_nsec = 1;
-	if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
-		conn_close(e->c, GROVE_ESYS, "link emulator: timerfd_settime "
-		    "failed");
-		return;
-	}
-	if (!e->armed)
-		uv_poll_start(&e->poll, UV_READABLE, emu_on_due);
+	if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0 ||
+	    (!e->armed && uv_poll_start(&e->poll, UV_READABLE, emu_on_due) != 0))
+		return GROVE_ESYS;
 	e->armed = 1;
+	return 0;
 }
 
 static int
@@ -299,10 +296,9 @@ emu_hold(conn *c, grove_packet *p)
 		return rc;
 	}
 	c->held_bytes = e->q.bytes;
-	/* Due times never decrease: only a new head needs the timer. */
-	if (was_empty)
-		emu_arm(e);
-	return 0;
+	/* Due times never decrease: only a new head needs the timer.  (A
+	 * failure here is a send error; the frame is dropped at close.) */
+	return was_empty ? emu_arm(e) : 0;
 }
 
 static void
@@ -328,7 +324,10 @@ emu_on_due(uv_poll_t *h, int status, int events)
 	conn_flush(c);
 	if (c->closing)
 		return;
-	emu_arm(e);
+	if (emu_arm(e) != 0) {
+		conn_close(c, GROVE_ESYS, "link emulator: cannot set its timer");
+		return;
+	}
 	/* Producers stopped by held bytes resume here: a frame written at
 	 * once never reaches on_write. */
 	if (conn_queued(c) < CONN_LWM && c->ops->on_drain)

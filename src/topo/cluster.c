@@ -169,7 +169,7 @@ grove_cluster_map_max_node(const grove_cluster_map *m)
 
 /* ---- printing ------------------------------------------------------- */
 
-/* Shortest unit that shows the value exactly enough to parse back. */
+/* Base units with 17 significant digits: parses back to the same double. */
 static void
 print_params(FILE *f, const char *name, const grove_link_params *p)
 {

@@ -5,7 +5,8 @@
  * bandwidth (the emulator never delivers early), and a regression through
  * the fastest round trip of each size must find the configured L and B
  * within a few percent.  Then back-pressure: bytes held by the emulator
- * count as queued, so a sender far ahead of an emulated link waits.
+ * count as queued, so a sender far ahead of an emulated link waits; and
+ * an attached back-end emulates its uplink from its environment.
  * Finally, bad maps fail network creation with a message naming the line.
  */
 #include <fcntl.h>
@@ -226,6 +227,65 @@ backpressure(const char *log, const char *map_path)
 	it_net_destroy(net);
 }
 
+/* Attach mode: the back-end gets no bootstrap; it emulates its uplink
+ * from $GROVE_CLUSTER_MAP in its own environment.  A round trip through
+ * the CP -> BE link (emulated by the CP, from the FE's map) and back
+ * (emulated by the BE) takes at least twice the latency. */
+static pid_t
+start_attached_be(const char *file)
+{
+	char exe[4096];
+	it_build_path("be_worker", exe, sizeof exe);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		execl(exe, "be_worker", "--attach", file, "--rank", "0",
+		    (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void
+attached(const char *dir)
+{
+	it_step("an attached back-end emulates its uplink ($GROVE_CLUSTER_MAP)");
+	char map[4096], conn_file[4096];
+	snprintf(map, sizeof map, "%s/attach.map", dir);
+	snprintf(conn_file, sizeof conn_file, "%s/attach.conn", dir);
+	FILE *f = fopen(map, "w");
+	CHECK(f != NULL);
+	fprintf(f, "wan latency 20ms\ncluster 0 nodes 0-1\ncluster 1 nodes 2\n");
+	CHECK(fclose(f) == 0);
+	CHECK(setenv("GROVE_CLUSTER_MAP", map, 1) == 0);
+	grove_net_opts o;
+	it_net_opts(&o, "levels:1x1", 1);
+	o.mode = GROVE_LAUNCH_ATTACH;
+	o.be_exe = NULL;
+	o.be_argv = NULL;
+	o.connect_file = conn_file;
+	grove_net *net = it_net_create(&o);
+	pid_t be = start_attached_be(conn_file);
+	CHECK(unsetenv("GROVE_CLUSTER_MAP") == 0);
+	CHECK_OK_NET(net, grove_net_wait_backends(net, 1, IT_RECV_MS));
+	double best = 1e9;
+	for (int i = 0; i < 4; i++) {
+		uint64_t t0 = it_now_us();
+		CHECK_OK_NET(net, grove_net_send_to(net, 0, WORKER_RANK, ""));
+		CHECK_INT_EQ(it_recv_p2p_int(net, 0, WORKER_RANK), 0);
+		double t = (double)(it_now_us() - t0) * 1e-6;
+		if (t < best)
+			best = t;
+	}
+	it_step("fastest round trip %.3f ms (both ways emulated: no less "
+	    "than 40 ms)", best * 1e3);
+	if (best < 0.040)
+		IT_FAIL("round trip %.3f ms: one direction is not emulated",
+		    best * 1e3);
+	it_net_destroy(net);
+	CHECK(it_wait_gone(&be, 1, 5000) == 0);
+}
+
 /* Bad maps: nothing is started, the message says what and where. */
 static void
 bad_maps(const char *dir)
@@ -270,5 +330,6 @@ main(void)
 	bad_maps(it_tmpdir());
 	timing(log);
 	backpressure(log, map);
+	attached(it_tmpdir());
 	return it_done();
 }
