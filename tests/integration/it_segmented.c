@@ -179,6 +179,19 @@ bad_settings(grove_net *net)
 	CHECK_OK_NET(net, grove_stream_set_segment_size(s, GROVE_SEGMENT_MIN));
 	one(net, s, 5000, 42); /* about 20 segments of the smallest size */
 	CHECK_OK_NET(net, grove_stream_destroy(s));
+
+	it_step("a stream with a downstream filter sends whole packets");
+	grove_stream_opts so;
+	grove_stream_opts_init(&so);
+	so.sync_filter = "dont_wait";
+	so.down_filter = "max";
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net), &so,
+	    &s));
+	CHECK_RC_NET(net, grove_stream_set_segment_size(s, SEG), GROVE_EINVAL);
+	CHECK_STR_CONTAINS(grove_net_last_error(net), "downstream filter 'max'");
+	CHECK_OK_NET(net, grove_stream_set_segment_size(s, GROVE_SEGMENT_AUTO));
+	one(net, s, BIG, 43); /* whole, through the filter */
+	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
 /* Automatic sizes from the model: the sizes it picks reassemble like any
