@@ -138,6 +138,44 @@ do_info(const worker *w, uint32_t stream, int32_t tag)
 		send_failed(w, tag, rc);
 }
 
+/* FNV-1a, 64 bits: enough to tell a corrupted payload from the original,
+ * with nothing to link against. */
+static uint64_t
+fnv1a64(const uint8_t *b, uint64_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint64_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void
+do_digest(const worker *w, uint32_t stream, int32_t tag,
+    const grove_packet *p, uint64_t recv_ns)
+{
+	const uint8_t *b = NULL;
+	uint64_t n = 0;
+	int rc = grove_packet_unpack(p, "%auc", &b, &n);
+	if (rc < 0) {
+		bad_request(w, tag, "%auc", rc);
+		return;
+	}
+	rc = grove_be_send(w->be, stream, tag, "%uld %uld %uld", n,
+	    fnv1a64(b, n), recv_ns);
+	if (rc < 0)
+		send_failed(w, tag, rc);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Aborts without leaving a core file behind: fault tests kill many
  * workers and only want the parent to see an abrupt end. */
 static void
@@ -150,7 +188,8 @@ crash(void)
 
 /* Handles one request.  Returns 1 when the worker should exit. */
 static int
-handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p)
+handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
+    uint64_t recv_ns)
 {
 	int32_t v;
 	int rc = 0;
@@ -206,6 +245,9 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p)
 			return 0;
 		if (v >= 0 && (uint32_t)v == w->rank)
 			sleep_ms(3000);
+		return 0;
+	case WORKER_DIGEST:
+		do_digest(w, stream, tag, p, recv_ns);
 		return 0;
 	default:
 		fprintf(stderr, "be_worker[%u]: unknown tag %d on stream %u "
@@ -289,6 +331,7 @@ main(int argc, char **argv)
 		int32_t tag = 0;
 		grove_packet *p = NULL;
 		rc = grove_be_recv(w.be, &stream, &tag, &p, -1);
+		uint64_t recv_ns = now_ns();
 		if (rc == GROVE_ECLOSED)
 			break;
 		if (rc < 0) {
@@ -302,7 +345,7 @@ main(int argc, char **argv)
 			continue;
 		}
 		errors = 0;
-		int stop = handle(&w, stream, tag, p);
+		int stop = handle(&w, stream, tag, p, recv_ns);
 		grove_packet_unref(p);
 		if (stop)
 			break;

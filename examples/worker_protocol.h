@@ -32,6 +32,10 @@ enum worker_tag {
 	WORKER_STALL = 109,
 	/* "" -> "%ld" the worker's grove_be_clock_ns() (clock-skew checks) */
 	WORKER_CLOCK = 110,
+	/* "%auc" bytes -> "%uld %uld %uld" length, FNV-1a 64-bit hash of the
+	 * bytes, CLOCK_MONOTONIC ns when the request was received whole
+	 * (segmented multicast tests and `grove bench bcast`) */
+	WORKER_DIGEST = 111,
 };
 
 #endif

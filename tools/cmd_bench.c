@@ -10,6 +10,8 @@
  *   grove bench startup ReportSelf, equivalence classes, clock skew
  *                       (bench_startup.c)
  *   grove bench skew    accuracy of clock-skew detection (bench_skew.c)
+ *   grove bench bcast   the P-LogP paper's broadcast experiment
+ *                       (tools/bench_bcast.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "bench_skew.h"
+#include "bench_bcast.h"
 #include "grove/grove.h"
 #include "bench_agents.h"
 #include "toolutil.h"
@@ -323,6 +326,8 @@ bench_usage(FILE *f)
 	    "       grove bench skew  [--topology SPEC] [--backends N] "
 	    "[--rounds R]\n"
 	    "                         [--inject-step NS] [--repeat K] [--json]\n"
+	    "       grove bench bcast [--clusters C] [--per-cluster P] "
+	    "[--sizes LIST] ... (--help)\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -620,6 +625,8 @@ cmd_bench(int argc, char **argv)
 		return bench_startup(argc, argv);
 	if (!strcmp(argv[1], "skew"))
 		return bench_skew(argc, argv);
+	if (!strcmp(argv[1], "bcast"))
+		return bench_bcast(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }

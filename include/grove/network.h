@@ -157,8 +157,37 @@ int grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 /* Send to every member of the stream. */
 int grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...);
 int grove_stream_send_packet(grove_stream *s, grove_packet *p);
+/* Segmented multicast: a packet sent on a stream whose frame is larger
+ * than the stream's segment size travels as segments that every CP
+ * forwards as they arrive (a pipeline through the tree); back-ends receive
+ * the packet whole, exactly as sent.  bytes: GROVE_SEGMENT_AUTO (the
+ * default: Grove picks the size for each message), GROVE_SEGMENT_WHOLE
+ * (never segment), or a size >= GROVE_SEGMENT_MIN.  Streams with a
+ * downstream filter always send whole packets (an explicit size is
+ * GROVE_EINVAL there).  See docs/segmented.md. */
+#define GROVE_SEGMENT_AUTO ((size_t)0)
+#define GROVE_SEGMENT_WHOLE SIZE_MAX
+#define GROVE_SEGMENT_MIN 256u
+int grove_stream_set_segment_size(grove_stream *s, size_t bytes);
+/* Describe the network's links to the P-LogP model (include/grove/logp.h;
+ * p is copied, NULL forgets it): automatic segment sizes then come from
+ * the model's search for each message size, for the tree this network
+ * has (its clusters from the cluster map, its fan-outs).  Without it
+ * automatic sizing uses 64 KiB segments above 64 KiB.  GROVE_ENOENT (the
+ * parameters lack a link class the network has) with the last error
+ * saying which. */
+struct grove_logp_params;
+int grove_net_set_logp(grove_net *net, const struct grove_logp_params *p);
+
 /* Wait until everything queued has been handed to the kernel. */
 int grove_net_flush(grove_net *net, int timeout_ms);
+
+/* Blocking-send semantics: wait until everything sent so far has left the
+ * front-end, i.e. is in the kernel, or on an emulated link (a cluster map)
+ * has been sent by the emulated line, whose latency may still be running.
+ * A send followed by this call behaves like a blocking MPI_Send of a
+ * large message.  timeout_ms < 0: forever. */
+int grove_net_wait_sent(grove_net *net, int timeout_ms);
 
 /* Receive from one stream.  timeout_ms: 0 non-blocking (GROVE_EAGAIN),
  * < 0 forever, else GROVE_ETIMEDOUT after that long.  *p gets a reference

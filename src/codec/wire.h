@@ -70,6 +70,8 @@ enum wire_type {
 	WIRE_T_SKEW_PROBE = 43,   /* parent -> child: t1 */
 	WIRE_T_SKEW_REPLY = 44,   /* child -> parent: t1, t2, t3 */
 	WIRE_T_SKEW_RESULT = 45,  /* CP -> parent: offsets of its BEs */
+	/* 50-59: segmented multicast (src/tbon/segment.h) */
+	WIRE_T_SEGMENT = 50,      /* parent -> child: a piece of a DATA frame */
 	WIRE_T_MAX_
 };
 

@@ -13,6 +13,18 @@ grove_buf_new(size_t cap)
 	return b;
 }
 
+grove_buf *
+grove_buf_resize(grove_buf *b, size_t cap)
+{
+	if (!b || atomic_load_explicit(&b->refs, memory_order_acquire) != 1)
+		return NULL;
+	grove_buf *nb = realloc(b, sizeof *b + cap);
+	if (!nb)
+		return NULL;
+	nb->cap = cap;
+	return nb;
+}
+
 void
 grove_buf_unref(grove_buf *b)
 {

@@ -20,6 +20,9 @@ typedef struct grove_buf {
 } grove_buf;
 
 grove_buf *grove_buf_new(size_t cap); /* refs = 1; NULL on ENOMEM */
+/* Resize a buffer nobody else holds (refs == 1), keeping its bytes; NULL
+ * on ENOMEM (b is then unchanged) or when b is shared. */
+grove_buf *grove_buf_resize(grove_buf *b, size_t cap);
 
 static inline grove_buf *
 grove_buf_ref(grove_buf *b)

@@ -385,6 +385,18 @@ conn_emulate(conn *c, const grove_link_params *p)
 	return 0;
 }
 
+uint64_t
+conn_unsent_ns(const conn *c, uint64_t now)
+{
+	/* An emulated line has sent a frame at its departure end; the frame
+	 * is then on the emulated wire (held for the latency) or already
+	 * handed on to the kernel. */
+	if (c->emu)
+		return c->emu->line.busy_until > now ?
+		    c->emu->line.busy_until - now : 0;
+	return c->wq_bytes + c->inflight_bytes ? 1 : 0;
+}
+
 int
 conn_emulate_map(conn *c, const grove_cluster_map *m, uint32_t from,
     uint32_t to)

@@ -110,6 +110,11 @@ int conn_emulate(conn *c, const grove_link_params *p);
  * as a cluster map says (m may be NULL: nothing to do). */
 int conn_emulate_map(conn *c, const grove_cluster_map *m, uint32_t from,
     uint32_t to);
+/* 0 when everything sent on c has left this process: handed to the
+ * kernel, or on an emulated link, sent by the emulated line (its latency
+ * may still be running).  Else how long until then, ns (at least 1; a
+ * guess for a link that waits for the kernel).  now: uv_hrtime(). */
+uint64_t conn_unsent_ns(const conn *c, uint64_t now);
 static inline int
 conn_over_limit(const conn *c)
 {

@@ -18,6 +18,7 @@
 #include "net/emu_setup.h"
 #include "net/sockio.h"
 #include "tbon/pktq.h"
+#include "tbon/segment.h"
 #include "tbon/ship.h"
 #include "tbon/skew.h"
 #include "tbon/waitfd.h"
@@ -30,6 +31,7 @@ struct grove_be {
 	uint32_t backends;
 	uint32_t node;
 	pktq q;
+	seg_reasm reasm;   /* large multicasts arriving in segments */
 	uint64_t seq;
 	int closed;        /* shutdown received or parent gone */
 	waitfd wfd;
@@ -38,6 +40,28 @@ struct grove_be {
 	grove_trace_collector tc_api_send, tc_api_recv;
 	int64_t clock_inject_ns; /* validation offset (GROVE_CLOCK_INJECT_NS) */
 };
+
+/* A piece of a large multicast: the packet joins the queue once whole,
+ * in the place of its last segment.  A broken segment is a protocol error
+ * of the parent. */
+static void
+be_on_segment(grove_be *be, conn *c, grove_packet *p)
+{
+	grove_packet *whole = NULL;
+	char why[300];
+	int rc = seg_reasm_push(&be->reasm, p, &whole, why, sizeof why);
+	if (rc == 1) {
+		if (pktq_push(&be->q, whole, be->seq++) != 0)
+			grove_packet_unref(whole);
+		waitfd_set(&be->wfd, 1);
+	} else if (rc < 0) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "protocol error from the parent (%s): %s",
+		    c->peer, why);
+		log_warn("be %u: %s", be->rank, msg);
+		conn_close(c, rc, msg); /* be_on_close keeps msg as the error */
+	}
+}
 
 static void
 be_on_packet(conn *c, grove_packet *p)
@@ -50,6 +74,9 @@ be_on_packet(conn *c, grove_packet *p)
 		if (pktq_push(&be->q, grove_packet_ref(p), be->seq++) != 0)
 			grove_packet_unref(p);
 		waitfd_set(&be->wfd, 1);
+		break;
+	case WIRE_T_SEGMENT:
+		be_on_segment(be, c, p);
 		break;
 	case WIRE_T_SHUTDOWN: {
 		grove_packet *ev = NULL;
@@ -135,6 +162,7 @@ be_connect(grove_be *be, const char *host, uint16_t port, const char *unix_name,
 	if ((rc = conn_open_fd(&be->loop, fd, &be_ops, be, -1, &be->parent)) != 0)
 		return rc;
 	be->parent->authed = 1;
+	snprintf(be->parent->peer, sizeof be->parent->peer, "node %u", parent);
 	char sw[48], rw[48];
 	snprintf(sw, sizeof sw, "link:%u->%u", be->node, parent);
 	snprintf(rw, sizeof rw, "link:%u->%u", parent, be->node);
@@ -304,6 +332,7 @@ grove_be_destroy(grove_be *be)
 		grove_trace_fini(getenv("GROVE_TRACE_KEEP") != NULL);
 	}
 	pktq_fini(&be->q);
+	seg_reasm_fini(&be->reasm);
 	waitfd_fini(&be->wfd);
 	free(be);
 }

@@ -14,6 +14,7 @@
 #include "net/sockio.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
+#include "tbon/segment.h"
 #include "trace/trace_impl.h"
 
 static int
@@ -89,6 +90,7 @@ grove_net_destroy(grove_net *net)
 		free(s);
 	}
 	pktq_fini(&net->p2p);
+	seg_model_free(net->seg_model);
 	waitfd_fini(&net->wfd);
 	if (n->loop_ready)
 		node_fini(n);
@@ -430,7 +432,7 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 
 /* ---- sending ------------------------------------------------------ */
 
-static int
+int
 fe_inject(grove_net *net, grove_packet *p)
 {
 	uint64_t t0 = grove_trace_begin();
@@ -453,7 +455,7 @@ grove_stream_send_packet(grove_stream *s, grove_packet *p)
 	    grove_packet_src(p));
 	if (rc != 0)
 		return rc;
-	rc = fe_inject(s->net, q);
+	rc = fe_stream_inject(s, q);
 	grove_packet_unref(q);
 	return rc;
 }
@@ -470,7 +472,7 @@ grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...)
 	va_end(ap);
 	if (rc != 0)
 		return rc;
-	rc = fe_inject(s->net, p);
+	rc = fe_stream_inject(s, p);
 	grove_packet_unref(p);
 	return rc;
 }

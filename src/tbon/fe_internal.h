@@ -19,6 +19,7 @@ struct grove_stream {
 	grove_net *net;
 	uint32_t id;
 	pktq q;
+	size_t seg_setting;    /* grove_stream_set_segment_size (0: auto) */
 	struct grove_stream *next;
 };
 
@@ -57,6 +58,8 @@ struct grove_net {
 	char err[2048];
 	uint32_t next_stream;
 	uint32_t next_req;
+	uint32_t next_seg_msg;  /* id of the next segmented multicast */
+	struct seg_model *seg_model; /* grove_net_set_logp; NULL: none */
 	grove_stream *streams;
 	grove_comm all;
 	pktq p2p;              /* point-to-point packets from BEs */
@@ -84,6 +87,11 @@ void fe_update_waitfd(grove_net *net);
 void fe_run(grove_net *net, int timeout_ms);
 /* Wait for room on the child links (back-pressure for senders). */
 int fe_wait_writable(grove_net *net);
+/* Send a DATA packet down from the FE as it is (fe_api.c). */
+int fe_inject(grove_net *net, grove_packet *p);
+/* Send a DATA packet on a stream: whole, or in segments when it is large
+ * (fe_segment.c). */
+int fe_stream_inject(grove_stream *s, grove_packet *p);
 int fe_write_connect_file(grove_net *net);
 /* Sends a live event-space request down the tree (sets trace_req,
  * trace_expect, and clears the answer counts). */

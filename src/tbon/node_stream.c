@@ -458,6 +458,22 @@ downstream_data(node *n, grove_packet *p)
 	flt_out_reset(o);
 }
 
+/* A segment of a large multicast goes on at once, the same buffer to
+ * every child on the stream (segment.h); filters see only whole packets,
+ * and the FE segments only streams without a downstream filter. */
+static void
+downstream_segment(node *n, grove_packet *p)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	node_stream *s = node_stream_find(n, h->stream);
+	if (!s) {
+		log_debug("node %u: segment for unknown stream %u dropped", n->id,
+		    h->stream);
+		return;
+	}
+	node_send_down(n, s, p, 0);
+}
+
 static void
 downstream_p2p(node *n, grove_packet *p)
 {
@@ -669,6 +685,9 @@ node_from_parent(node *n, grove_packet *p)
 		break;
 	case WIRE_T_P2P:
 		downstream_p2p(n, p);
+		break;
+	case WIRE_T_SEGMENT:
+		downstream_segment(n, p);
 		break;
 	case WIRE_T_STREAM_NEW:
 		stream_new_msg(n, p);

@@ -51,6 +51,11 @@
 /* SKEW_RESULT, CP -> parent: BE ranks of its subtree, their offsets to
  * the CP's clock (ns), error bounds (ns); unmeasured ranks are absent. */
 #define PROTO_SKEW_RESULT "%aud %ald %auld"
+/* SEGMENT, parent -> child (header: stream, tag and source of the whole
+ * packet): message id (per FE, increasing), offset of these bytes in the
+ * whole DATA frame, the frame's total length (padding included), the bytes.
+ * See src/tbon/segment.h. */
+#define PROTO_SEGMENT "%ud %uld %uld %auc"
 
 /* Ranks that CPs and the FE put in packets they build: never a BE rank. */
 #define PROTO_NODE_RANK(node_id) (0x80000000u | (node_id))

@@ -1,0 +1,86 @@
+/* Front-end side of segmented multicast: the per-stream setting and the
+ * decision, per packet, between sending it whole and in segments (see
+ * segment.h). */
+#include <stdint.h>
+
+#include "codec/wire.h"
+#include "grove/trace.h"
+#include "tbon/fe_internal.h"
+#include "tbon/segment.h"
+
+_Static_assert(GROVE_SEGMENT_MIN == SEG_MIN_SIZE,
+    "the public and internal minimum segment sizes differ");
+
+int
+grove_stream_set_segment_size(grove_stream *s, size_t bytes)
+{
+	if (!s)
+		return GROVE_EINVAL;
+	if (bytes != GROVE_SEGMENT_AUTO && bytes != GROVE_SEGMENT_WHOLE &&
+	    bytes < GROVE_SEGMENT_MIN) {
+		fe_set_error(s->net, "segment size %zu is below the minimum of %u "
+		    "bytes", bytes, (unsigned)GROVE_SEGMENT_MIN);
+		return GROVE_EINVAL;
+	}
+	node_stream *ns = node_stream_find(&s->net->n, s->id);
+	if (ns && !ns->down_is_null && bytes != GROVE_SEGMENT_AUTO &&
+	    bytes != GROVE_SEGMENT_WHOLE) {
+		fe_set_error(s->net, "stream %u has the downstream filter '%s', "
+		    "which needs whole packets: they cannot be segmented", s->id,
+		    ns->down->name);
+		return GROVE_EINVAL;
+	}
+	s->seg_setting = bytes;
+	return 0;
+}
+
+int
+grove_net_set_logp(grove_net *net, const struct grove_logp_params *p)
+{
+	if (!net)
+		return GROVE_EINVAL;
+	seg_model *sm = NULL;
+	if (p) {
+		char err[400];
+		int rc = seg_model_new(p, net->topo, net->n.clusters, &sm, err,
+		    sizeof err);
+		if (rc != 0) {
+			fe_set_error(net, "%s", err);
+			return rc;
+		}
+	}
+	seg_model_free(net->seg_model);
+	net->seg_model = sm;
+	return 0;
+}
+
+/* Each segment goes down like any packet, and the caller waits only while
+ * a link is over its limit: the first segments are on their way (and
+ * forwarded by the CPs) while the last ones are still being cut. */
+static int
+inject_segment(void *arg, grove_packet *seg)
+{
+	grove_net *net = arg;
+	node_from_parent(&net->n, seg);
+	node_flush_all(&net->n);
+	return fe_wait_writable(net);
+}
+
+int
+fe_stream_inject(grove_stream *s, grove_packet *p)
+{
+	grove_net *net = s->net;
+	node_stream *ns = node_stream_find(&net->n, s->id);
+	/* A downstream filter works on whole packets: those streams never
+	 * segment. */
+	size_t seg = ns && ns->down_is_null
+	    ? seg_size_for(s->seg_setting, net->seg_model, grove_packet_size(p))
+	    : 0;
+	if (!seg)
+		return fe_inject(net, p);
+	uint64_t t0 = grove_trace_begin();
+	int rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, net);
+	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
+	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());
+	return rc;
+}

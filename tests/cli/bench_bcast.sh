@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# grove bench bcast: a small run of every scheme (fast emulated WAN, so it
+# takes about a second) must check its back-ends' digests, print one JSON
+# object per size and scheme with the documented fields, and refuse bad
+# options.  No timing is checked: the numbers are the benchmark's output.
+set -euo pipefail
+build=$1
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+fail() { cat "$out" "$err" >&2; echo "FAIL: $*" >&2; exit 1; }
+
+timeout 120 "$build/grove" bench bcast --clusters 3 --per-cluster 3 \
+    --sizes 1K,70001 --scheme all --reps 1 --wan-latency-ms 1 \
+    --wan-bandwidth-MBps 50 --json >"$out" 2>"$err" ||
+	fail "grove bench bcast exited non-zero"
+[ "$(wc -l <"$out")" -eq 6 ] || fail "expected 6 JSON lines"
+for scheme in original optimized whole-nonblocking; do
+	for size in 1024 70001; do
+		grep -q "\"size\": $size, \"scheme\": \"$scheme\"" "$out" ||
+			fail "no line for $scheme at $size bytes"
+	done
+done
+for field in clusters per_cluster measured_s model_s rel_err segment d_wan; do
+	[ "$(grep -c "\"$field\": " "$out")" -eq 6 ] || fail "field $field missing"
+done
+grep -q '"clusters": 3, "per_cluster": 3' "$out" || fail "configuration"
+
+# Text output names the schemes too.
+timeout 120 "$build/grove" bench bcast --clusters 2 --sizes 2K --reps 1 \
+    --scheme both --wan-latency-ms 1 --wan-bandwidth-MBps 50 >"$out" \
+    2>"$err" || fail "text run"
+grep -q "original" "$out" && grep -q "optimized" "$out" ||
+	fail "text output lacks a scheme"
+
+# Bad options are usage errors (exit 2) with a message.
+for args in "--clusters 1" "--sizes 0" "--sizes 1Q" "--scheme fast" \
+    "--reps 0" "--wan-latency-ms -3" "--bogus 1"; do
+	set +e
+	"$build/grove" bench bcast $args >"$out" 2>"$err"
+	rc=$?
+	set -e
+	[ $rc -eq 2 ] || fail "'$args' exited $rc, not 2"
+	grep -q "grove bench bcast" "$err" || fail "'$args' gave no message"
+done
+"$build/grove" bench bcast --params /nonexistent/params >"$out" 2>"$err" &&
+	fail "a missing parameter file was accepted"
+grep -q "/nonexistent/params" "$err" || fail "missing file not named"
+echo "bench bcast OK"
