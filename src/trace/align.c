@@ -239,9 +239,9 @@ trace_set_align(struct trace_set *set, enum trace_timeline mode, FILE *warn)
 	}
 	if (mode == TRACE_TIMELINE_FRONTEND)
 		warn_list(warn, set, TRACE_PROC_REALTIME, "with no measured "
-		          "offset to the front-end keep their own realtime "
-		          "clock, not corrected");
+		          "offset to the front-end, on their own realtime "
+		          "clock (not corrected)");
 	warn_list(warn, set, TRACE_PROC_UNALIGNED, "without a realtime "
-	          "relation keep their own monotonic clock, not aligned");
+	          "relation, on their own monotonic clock (not aligned)");
 	warn_steps(warn, set);
 }
