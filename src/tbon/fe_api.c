@@ -684,9 +684,10 @@ grove_net_trace_collect(grove_net *net, int timeout_ms)
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	/* Offsets first (a quarter of the time at most), so that the copies
 	 * can be put on this process's clock. */
-	fe_trace_offsets_measure(net, timeout_ms > 0 && timeout_ms / 4 <
-	    FE_TRACE_SKEW_MS ? (timeout_ms / 4 ? timeout_ms / 4 : 1) :
-	    FE_TRACE_SKEW_MS);
+	int skew_ms = timeout_ms < 0 || timeout_ms / 4 > FE_TRACE_SKEW_MS ?
+	    FE_TRACE_SKEW_MS : timeout_ms / 4;
+	if (skew_ms > 0)
+		fe_trace_offsets_measure(net, skew_ms);
 	int rc = fe_trace_request(net);
 	if (rc != 0)
 		return rc;
