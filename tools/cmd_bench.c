@@ -10,6 +10,8 @@
  *   grove bench startup ReportSelf, equivalence classes, clock skew
  *                       (bench_startup.c)
  *   grove bench skew    accuracy of clock-skew detection (bench_skew.c)
+ *   grove bench align   event spaces of several hosts on one timeline
+ *                       (bench_align.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_align.h"
 #include "bench_skew.h"
 #include "grove/grove.h"
 #include "bench_agents.h"
@@ -323,6 +326,8 @@ bench_usage(FILE *f)
 	    "       grove bench skew  [--topology SPEC] [--backends N] "
 	    "[--rounds R]\n"
 	    "                         [--inject-step NS] [--repeat K] [--json]\n"
+	    "       grove bench align [--topology SPEC] [--backends N] "
+	    "[--inject-step NS] ...\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -343,6 +348,8 @@ bench_usage(FILE *f)
 	    "skew: error of grove_net_clock_skew against the true offsets "
 	    "(see\n"
 	    "  grove bench skew --help).\n"
+	    "align: accuracy of the event spaces of several hosts on the "
+	    "front-end's\n  timeline (see grove bench align --help).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -620,6 +627,8 @@ cmd_bench(int argc, char **argv)
 		return bench_startup(argc, argv);
 	if (!strcmp(argv[1], "skew"))
 		return bench_skew(argc, argv);
+	if (!strcmp(argv[1], "align"))
+		return bench_align(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }
