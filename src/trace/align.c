@@ -62,7 +62,9 @@ trace_timeline_env(void)
 int
 trace_rt_of(const struct trace_header *h, struct trace_rt *out)
 {
-	if (h->align_flags & TRACE_ALIGN_RT_FINI)
+	/* As with calib_fini: only a finished header's fini reading is
+	 * whole (the writer sets `finished` after it). */
+	if ((h->align_flags & TRACE_ALIGN_RT_FINI) && h->finished)
 		*out = h->rt_fini;
 	else if (h->align_flags & TRACE_ALIGN_RT_INIT)
 		*out = h->rt_init;
@@ -177,7 +179,7 @@ warn_steps(FILE *warn, const struct trace_set *set)
 		const struct trace_header *h = &set->p[i].hdr;
 		uint32_t both = TRACE_ALIGN_RT_INIT | TRACE_ALIGN_RT_FINI;
 		int64_t d;
-		if ((h->align_flags & both) != both ||
+		if ((h->align_flags & both) != both || !h->finished ||
 		    __builtin_sub_overflow(h->rt_fini.rt_minus_mono_ns,
 		                           h->rt_init.rt_minus_mono_ns, &d))
 			continue;

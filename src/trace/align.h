@@ -58,7 +58,8 @@ const char *trace_proc_align_name(int align);
 enum trace_timeline trace_timeline_env(void);
 
 /* The realtime relation a reader should use: the one at fini (closest
- * to when offsets are measured, at collection), else the one at init.
+ * to when offsets are measured, at collection) of a finished header,
+ * else the one at init.
  * GROVE_ENOENT when the header has neither (older segments). */
 int trace_rt_of(const struct trace_header *h, struct trace_rt *out);
 

@@ -115,8 +115,11 @@ test_rt_of(void **state)
 	h.align_flags = TRACE_ALIGN_RT_INIT;
 	assert_int_equal(trace_rt_of(&h, &rt), 0);
 	assert_int_equal(rt.rt_minus_mono_ns, 100);
-	/* The later reading wins. */
+	/* The later reading wins, once the header says it is whole. */
 	h.align_flags |= TRACE_ALIGN_RT_FINI;
+	assert_int_equal(trace_rt_of(&h, &rt), 0);
+	assert_int_equal(rt.rt_minus_mono_ns, 100);
+	h.finished = 1;
 	assert_int_equal(trace_rt_of(&h, &rt), 0);
 	assert_int_equal(rt.rt_minus_mono_ns, 200);
 	assert_int_equal(rt.err_ns, 2);
@@ -309,6 +312,7 @@ test_step_warning(void **state)
 	proc(&p[0], "fe", 0, "h0", T0, 1);
 	proc(&p[1], "be", 0, "h1", T0, 1);
 	p[1].hdr.align_flags |= TRACE_ALIGN_RT_FINI;
+	p[1].hdr.finished = 1;
 	p[1].hdr.rt_fini = (struct trace_rt){T0 + 1000000, 10};
 	char *w = align(&set, TRACE_TIMELINE_REALTIME);
 	assert_non_null(strstr(w, "be 0: realtime clock moved by 1000000 ns"));
