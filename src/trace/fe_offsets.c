@@ -24,12 +24,17 @@ struct host_off {
 	uint64_t err_ns;
 };
 
+struct pending {
+	char name[128];
+	char host[TRACE_HOST_LEN];
+};
+
 struct trace_fe_offsets {
 	grove_skew *be;    /* per BE rank */
 	uint32_t n_be;
 	struct host_off *hosts;
 	size_t n_hosts, cap_hosts;
-	char (*pending)[128]; /* CP copies waiting for their host */
+	struct pending *pending; /* CP copies waiting for their host */
 	size_t n_pending, cap_pending;
 };
 
@@ -144,20 +149,22 @@ cp_fill(const struct trace_fe_offsets *o, int fd, struct trace_header *h)
 }
 
 static int
-pending_add(struct trace_fe_offsets *o, const char *name)
+pending_add(struct trace_fe_offsets *o, const char *name, const char *host)
 {
 	for (size_t i = 0; i < o->n_pending; i++)
-		if (!strcmp(o->pending[i], name))
+		if (!strcmp(o->pending[i].name, name))
 			return 0;
 	if (o->n_pending == o->cap_pending) {
 		size_t cap = o->cap_pending ? 2 * o->cap_pending : 8;
-		char (*v)[128] = realloc(o->pending, cap * sizeof *v);
+		struct pending *v = realloc(o->pending, cap * sizeof *v);
 		if (!v)
 			return GROVE_ENOMEM;
 		o->pending = v;
 		o->cap_pending = cap;
 	}
-	snprintf(o->pending[o->n_pending++], 128, "%s", name);
+	struct pending *e = &o->pending[o->n_pending++];
+	snprintf(e->name, sizeof e->name, "%s", name);
+	snprintf(e->host, sizeof e->host, "%s", host);
 	return 0;
 }
 
@@ -166,20 +173,17 @@ static void
 pending_settle(struct trace_fe_offsets *o, const char *host)
 {
 	for (size_t i = 0; i < o->n_pending;) {
-		struct trace_header h;
-		int fd;
-		int rc = header_rw(o->pending[i], &fd, &h);
-		if (rc == 0 && strcmp(h.hostname, host)) {
-			close(fd);
+		if (strcmp(o->pending[i].host, host)) {
 			i++;
 			continue;
 		}
+		struct trace_header h;
+		int fd;
 		/* Filled, or the copy is gone or broken: either way done. */
-		if (rc == 0 && cp_fill(o, fd, &h) == GROVE_ENOENT)
+		if (header_rw(o->pending[i].name, &fd, &h) == 0 &&
+		    cp_fill(o, fd, &h) == GROVE_ENOENT)
 			close(fd);
-		memmove(o->pending[i], o->pending[i + 1],
-		        (o->n_pending - i - 1) * sizeof o->pending[0]);
-		o->n_pending--;
+		o->pending[i] = o->pending[--o->n_pending];
 	}
 }
 
@@ -217,6 +221,6 @@ trace_fe_offsets_apply(struct trace_fe_offsets *o, const char *name)
 		return rc; /* written (cp_fill closed fd) */
 	rc = header_write(fd, &h);
 	if (rc == 0 && o && is_cp)
-		rc = pending_add(o, name);
+		rc = pending_add(o, name, h.hostname);
 	return rc;
 }

@@ -517,6 +517,11 @@ test_fe_offsets(void **state)
 	make_copy("cp", 5, "hC", 0, 0);
 	assert_int_equal(apply(o, "cp", 5), 0);
 	assert_false(read_copy("cp", 5).align_flags & TRACE_ALIGN_FE_OFFSET);
+	/* ... also when back-ends of other hosts arrive after it. */
+	make_copy("be", 2, "hA", 100000, 0);
+	assert_int_equal(apply(o, "be", 2), 0);
+	assert_false(read_copy("cp", 5).align_flags & TRACE_ALIGN_FE_OFFSET);
+	assert_true(read_copy("be", 2).align_flags & TRACE_ALIGN_FE_OFFSET);
 	/* A rank beyond the measurement, and no measurement at all. */
 	make_copy("be", 9, "hA", 0, 1);
 	assert_int_equal(apply(o, "be", 9), 0);
