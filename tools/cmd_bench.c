@@ -11,7 +11,9 @@
  *                       (bench_startup.c)
  *   grove bench skew    accuracy of clock-skew detection (bench_skew.c)
  *   grove bench bcast   the P-LogP paper's broadcast experiment
- *                       (tools/bench_bcast.c)
+ *                       (bench_bcast.c)
+ *   grove bench align   event spaces of several hosts on one timeline
+ *                       (bench_align.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,10 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench_skew.h"
-#include "bench_bcast.h"
-#include "grove/grove.h"
 #include "bench_agents.h"
+#include "bench_align.h"
+#include "bench_bcast.h"
+#include "bench_skew.h"
+#include "grove/grove.h"
 #include "toolutil.h"
 #include "treecost.h"
 #include "../examples/worker_protocol.h"
@@ -328,6 +331,8 @@ bench_usage(FILE *f)
 	    "                         [--inject-step NS] [--repeat K] [--json]\n"
 	    "       grove bench bcast [--clusters C] [--per-cluster P] "
 	    "[--sizes LIST] ... (--help)\n"
+	    "       grove bench align [--topology SPEC] [--backends N] "
+	    "[--inject-step NS] ...\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -348,6 +353,8 @@ bench_usage(FILE *f)
 	    "skew: error of grove_net_clock_skew against the true offsets "
 	    "(see\n"
 	    "  grove bench skew --help).\n"
+	    "align: accuracy of the event spaces of several hosts on the "
+	    "front-end's\n  timeline (see grove bench align --help).\n"
 	    "\n"
 	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
 	    BENCH_WARMUP);
@@ -627,6 +634,8 @@ cmd_bench(int argc, char **argv)
 		return bench_skew(argc, argv);
 	if (!strcmp(argv[1], "bcast"))
 		return bench_bcast(argc, argv);
+	if (!strcmp(argv[1], "align"))
+		return bench_align(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }

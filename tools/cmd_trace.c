@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "grove/error.h"
 #include "net/sockio.h"
+#include "trace/align.h"
 #include "trace/trace_impl.h"
 
 /* Asks the running front-end of network `net` (its control socket) to
@@ -78,9 +79,10 @@ usage(FILE *f)
 	        "usage: grove trace list\n"
 	        "       grove trace dump [--net ID] [--format perfetto|otf2|text]"
 	        " [-o PATH]\n"
-	        "                        [--collect [--timeout MS]]\n"
+	        "                        [--collect [--timeout MS]] "
+	        "[--timeline MODE]\n"
 	        "       grove trace stats [--net ID] [--json] [-o PATH] "
-	        "[--collect ...]\n"
+	        "[--collect ...] [--timeline MODE]\n"
 	        "       grove trace clean [--net ID] [--force]\n"
 	        "       grove trace sample --net ID [--backends N]\n"
 	        "\n"
@@ -93,6 +95,10 @@ usage(FILE *f)
 	        "the event spaces of processes on other hosts home through the\n"
 	        "tree (answered inside the front-end's next Grove call; default\n"
 	        "timeout 10000 ms).\n"
+	        "--timeline: the clock of processes of several hosts: auto\n"
+	        "(the front-end's when there are several), local (each its\n"
+	        "own), frontend (the front-end's, with the measured offsets)\n"
+	        "or realtime (each host's realtime clock as is).\n"
 	        "clean removes segments whose process is gone (all with\n"
 	        "--force).  sample runs a small synthetic traced tree (fe, cp,\n"
 	        "N back-ends over pipes) and keeps its event spaces.\n");
@@ -227,6 +233,7 @@ cmd_trace(int argc, char **argv)
 		{"backends", required_argument, 0, 'b'},
 		{"collect", no_argument, 0, 'c'},
 		{"timeout", required_argument, 0, 't'},
+		{"timeline", required_argument, 0, 'T'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -265,6 +272,19 @@ cmd_trace(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'T': {
+			/* The readers take it from the environment, as the
+			 * front-end's export at exit does. */
+			enum trace_timeline tl;
+			if (trace_timeline_parse(optarg, &tl) != 0) {
+				fprintf(stderr, "grove trace: --timeline wants "
+				        "auto, local, frontend or realtime, not "
+				        "'%s'\n", optarg);
+				return 2;
+			}
+			setenv("GROVE_TRACE_TIMELINE", optarg, 1);
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -207,6 +207,8 @@ int grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
  * recreates each one on this host, where `grove trace dump --net ID` and
  * `grove trace stats` read it with the local ones (GROVE_TRACE_SHIP=all:
  * every process sends).  Back-ends answer inside their next Grove call.
+ * With other hosts (or GROVE_TRACE_SHIP=all), it measures the clock skew
+ * first and writes each copy's offset into it (docs/tracing.md).
  * Returns the number of event spaces copied, or GROVE_ETIMEDOUT when not
  * every live process answered within timeout_ms. */
 int grove_net_trace_collect(grove_net *net, int timeout_ms);

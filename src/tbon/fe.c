@@ -117,7 +117,7 @@ fe_up(node *n, grove_packet *p)
 		break;
 	}
 	case WIRE_T_TRACE_DATA: {
-		int got = ship_receive(net->netid, p);
+		int got = ship_receive(net->netid, p, net->trace_offsets);
 		if (h->tag != 0 && (uint32_t)h->tag == net->trace_req) {
 			net->trace_answers++;
 			if (got > 0)

@@ -15,6 +15,7 @@
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
 #include "tbon/segment.h"
+#include "trace/align.h"
 #include "trace/trace_impl.h"
 
 static int
@@ -58,6 +59,8 @@ grove_net_destroy(grove_net *net)
 		 * their event spaces up with their last message. */
 		grove_packet *bye = NULL;
 		if ((dump && *dump) || (stats && *stats)) {
+			/* Before the event spaces leave their hosts. */
+			fe_trace_offsets_measure(net, FE_TRACE_SKEW_MS);
 			char host[256] = "";
 			gethostname(host, sizeof host - 1);
 			const char *ship = getenv("GROVE_TRACE_SHIP");
@@ -105,6 +108,7 @@ grove_net_destroy(grove_net *net)
 	free(net->all.ranks);
 	free(net->events);
 	free(net->alive);
+	trace_fe_offsets_free(net->trace_offsets);
 	free(net);
 }
 
@@ -679,10 +683,16 @@ grove_net_trace_collect(grove_net *net, int timeout_ms)
 	/* A collection the control socket started is replaced by this one;
 	 * its clients get this one's answer. */
 	net->ctl.collecting = 0;
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	/* Offsets first (a quarter of the time at most), so that the copies
+	 * can be put on this process's clock. */
+	int skew_ms = timeout_ms < 0 || timeout_ms / 4 > FE_TRACE_SKEW_MS ?
+	    FE_TRACE_SKEW_MS : timeout_ms / 4;
+	if (skew_ms > 0)
+		fe_trace_offsets_measure(net, skew_ms);
 	int rc = fe_trace_request(net);
 	if (rc != 0)
 		return rc;
-	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	while (net->trace_answers < net->trace_expect) {
 		int left = deadline_left(deadline, timeout_ms);
 		if (left == 0)

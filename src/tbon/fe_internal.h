@@ -79,6 +79,8 @@ struct grove_net {
 	uint32_t trace_expect;   /* processes that will answer it */
 	fe_ctl ctl;
 	grove_trace_collector tc_api_send, tc_api_recv;
+	struct trace_fe_offsets *trace_offsets; /* last clock offsets, for
+	                                           shipped event spaces */
 };
 
 void fe_event(grove_net *net, const grove_event *ev);
@@ -96,6 +98,13 @@ int fe_write_connect_file(grove_net *net);
 /* Sends a live event-space request down the tree (sets trace_req,
  * trace_expect, and clears the answer counts). */
 int fe_trace_request(grove_net *net);
+/* Clock offsets for shipped event spaces (fe_trace_align.c): keep the
+ * result of a grove_net_clock_skew; measure them (within budget_ms) when
+ * event spaces will come from other hosts.  Returns the BEs measured (0
+ * when not needed) or a grove_err. */
+#define FE_TRACE_SKEW_MS 2000 /* at most this long, before collecting */
+void fe_trace_offsets_store(grove_net *net, const grove_skew *sk, uint32_t n);
+int fe_trace_offsets_measure(grove_net *net, int budget_ms);
 /* Control socket: open (after the network is up), close (before the loop
  * goes), and the collection hooks. */
 int fe_ctl_open(grove_net *net);

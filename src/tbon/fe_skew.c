@@ -62,6 +62,8 @@ grove_net_clock_skew(grove_net *net, unsigned rounds, grove_skew *out,
 		out[ranks[i]].error_ns = err[i];
 		measured++;
 	}
+	/* Shipped event spaces are aligned with the latest offsets. */
+	fe_trace_offsets_store(net, out, nb);
 	if (measured < nb) {
 		uint32_t first = 0;
 		while (first < nb && out[first].error_ns != GROVE_SKEW_UNKNOWN)

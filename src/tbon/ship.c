@@ -9,6 +9,7 @@
 #include "grove/trace.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
+#include "trace/align.h"
 #include "trace/trace_impl.h"
 
 /* Whether a request from the FE on fe_host concerns this process. */
@@ -75,7 +76,8 @@ ship_event_space(uint32_t src, grove_packet **out)
 }
 
 int
-ship_receive(const char *netid, grove_packet *p)
+ship_receive(const char *netid, grove_packet *p,
+    struct trace_fe_offsets *offsets)
 {
 	const char *name = NULL;
 	const uint8_t *bytes = NULL;
@@ -93,8 +95,14 @@ ship_receive(const char *netid, grove_packet *p)
 	int rc = wire_packet_hdr(p)->tag
 	    ? trace_space_materialize_replace(name, bytes, (size_t)len)
 	    : trace_space_materialize(name, bytes, (size_t)len);
-	if (rc != 0)
+	if (rc != 0) {
 		log_warn("event space %s from rank %u not kept: %s", name,
 		    wire_packet_hdr(p)->src, grove_strerror(rc));
-	return rc == 0 ? 1 : rc;
+		return rc;
+	}
+	int arc = trace_fe_offsets_apply(offsets, name);
+	if (arc != 0)
+		log_warn("event space %s: clock offset not recorded: %s", name,
+		    grove_strerror(arc));
+	return 1;
 }

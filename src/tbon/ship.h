@@ -15,8 +15,11 @@ int ship_event_space(uint32_t src, grove_packet **out);
  * process is on another host than the FE (or the request asks everyone),
  * else an empty answer; tag = the request's. */
 int ship_answer(grove_packet *req, uint32_t src, grove_packet **out);
-/* FE: recreate a shipped event space of network netid on this host.
+struct trace_fe_offsets;
+/* FE: recreate a shipped event space of network netid on this host, and
+ * write into it the process's clock offset from `offsets` (may be NULL).
  * Returns 1 if one was recreated, 0 for an empty answer, < 0 on error. */
-int ship_receive(const char *netid, grove_packet *p);
+int ship_receive(const char *netid, grove_packet *p,
+    struct trace_fe_offsets *offsets);
 
 #endif

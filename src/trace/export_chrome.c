@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "grove/error.h"
+#include "trace/align.h"
 #include "trace/trace_impl.h"
 
 /* Microseconds with a nanosecond fraction, relative to the origin. */
@@ -90,6 +91,42 @@ put_flow(FILE *f, const struct trace_set *set, struct trace_ref ref,
 	fputs(ph[0] == 'f' ? ",\"bp\":\"e\"}" : "}", f);
 }
 
+/* ", clock skew +-12.345 us" for the process's label. */
+static void
+clock_label(char *buf, size_t len, const struct trace_proc *p)
+{
+	if (p->align == TRACE_PROC_SKEW || p->align == TRACE_PROC_REALTIME)
+		snprintf(buf, len, ", clock %s +-%" PRIu64 ".%03u us",
+		         trace_proc_align_name(p->align), p->align_err_ns / 1000,
+		         (unsigned)(p->align_err_ns % 1000));
+	else
+		snprintf(buf, len, ", clock %s", trace_proc_align_name(p->align));
+}
+
+/* How each process was placed on the timeline, in otherData: "clock" is
+ * reference, same-host, skew (corrected by the measured offset),
+ * realtime (its realtime clock as is) or unknown (its own monotonic
+ * clock); error_ns bounds the placement, shift_ns is what was added to
+ * its monotonic times. */
+static void
+put_clocks(FILE *f, const struct trace_set *set)
+{
+	fprintf(f, ",\"timeline\":\"%s\",\"unaligned\":%zu,\"clocks\":[",
+	        trace_timeline_name(set->timeline), set->unaligned);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct trace_proc *p = &set->p[i];
+		fprintf(f, "%s\n{\"pid\":%zu,\"process\":", i ? "," : "", i + 1);
+		trace_json_str(f, p->label);
+		fputs(",\"host\":", f);
+		trace_json_str(f, p->hdr.hostname);
+		fprintf(f, ",\"clock\":\"%s\",\"shift_ns\":%" PRId64
+		        ",\"error_ns\":%" PRIu64 "}",
+		        trace_proc_align_name(p->align), p->align_shift_ns,
+		        p->align_err_ns);
+	}
+	fputs("]", f);
+}
+
 int
 trace_export_chrome(const struct trace_set *set, FILE *f)
 {
@@ -101,6 +138,8 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 	uint64_t origin = trace_set_origin_ns(set);
 	uint64_t lost = 0;
 	int first = 1;
+	int aligned = set->timeline == TRACE_TIMELINE_FRONTEND ||
+	              set->timeline == TRACE_TIMELINE_REALTIME;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	for (uint32_t i = 0; i < set->n; i++) {
 		const struct trace_proc *p = &set->p[i];
@@ -110,8 +149,11 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 		         p->label, 0);
 		put_meta(f, &first, i + 1, -1, "process_sort_index",
 		         "sort_index", NULL, (long)i);
-		snprintf(lab, sizeof lab, "pid %d%s, %" PRIu64 " lost",
-		         p->hdr.pid, p->alive ? " (running)" : "", p->lost);
+		int n = snprintf(lab, sizeof lab, "pid %d%s, %" PRIu64 " lost",
+		                 p->hdr.pid, p->alive ? " (running)" : "",
+		                 p->lost);
+		if (aligned && n > 0 && (size_t)n < sizeof lab)
+			clock_label(lab + n, sizeof lab - (size_t)n, p);
 		put_meta(f, &first, i + 1, -1, "process_labels", "labels",
 		         lab, 0);
 		for (uint32_t r = 0; r < p->n_rings; r++) {
@@ -136,8 +178,11 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 		put_flow(f, set, msgs[m].recv, "f", m + 1, origin);
 	}
 	fprintf(f, "\n],\"otherData\":{\"processes\":%zu,\"messages\":%zu,"
-	        "\"lost\":%" PRIu64 ",\"origin_mono_ns\":%" PRIu64 "}}\n",
+	        "\"lost\":%" PRIu64 ",\"origin_mono_ns\":%" PRIu64,
 	        set->n, nmsg, lost, origin);
+	if (aligned)
+		put_clocks(f, set);
+	fputs("}}\n", f);
 	free(msgs);
 	return ferror(f) ? GROVE_ESYS : 0;
 }

@@ -3,14 +3,21 @@
 #include <inttypes.h>
 
 #include "grove/error.h"
+#include "trace/align.h"
 #include "trace/trace_impl.h"
 
 int
 trace_export_text(const struct trace_set *set, FILE *f)
 {
 	uint64_t origin = trace_set_origin_ns(set);
+	int aligned = set->timeline == TRACE_TIMELINE_FRONTEND ||
+	              set->timeline == TRACE_TIMELINE_REALTIME;
 	fprintf(f, "# grove trace: %zu processes; times in ns from "
-	        "CLOCK_MONOTONIC %" PRIu64 "\n", set->n, origin);
+	        "%sCLOCK_MONOTONIC %" PRIu64 "\n", set->n,
+	        aligned ? "the front-end's " : "", origin);
+	if (aligned)
+		fprintf(f, "# timeline %s: %zu processes not aligned\n",
+		        trace_timeline_name(set->timeline), set->unaligned);
 	fprintf(f, "# process ring tid start_ns dur_ns op collector layer "
 	        "where seq result\n");
 	for (uint32_t i = 0; i < set->n; i++) {
@@ -20,6 +27,11 @@ trace_export_text(const struct trace_set *set, FILE *f)
 		        p->hdr.pid, p->hdr.hostname, p->n_rings,
 		        p->n_collectors, p->tuples, p->lost,
 		        p->alive ? ", running" : "");
+		if (aligned)
+			fprintf(f, "# %s: clock %s, shift %" PRId64 " ns, "
+			        "+-%" PRIu64 " ns\n", p->label,
+			        trace_proc_align_name(p->align),
+			        p->align_shift_ns, p->align_err_ns);
 		for (uint32_t r = 0; r < p->n_rings; r++) {
 			const struct trace_ring_snap *rs = &p->rings[r];
 			for (size_t k = 0; k < rs->n; k++) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "grove/error.h"
+#include "trace/align.h"
 
 size_t
 trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
@@ -324,7 +325,8 @@ trace_list_free(char **names, size_t n)
  * pairs give the rate: init and fini, or init and now for a live writer
  * on this host (the TSC is shared by all processes of a machine).  All
  * processes on one machine share CLOCK_MONOTONIC, so their ns line up;
- * offsets between hosts are not corrected (see docs/tracing.md). */
+ * processes of other hosts are moved onto the front-end's clock
+ * afterwards, by trace_set_align (trace/align.h). */
 static void
 proc_calibrate(struct trace_proc *p)
 {
@@ -448,6 +450,8 @@ trace_set_collect(const char *network_id, struct trace_set *out)
 	trace_list_free(names, n);
 	if (rc)
 		trace_set_free(out);
+	else
+		trace_set_align(out, trace_timeline_env(), stderr);
 	return rc;
 }
 

@@ -110,11 +110,18 @@ struct trace_proc {
 	uint64_t lost;                  /* over all rings */
 	uint64_t tuples;
 	uint64_t start_ns, end_ns;      /* init .. fini (or read time) */
+	/* Where m0, start_ns and end_ns were moved to put this process on
+	 * the set's timeline (trace_set_align, trace/align.h). */
+	int align;                      /* enum trace_proc_align */
+	int64_t align_shift_ns;         /* added to its monotonic ns */
+	uint64_t align_err_ns;          /* bound of that shift */
 };
 
 struct trace_set {
 	size_t n;
 	struct trace_proc *p;
+	int timeline;                   /* enum trace_timeline actually used */
+	size_t unaligned;               /* processes not on that timeline */
 };
 
 /* Snapshots one open segment (all tuples currently in its rings). */

@@ -15,10 +15,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
 #include "grove/error.h"
+#include "tbon/skew.h"
 
 /* See the comments on the declarations in grove/trace.h. */
 uint32_t grove_trace_on_;
@@ -139,6 +141,52 @@ trace_calib_now(int tsc, struct trace_calib *out)
 	(void)tsc;
 	out->mono_ns = mono_ns();
 	out->ticks = out->mono_ns;
+}
+
+static int64_t
+realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+trace_rt_now(int64_t inject_ns, struct trace_rt *out)
+{
+	/* The realtime reading happened somewhere between the two monotonic
+	 * ones: taking their midpoint is off by at most half their gap.  The
+	 * tightest of a few tries dodges a preemption in between. */
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = mono_ns();
+		int64_t r = realtime_ns();
+		uint64_t b = mono_ns();
+		if (b - a < best) {
+			best = b - a;
+			out->rt_minus_mono_ns = r - (int64_t)(a + (b - a) / 2);
+			out->err_ns = (b - a + 1) / 2 + 1;
+		}
+	}
+	out->rt_minus_mono_ns += inject_ns;
+}
+
+/* The validation offset grove_net_clock_skew sees on this process's clock
+ * (back-ends by rank, CPs by node id; the front-end is the reference),
+ * so that rt_* describe that clock.  A malformed value is reported by the
+ * process's own skew code; here it just counts as none. */
+static int64_t
+env_clock_inject(const char *role, uint32_t rank)
+{
+	int is_be = !strcmp(role, "be"), is_cp = !strcmp(role, "cp");
+	int64_t v = 0;
+	char err[128];
+	if (!is_be && !is_cp)
+		return 0;
+	if (skew_inject_parse(getenv("GROVE_CLOCK_INJECT_NS"), is_cp, rank, &v,
+	                      err, sizeof err) != 0)
+		return 0;
+	return v;
 }
 
 static const char *const op_names[] = {
@@ -340,6 +388,9 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	h->max_collectors = TRACE_MAX_COLLECTORS;
 	h->size = size;
 	trace_calib_now(tsc, &h->calib_init);
+	h->clock_inject_ns = env_clock_inject(role, rank);
+	trace_rt_now(h->clock_inject_ns, &h->rt_init);
+	h->align_flags = TRACE_ALIGN_RT_INIT;
 	/* The magic goes last: a reader that sees it sees a whole header. */
 	__atomic_store_n(&h->magic, TRACE_MAGIC, __ATOMIC_RELEASE);
 
@@ -366,6 +417,8 @@ grove_trace_fini(int keep)
 	if (sp.base) {
 		trace_calib_now(sp.h->clock == TRACE_CLOCK_TSC,
 		                &sp.h->calib_fini);
+		trace_rt_now(sp.h->clock_inject_ns, &sp.h->rt_fini);
+		sp.h->align_flags |= TRACE_ALIGN_RT_FINI;
 		__atomic_store_n(&sp.h->finished, 1, __ATOMIC_RELEASE);
 		munmap(sp.base, sp.size);
 		close(sp.fd);
@@ -416,11 +469,15 @@ trace_space_snapshot(char *name, size_t namelen, uint8_t **out, size_t *len,
 	if (finish) {
 		__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELEASE);
 		trace_calib_now(h->clock == TRACE_CLOCK_TSC, &h->calib_fini);
+		trace_rt_now(h->clock_inject_ns, &h->rt_fini);
+		h->align_flags |= TRACE_ALIGN_RT_FINI;
 		__atomic_store_n(&h->finished, 1, __ATOMIC_RELEASE);
 	}
 	memcpy(hdr.bytes, sp.base, TRACE_HEADER_SIZE);
 	if (!finish) {
 		trace_calib_now(h->clock == TRACE_CLOCK_TSC, &hdr.h.calib_fini);
+		trace_rt_now(h->clock_inject_ns, &hdr.h.rt_fini);
+		hdr.h.align_flags |= TRACE_ALIGN_RT_FINI;
 		hdr.h.finished = 1;
 	}
 	snprintf(name, namelen, "%s", sp.name);

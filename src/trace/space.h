@@ -47,6 +47,23 @@ struct trace_calib {
 	uint64_t mono_ns; /* CLOCK_MONOTONIC */
 };
 
+/* How this process's CLOCK_REALTIME relates to its CLOCK_MONOTONIC:
+ * realtime = monotonic + rt_minus_mono_ns, to within err_ns.  realtime
+ * here includes the validation offset GROVE_CLOCK_INJECT_NS, so that it is
+ * the clock grove_net_clock_skew measures. */
+struct trace_rt {
+	int64_t rt_minus_mono_ns;
+	uint64_t err_ns;
+};
+
+enum trace_align_flag {
+	TRACE_ALIGN_RT_INIT = 1u,   /* rt_init is valid */
+	TRACE_ALIGN_RT_FINI = 2u,   /* rt_fini is valid */
+	TRACE_ALIGN_FE_OFFSET = 4u, /* fe_offset_* are valid */
+	TRACE_ALIGN_SHIPPED = 8u,   /* a copy the front-end made of a shipped
+	                               segment (it wrote fe_offset_*) */
+};
+
 struct trace_header {
 	uint64_t magic;
 	uint32_t version;
@@ -70,6 +87,18 @@ struct trace_header {
 	struct trace_calib calib_init;
 	struct trace_calib calib_fini;
 	uint64_t size;            /* total segment bytes */
+	/* ---- clock alignment across hosts (docs/tracing.md).  Appended:
+	 * older segments have zeros here, which read as "unknown". ---- */
+	uint32_t align_flags;     /* TRACE_ALIGN_* */
+	uint32_t align_reserved;
+	struct trace_rt rt_init;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at init */
+	struct trace_rt rt_fini;  /* the same at fini (or snapshot) */
+	int64_t clock_inject_ns;  /* GROVE_CLOCK_INJECT_NS included in rt_* */
+	/* Written by the front-end into its copy of a shipped segment: this
+	 * process's realtime clock minus the front-end's (as measured by
+	 * grove_net_clock_skew), and the bound of that measurement. */
+	int64_t fe_offset_ns;
+	uint64_t fe_offset_err_ns;
 };
 
 _Static_assert(sizeof(struct trace_header) <= TRACE_HEADER_SIZE,
@@ -113,6 +142,10 @@ trace_ring_at(void *base, const struct trace_header *h, uint32_t i)
 
 /* Reads both clocks as close together as possible. */
 void trace_calib_now(int tsc, struct trace_calib *out);
+
+/* realtime - monotonic now, from the tightest of a few back-to-back
+ * readings (monotonic, realtime, monotonic), plus inject_ns. */
+void trace_rt_now(int64_t inject_ns, struct trace_rt *out);
 
 /* 1 when /proc/cpuinfo lists constant_tsc and nonstop_tsc. */
 int trace_tsc_invariant(void);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # grove trace: list, dump (perfetto JSON parsed back, text, OTF2 read back
-# with otf2-print), stats (text and JSON), clean, and usage errors.
+# with otf2-print; --timeline), stats (text and JSON), clean, and usage
+# errors.
 # Event spaces come from `grove trace sample` under a unique network id.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
@@ -69,6 +70,28 @@ PY
 expect_status 0 trace dump --net "$net"
 python3 -c 'import json,sys; json.load(sys.stdin)' <"$tmp/out" ||
 	fail "stdout JSON"
+
+# Timelines: one host, so "auto" is the single-host output (no clock
+# data); "realtime" relates every process through its realtime clock and
+# says so; "frontend" finds every process on the front-end's host.
+python3 - "$tmp/t.json" <<'PY' || fail "single-host JSON has clock data"
+import json, sys
+assert "timeline" not in json.load(open(sys.argv[1]))["otherData"]
+PY
+expect_status 2 trace dump --net "$net" --timeline sideways
+for tl in realtime frontend; do
+	expect_status 0 trace dump --net "$net" --timeline $tl -o "$tmp/$tl.json"
+	python3 - "$tmp/$tl.json" $tl <<'PY' || fail "--timeline $tl"
+import json, sys
+o = json.load(open(sys.argv[1]))["otherData"]
+assert o["timeline"] == sys.argv[2] and o["unaligned"] == 0, o
+want = "realtime" if sys.argv[2] == "realtime" else "same-host"
+clocks = {c["process"]: c["clock"] for c in o["clocks"]}
+assert clocks.pop("fe 0") == "reference", clocks
+assert set(clocks.values()) == {want}, clocks
+assert len(clocks) == 4, clocks
+PY
+done
 
 # Text: one line per tuple after the comment lines.
 expect_status 0 trace dump --net "$net" --format text -o "$tmp/t.txt"
