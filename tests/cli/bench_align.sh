@@ -4,26 +4,7 @@
 # while the uncorrected realtime timeline shows the injected offsets.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
-
-build=$1
-grove="$build/grove"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-expect_status() {
-	local want=$1 got=0
-	shift
-	timeout 120 "$grove" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [ "$got" -ne "$want" ]; then
-		cat "$tmp/out" "$tmp/err" >&2
-		fail "grove $* exited $got, wanted $want"
-	fi
-}
+. "$(dirname "$0")/lib/common.sh"
 
 expect_status 0 bench align --help
 grep -q -- "--inject-step" "$tmp/out" || fail "help lacks --inject-step"

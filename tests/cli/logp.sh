@@ -4,27 +4,7 @@
 # with a usage error.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
-
-build=$1
-grove="$build/grove"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-# Run grove, expecting exit status $1; stdout/stderr go to $tmp/out, err.
-expect_status() {
-	local want=$1 got=0
-	shift
-	"$grove" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [ "$got" -ne "$want" ]; then
-		cat "$tmp/out" "$tmp/err" >&2
-		fail "grove $* exited $got, wanted $want"
-	fi
-}
+. "$(dirname "$0")/lib/common.sh"
 
 # --- usage errors ------------------------------------------------------------
 expect_status 0 logp --help

@@ -2,29 +2,10 @@
 # grove model (params, bcast) and grove topo --optimize-bcast: output,
 # formats and errors.  Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 
-build=$1
 src=$2
-grove="$build/grove"
 params="$src/share/logp/default.params"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-# Run grove, expecting exit status $1; stdout/stderr go to $tmp/out, err.
-expect_status() {
-	local want=$1 got=0
-	shift
-	"$grove" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [ "$got" -ne "$want" ]; then
-		cat "$tmp/out" "$tmp/err" >&2
-		fail "grove $* exited $got, wanted $want"
-	fi
-}
 
 expect_err() {
 	grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"

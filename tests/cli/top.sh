@@ -3,15 +3,7 @@
 # clock skew with injected offsets, and clear errors for bad options, a
 # bad host list and an unreachable host.
 set -euo pipefail
-build=$1
-grove=$build/grove
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/lib/common.sh"
 
 # --- one interval as JSON, through CPs (kary:2 with 8 agents)
 timeout 120 "$grove" top --once --json --interval 300 --backends 8 \

@@ -2,29 +2,10 @@
 # grove topo: generated specs, files, formats, round trips and errors.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 
-build=$1
 src=$2
-grove="$build/grove"
 data="$src/tests/data/topo"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-# Run grove, expecting exit status $1; stdout/stderr go to $tmp/out, err.
-expect_status() {
-	local want=$1 got=0
-	shift
-	"$grove" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [ "$got" -ne "$want" ]; then
-		cat "$tmp/err" >&2
-		fail "grove $* exited $got, wanted $want"
-	fi
-}
 
 # --- help and usage errors -------------------------------------------------
 expect_status 0 topo --help

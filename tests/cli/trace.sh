@@ -5,31 +5,14 @@
 # Event spaces come from `grove trace sample` under a unique network id.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
 
-build=$1
-grove="$build/grove"
-tmp=$(mktemp -d)
 net="cli$$"
 cleanup() {
 	"$grove" trace clean --net "$net" --force >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-expect_status() {
-	local want=$1 got=0
-	shift
-	"$grove" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	if [ "$got" -ne "$want" ]; then
-		cat "$tmp/err" >&2
-		fail "grove $* exited $got, wanted $want"
-	fi
-}
 
 # --- usage --------------------------------------------------------------
 expect_status 0 trace --help
