@@ -138,18 +138,6 @@ do_info(const worker *w, uint32_t stream, int32_t tag)
 		send_failed(w, tag, rc);
 }
 
-/* FNV-1a, 64 bits: enough to tell a corrupted payload from the original,
- * with nothing to link against. */
-static uint64_t
-fnv1a64(const uint8_t *b, uint64_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (uint64_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static void
 do_digest(const worker *w, uint32_t stream, int32_t tag,
@@ -163,7 +151,7 @@ do_digest(const worker *w, uint32_t stream, int32_t tag,
 		return;
 	}
 	rc = grove_be_send(w->be, stream, tag, "%uld %uld %uld", n,
-	    fnv1a64(b, n), recv_ns);
+	    worker_digest(b, n), recv_ns);
 	if (rc < 0)
 		send_failed(w, tag, rc);
 }

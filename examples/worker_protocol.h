@@ -8,6 +8,8 @@
 #ifndef GROVE_WORKER_PROTOCOL_H
 #define GROVE_WORKER_PROTOCOL_H
 
+#include <stdint.h>
+
 enum worker_tag {
 	/* "%d" v -> "%d" v (a sum over N workers is N*v) */
 	WORKER_ECHO = 100,
@@ -37,5 +39,18 @@ enum worker_tag {
 	 * (segmented multicast tests and `grove bench bcast`) */
 	WORKER_DIGEST = 111,
 };
+
+/* The WORKER_DIGEST hash, FNV-1a 64 bits: enough to tell a corrupted
+ * payload from the original, computed the same way on both sides. */
+static inline uint64_t
+worker_digest(const uint8_t *b, uint64_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (uint64_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
 
 #endif

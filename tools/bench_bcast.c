@@ -75,16 +75,6 @@ typedef struct bb_result {
 	uint32_t d_w, d_l;
 } bb_result;
 
-static uint64_t
-fnv1a64(const uint8_t *b, uint64_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (uint64_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* Repetitions by size: a 4 MB broadcast over a 1 MB/s link takes seconds
  * (the original scheme: seconds per cluster). */
@@ -469,7 +459,7 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 					break;
 				double warm;
 				rc = bb_once(&b, c, scheme, buf, 1024 < maxsize ? 1024 :
-				    maxsize, fnv1a64(buf, 1024 < maxsize ? 1024 : maxsize),
+				    maxsize, worker_digest(buf, 1024 < maxsize ? 1024 : maxsize),
 				    &warm);
 				if (rc != 0)
 					break;
@@ -488,7 +478,7 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 			r.d_w = plan.wan.d;
 			r.d_l = plan.lan.d;
 			double t[64];
-			uint64_t hash = fnv1a64(buf, size);
+			uint64_t hash = worker_digest(buf, size);
 			for (int k = 0; k < r.reps && k < 64 && rc == 0; k++)
 				rc = bb_once(&b, c, scheme, buf, size, hash, &t[k]);
 			if (rc != 0)

@@ -846,3 +846,20 @@ __asan_default_options(void)
 	return "quarantine_size_mb=16";
 }
 #endif
+
+char *
+it_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		IT_FAIL("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (!s || fread(s, 1, (size_t)n, f) != (size_t)n)
+		IT_FAIL("cannot read %s", path);
+	s[n] = 0;
+	fclose(f);
+	return s;
+}

@@ -116,6 +116,10 @@ char *it_build_path(const char *name, char *buf, size_t cap);
 /* A fresh private directory (mkdtemp), removed with its files at exit. */
 const char *it_tmpdir(void);
 
+/* The whole file, NUL-terminated (malloc'd; the test fails if it cannot
+ * be read). */
+char *it_slurp(const char *path);
+
 /* ---- networks --------------------------------------------------------- */
 
 /* Options for a network of be_worker back-ends started by Grove. */

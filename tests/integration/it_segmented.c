@@ -23,16 +23,6 @@
 #define ODD 1000003u       /* a prime: no segment boundary lines up */
 #define INFLIGHT 3
 
-static uint64_t
-fnv1a64(const uint8_t *b, uint64_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (uint64_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* Deterministic bytes that differ per message (seed). */
 static uint8_t *
@@ -74,7 +64,7 @@ send_bytes(grove_net *net, grove_stream *s, size_t n, uint32_t seed,
 {
 	uint8_t *b = make_bytes(n, seed);
 	out->len = n;
-	out->hash = fnv1a64(b, n);
+	out->hash = worker_digest(b, n);
 	CHECK_OK_NET(net, grove_stream_send(s, WORKER_DIGEST, "%auc", b,
 	    (uint64_t)n));
 	free(b);

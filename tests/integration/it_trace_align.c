@@ -55,21 +55,6 @@ struct parsed {
 	size_t ns, nf;
 };
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	CHECK(f != NULL);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	CHECK(s != NULL);
-	CHECK(fread(s, 1, (size_t)n, f) == (size_t)n);
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
 
 /* "ts":-12.345 (us with a ns fraction) -> ns. */
 static int64_t
@@ -92,7 +77,7 @@ static void
 parse(const char *path, struct parsed *out)
 {
 	memset(out, 0, sizeof *out);
-	char *j = slurp(path);
+	char *j = it_slurp(path);
 	const char *tl = strstr(j, "\"timeline\":\"");
 	if (tl)
 		sscanf(tl + 12, "%15[a-z]", out->timeline);

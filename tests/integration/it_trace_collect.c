@@ -16,21 +16,6 @@
 #include "trace/trace_impl.h"
 #include "../../examples/worker_protocol.h"
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	CHECK(f != NULL);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	CHECK(s != NULL);
-	CHECK(fread(s, 1, (size_t)n, f) == (size_t)n);
-	s[n] = 0;
-	fclose(f);
-	return s;
-}
 
 /* Segments of a network left in /dev/shm. */
 static int
@@ -66,7 +51,7 @@ run(const char *mode)
 	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
 	it_net_destroy(net);
 
-	char *j = slurp(path);
+	char *j = it_slurp(path);
 	/* kary:2 with 4 BEs: the FE, CPs 1 and 4, BEs 0..3. */
 	const char *procs[] = {"\"fe 0\"", "\"cp 1\"", "\"cp 4\"", "\"be 0\"",
 	    "\"be 1\"", "\"be 2\"", "\"be 3\""};
@@ -107,7 +92,7 @@ live(void)
 	snprintf(path, sizeof path, "%s/live.json", it_tmpdir());
 	CHECK_INT_EQ(trace_collect_and_export(grove_net_id(net), "perfetto",
 	    path), 0);
-	char *j = slurp(path);
+	char *j = it_slurp(path);
 	CHECK(strstr(j, "\"cp 4\"") != NULL);
 	CHECK(strstr(j, "\"be 3\"") != NULL);
 	free(j);
@@ -171,7 +156,7 @@ live_cli(void)
 	const char *args[] = {"dump", "--net", grove_net_id(net), "--collect",
 	    "--timeout", "20000", "-o", path, NULL};
 	CHECK_INT_EQ(grove_cli_while_serving(net, args), 0);
-	char *j = slurp(path);
+	char *j = it_slurp(path);
 	CHECK(strstr(j, "\"cp 4\"") != NULL);
 	CHECK(strstr(j, "\"be 3\"") != NULL);
 	free(j);
