@@ -44,6 +44,7 @@ typedef struct top_opts {
 	unsigned interval_ms;
 	double seconds;    /* 0: until q / Ctrl-C */
 	int once, json, skew;
+	int backends_given;
 } top_opts;
 
 typedef struct top {
@@ -135,6 +136,7 @@ parse_opts(int argc, char **argv, top_opts *o)
 				return 2;
 			}
 			o->backends = (unsigned)n;
+			o->backends_given = 1;
 		} else if (!strcmp(a, "--interval")) {
 			if ((n = tool_parse_count(v, 3600000)) < 10) {
 				fprintf(stderr, "grove top: --interval %s: "
@@ -156,6 +158,21 @@ parse_opts(int argc, char **argv, top_opts *o)
 			fprintf(stderr, "grove top: unknown option %s\n", a);
 			return top_usage(stderr);
 		}
+	}
+	/* With a host list and no --backends: one agent per slot.  Reading
+	 * the list here also reports a bad one before anything starts. */
+	if (o->hosts) {
+		char err[512];
+		grove_hostlist *hl;
+		if (grove_hostlist_parse_file(o->hosts, &hl, err, sizeof err)) {
+			fprintf(stderr, "grove top: host list %s: %s\n", o->hosts,
+			    err);
+			return 1;
+		}
+		uint64_t slots = grove_hostlist_slots(hl);
+		grove_hostlist_destroy(hl);
+		if (!o->backends_given)
+			o->backends = slots > 65536 ? 65536 : (unsigned)slots;
 	}
 	return 0;
 }

@@ -60,6 +60,10 @@ int grove_hostlist_parse_file(const char *path, grove_hostlist **out,
 int grove_hostlist_parse_string(const char *text, grove_hostlist **out,
     char *err, size_t errlen);
 void grove_hostlist_destroy(grove_hostlist *hl);
+/* Hosts in the list, and the sum of their slots (what a tool that runs one
+ * back-end per slot starts). */
+uint32_t grove_hostlist_size(const grove_hostlist *hl);
+uint64_t grove_hostlist_slots(const grove_hostlist *hl);
 
 /* Generate from a spec.  hosts may be NULL (every node on "localhost").
  * With hosts, the FE stays on the first host and CPs/BEs are placed

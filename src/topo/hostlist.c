@@ -195,6 +195,21 @@ grove_hostlist_parse_file(const char *path, grove_hostlist **out,
 	return rc;
 }
 
+uint32_t
+grove_hostlist_size(const grove_hostlist *hl)
+{
+	return hl ? hl->n : 0;
+}
+
+uint64_t
+grove_hostlist_slots(const grove_hostlist *hl)
+{
+	uint64_t total = 0;
+	for (uint32_t i = 0; hl && i < hl->n; i++)
+		total += hl->v[i].slots;
+	return total;
+}
+
 void
 grove_hostlist_destroy(grove_hostlist *hl)
 {

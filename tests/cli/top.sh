@@ -76,6 +76,14 @@ assert abs(s["min_ns"]) <= err, s
 assert abs(s["max_ns"] - 5_000_000) <= err, s
 EOF
 
+# --- a host list without --backends: one agent per slot
+printf 'localhost:3\n' >"$tmp/hosts.ok"
+timeout 120 "$grove" top --once --interval 200 --hosts "$tmp/hosts.ok" \
+	--topology flat >"$tmp/hosts.txt" 2>&1 ||
+	{ cat "$tmp/hosts.txt" >&2; fail "top --hosts"; }
+grep -q "3 of 3 agents reporting" "$tmp/hosts.txt" ||
+	{ cat "$tmp/hosts.txt" >&2; fail "top --hosts: not one agent per slot"; }
+
 # --- errors
 if "$grove" top --backends 0 2>"$tmp/err"; then fail "--backends 0 accepted"; fi
 grep -q "backends" "$tmp/err" || fail "--backends 0: unclear error"

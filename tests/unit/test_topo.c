@@ -425,6 +425,9 @@ test_hosts_placement(void **state)
 
 	assert_int_equal(grove_hostlist_parse_string(list, &hl, err,
 	    sizeof err), 0);
+	assert_int_equal(grove_hostlist_size(hl), 3);
+	assert_int_equal(grove_hostlist_slots(hl), 6);
+	assert_int_equal(grove_hostlist_slots(NULL), 0);
 	assert_int_equal(grove_topo_generate("flat", 8, hl, &t, err,
 	    sizeof err), 0);
 	check_invariants(t);
