@@ -60,6 +60,8 @@ typedef struct micro_res {
 	double shutdown_s;
 	/* with measure_cost: per round trip and per wave */
 	double rt_cpu_s, rt_tuples, thru_cpu_s, thru_tuples;
+	/* clock reads the tuples kept (distinct timestamps) */
+	double rt_stamps, thru_stamps;
 	char err[768];
 } micro_res;
 
@@ -200,15 +202,23 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 	 * spaces costs this process CPU time, and only when tracing is on. */
 	double cpu0 = 0;
 	uint64_t tup0 = 0;
+	treecost_mark *marks = NULL;
+	size_t n_marks = 0;
+	const char *id = grove_net_id(net);
 	if (c->measure_cost) {
-		tup0 = treecost_tuples(grove_net_id(net));
+		treecost_marks(id, &marks, &n_marks);
+		tup0 = treecost_tuples(id);
 		cpu0 = treecost_cpu_s();
 	}
 	rc = roundtrips(net, c, r);
 	if (rc == 0 && c->measure_cost) {
 		r->rt_cpu_s = (treecost_cpu_s() - cpu0) / c->rt_iters;
-		uint64_t tup1 = treecost_tuples(grove_net_id(net));
+		uint64_t tup1 = treecost_tuples(id);
 		r->rt_tuples = (double)(tup1 - tup0) / c->rt_iters;
+		r->rt_stamps = treecost_stamps_since(id, marks, n_marks) /
+		    c->rt_iters;
+		free(marks);
+		treecost_marks(id, &marks, &n_marks);
 		tup0 = tup1;
 		cpu0 = treecost_cpu_s();
 	}
@@ -216,9 +226,12 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 		rc = throughput(net, c, r);
 	if (rc == 0 && c->measure_cost) {
 		r->thru_cpu_s = (treecost_cpu_s() - cpu0) / c->thru_iters;
-		r->thru_tuples = (double)(treecost_tuples(grove_net_id(net)) -
-		    tup0) / c->thru_iters;
+		r->thru_tuples = (double)(treecost_tuples(id) - tup0) /
+		    c->thru_iters;
+		r->thru_stamps = treecost_stamps_since(id, marks, n_marks) /
+		    c->thru_iters;
 	}
+	free(marks);
 	t0 = tool_now();
 	grove_net_destroy(net);
 	r->shutdown_s = tool_now() - t0;
@@ -466,6 +479,7 @@ typedef struct trace_pairs {
 	double rt_ns_tup[100], th_ns_tup[100]; /* (on - off) CPU / tuples */
 	double rt_cpu_us[2][100], th_cpu_us[2][100]; /* per op, [off, on] */
 	double rt_tup[100], th_tup[100];
+	double rt_stamps[100], th_stamps[100];
 } trace_pairs;
 
 static void
@@ -519,8 +533,8 @@ bench_trace(int argc, char **argv)
 		return 2;
 	}
 
-	double ns_on = 0, ns_off = 0;
-	rc = trace_bench_fastpath(&ns_on, &ns_off);
+	double ns_on = 0, ns_off = 0, ns_store = 0, ns_clock = 0;
+	rc = trace_bench_fastpath(&ns_on, &ns_off, &ns_store, &ns_clock);
 	if (rc < 0) {
 		fprintf(stderr, "grove bench trace: fast path: %s\n",
 		    grove_strerror(rc));
@@ -564,13 +578,13 @@ bench_trace(int argc, char **argv)
 				    "%s): %s\n", on ? "on" : "off", r->err);
 				break;
 			}
-			if (!json)
-				fprintf(stderr, "  round %d, tracing %-3s: "
-				    "round trip %.3f ms (%.0f us CPU), %.0f "
-				    "waves/s (%.1f us CPU per wave)\n", k + 1,
-				    on ? "on" : "off", r->rt_median_s * 1e3,
-				    r->rt_cpu_s * 1e6, r->thru_wps,
-				    r->thru_cpu_s * 1e6);
+			/* Progress, and the raw samples (also with --json,
+			 * for pooling several runs). */
+			fprintf(stderr, "  round %d, tracing %-3s: round trip "
+			    "%.3f ms (%.1f us CPU), %.0f waves/s (%.2f us CPU "
+			    "per wave)\n", k + 1, on ? "on" : "off",
+			    r->rt_median_s * 1e3, r->rt_cpu_s * 1e6,
+			    r->thru_wps, r->thru_cpu_s * 1e6);
 			if (rt_best[on] == 0 || r->rt_median_s < rt_best[on])
 				rt_best[on] = r->rt_median_s;
 			if (r->thru_wps > wps_best[on])
@@ -585,6 +599,8 @@ bench_trace(int argc, char **argv)
 		tp.th_cpu[k] = on->thru_cpu_s / off->thru_cpu_s - 1;
 		tp.rt_tup[k] = on->rt_tuples;
 		tp.th_tup[k] = on->thru_tuples;
+		tp.rt_stamps[k] = on->rt_stamps;
+		tp.th_stamps[k] = on->thru_stamps;
 		tp.rt_ns_tup[k] = on->rt_tuples > 0 ? (on->rt_cpu_s -
 		    off->rt_cpu_s) / on->rt_tuples : 0;
 		tp.th_ns_tup[k] = on->thru_tuples > 0 ? (on->thru_cpu_s -
@@ -604,6 +620,14 @@ bench_trace(int argc, char **argv)
 
 	int n = rounds;
 	double rt_tup = median_of(tp.rt_tup, n), th_tup = median_of(tp.th_tup, n);
+	double rt_rd = median_of(tp.rt_stamps, n);
+	double th_rd = median_of(tp.th_stamps, n);
+	/* What the counts predict at the fast path's cost: every tuple a
+	 * record, every kept timestamp a clock read. */
+	double rt_model = rt_tup * ns_store + rt_rd * ns_clock;
+	double th_model = th_tup * ns_store + th_rd * ns_clock;
+	double rt_off = median_of(tp.rt_cpu_us[0], n) * 1e3;
+	double th_off = median_of(tp.th_cpu_us[0], n) * 1e3;
 	if (json) {
 		/* First the four keys the tracing targets are stated in. */
 		printf("{\"ns_per_event\": %.2f, \"ns_disabled\": %.3f", ns_on,
@@ -624,6 +648,14 @@ bench_trace(int argc, char **argv)
 		    1e9);
 		printf(", \"tuples_per_roundtrip\": %.1f, \"tuples_per_wave\": "
 		    "%.1f", rt_tup, th_tup);
+		printf(", \"clock_reads_per_roundtrip\": %.1f"
+		    ", \"clock_reads_per_wave\": %.1f, \"ns_per_record\": %.2f"
+		    ", \"ns_per_clock_read\": %.2f", rt_rd, th_rd, ns_store,
+		    ns_clock);
+		printf(", \"model_overhead_roundtrip_pct\": %.2f"
+		    ", \"model_overhead_throughput_pct\": %.2f",
+		    rt_off > 0 ? rt_model / rt_off * 100 : 0,
+		    th_off > 0 ? th_model / th_off * 100 : 0);
 		printf(", \"cpu_us_per_roundtrip_off\": %.1f"
 		    ", \"cpu_us_per_roundtrip_on\": %.1f"
 		    ", \"cpu_us_per_wave_off\": %.2f, \"cpu_us_per_wave_on\": %.2f",
@@ -639,6 +671,8 @@ bench_trace(int argc, char **argv)
 		printf("grove bench trace\n");
 		printf("  record, tracing on    %8.2f ns/event\n", ns_on);
 		printf("  record, tracing off   %8.3f ns/event\n", ns_off);
+		printf("  its parts: record %.2f ns, clock read %.2f ns\n",
+		    ns_store, ns_clock);
 		printf("  micro-benchmark %s, %u back-ends, %d rounds of off/on "
 		    "(best: round trip off %.3f ms, on %.3f ms; throughput "
 		    "off %.0f, on %.0f waves/s)\n", c.spec, c.backends, rounds,
@@ -663,6 +697,12 @@ bench_trace(int argc, char **argv)
 		printf("  per wave:       %.1f tuples, %.2f / %.2f us CPU (off / "
 		    "on)\n", th_tup, median_of(tp.th_cpu_us[0], n),
 		    median_of(tp.th_cpu_us[1], n));
+		printf("  from the counts (tuples x record + clock reads x read):"
+		    "\n    round trip  %.0f reads, %.2f us = %.2f%% of its CPU"
+		    "\n    throughput  %.1f reads, %.2f us = %.2f%% of its CPU\n",
+		    rt_rd, rt_model / 1e3, rt_off > 0 ? rt_model / rt_off * 100 :
+		    0, th_rd, th_model / 1e3, th_off > 0 ? th_model / th_off *
+		    100 : 0);
 	}
 	return 0;
 }
