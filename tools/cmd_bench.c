@@ -25,6 +25,7 @@
 #include "bench_align.h"
 #include "bench_bcast.h"
 #include "bench_skew.h"
+#include "bench_stats.h"
 #include "grove/grove.h"
 #include "toolutil.h"
 #include "treecost.h"
@@ -59,6 +60,8 @@ typedef struct micro_res {
 	double shutdown_s;
 	/* with measure_cost: per round trip and per wave */
 	double rt_cpu_s, rt_tuples, thru_cpu_s, thru_tuples;
+	/* clock reads the tuples kept (distinct timestamps) */
+	double rt_stamps, thru_stamps;
 	char err[768];
 } micro_res;
 
@@ -195,28 +198,40 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 	r->nodes = grove_topo_size(t);
 	r->cps = r->nodes - 1 - grove_topo_backends(t);
 	r->depth = grove_topo_depth(t);
+	/* The tuples are counted outside the CPU window: reading the event
+	 * spaces costs this process CPU time, and only when tracing is on. */
 	double cpu0 = 0;
 	uint64_t tup0 = 0;
+	treecost_mark *marks = NULL;
+	size_t n_marks = 0;
+	const char *id = grove_net_id(net);
 	if (c->measure_cost) {
+		treecost_marks(id, &marks, &n_marks);
+		tup0 = treecost_tuples(id);
 		cpu0 = treecost_cpu_s();
-		tup0 = treecost_tuples(grove_net_id(net));
 	}
 	rc = roundtrips(net, c, r);
 	if (rc == 0 && c->measure_cost) {
-		double cpu1 = treecost_cpu_s();
-		uint64_t tup1 = treecost_tuples(grove_net_id(net));
-		r->rt_cpu_s = (cpu1 - cpu0) / c->rt_iters;
+		r->rt_cpu_s = (treecost_cpu_s() - cpu0) / c->rt_iters;
+		uint64_t tup1 = treecost_tuples(id);
 		r->rt_tuples = (double)(tup1 - tup0) / c->rt_iters;
-		cpu0 = cpu1;
+		r->rt_stamps = treecost_stamps_since(id, marks, n_marks) /
+		    c->rt_iters;
+		free(marks);
+		treecost_marks(id, &marks, &n_marks);
 		tup0 = tup1;
+		cpu0 = treecost_cpu_s();
 	}
 	if (rc == 0)
 		rc = throughput(net, c, r);
 	if (rc == 0 && c->measure_cost) {
 		r->thru_cpu_s = (treecost_cpu_s() - cpu0) / c->thru_iters;
-		r->thru_tuples = (double)(treecost_tuples(grove_net_id(net)) -
-		    tup0) / c->thru_iters;
+		r->thru_tuples = (double)(treecost_tuples(id) - tup0) /
+		    c->thru_iters;
+		r->thru_stamps = treecost_stamps_since(id, marks, n_marks) /
+		    c->thru_iters;
 	}
+	free(marks);
 	t0 = tool_now();
 	grove_net_destroy(net);
 	r->shutdown_s = tool_now() - t0;
@@ -323,6 +338,7 @@ bench_usage(FILE *f)
 	    "[--json]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
+	    "                         [--rt-iters R] [--thru-iters T]\n"
 	    "       grove bench offered-load [--backends D] [--metrics M] "
 	    "[--rate R] ...\n"
 	    "       grove bench startup [--backends D] [--topology SPEC] ...\n"
@@ -344,7 +360,9 @@ bench_usage(FILE *f)
 	    "64 back-ends.\n"
 	    "trace: cost of one trace record (on and off) and the "
 	    "micro-benchmark\n"
-	    "  with tracing on and off, alternating K rounds (default 7).\n"
+	    "  with tracing on and off, K rounds of one pair (default 15); "
+	    "wall clock\n  and CPU time of all processes, median of paired "
+	    "ratios with IQR and\n  a bootstrap interval.\n"
 	    "offered-load: the fraction of an offered sample load that "
 	    "time-aligned\n"
 	    "  aggregation delivers to the front-end (see its --help).\n"
@@ -454,6 +472,51 @@ bench_micro(int argc, char **argv)
 }
 
 #ifdef BENCH_HAVE_TRACE
+/* The paired samples of grove bench trace, one per round and metric. */
+typedef struct trace_pairs {
+	double rt_wall[100], th_wall[100]; /* on/off - 1 (throughput: time) */
+	double rt_cpu[100], th_cpu[100];   /* CPU time of the tree, on/off - 1 */
+	double rt_ns_tup[100], th_ns_tup[100]; /* (on - off) CPU / tuples */
+	double rt_cpu_us[2][100], th_cpu_us[2][100]; /* per op, [off, on] */
+	double rt_tup[100], th_tup[100];
+	double rt_stamps[100], th_stamps[100];
+} trace_pairs;
+
+static void
+print_summary_json(const char *key, double *v, int n, double scale)
+{
+	bench_summary s;
+	bench_summarize(v, n, &s);
+	printf(", \"%s\": %.2f, \"%s_iqr\": [%.2f, %.2f]"
+	    ", \"%s_ci95\": [%.2f, %.2f], \"%s_range\": [%.2f, %.2f]", key,
+	    s.median * scale, key, s.q1 * scale, s.q3 * scale, key,
+	    s.ci_lo * scale, s.ci_hi * scale, key, s.min * scale,
+	    s.max * scale);
+}
+
+static void
+print_summary_text(const char *what, double *v, int n, double scale,
+    const char *unit)
+{
+	bench_summary s;
+	bench_summarize(v, n, &s);
+	printf("    %-30s %+8.2f%s  IQR [%+.2f, %+.2f]  95%% CI [%+.2f, "
+	    "%+.2f]  range [%+.2f, %+.2f]\n", what, s.median * scale, unit,
+	    s.q1 * scale, s.q3 * scale, s.ci_lo * scale, s.ci_hi * scale,
+	    s.min * scale, s.max * scale);
+}
+
+static double
+median_of(const double *v, int n)
+{
+	double tmp[100];
+	bench_summary s;
+	for (int i = 0; i < n; i++)
+		tmp[i] = v[i];
+	bench_summarize(tmp, n, &s);
+	return s.median;
+}
+
 static int
 bench_trace(int argc, char **argv)
 {
@@ -461,7 +524,7 @@ bench_trace(int argc, char **argv)
 	 * is about 1%, a 1000-wave burst lasts 50 ms. */
 	micro_cfg c = {.spec = "kary:8", .backends = 64, .rt_iters = 1000,
 	    .thru_iters = 5000};
-	int json = 0, rounds = 7;
+	int json = 0, rounds = 15;
 	int rc = parse_opts(argc, argv, &c, &json, &rounds);
 	if (rc)
 		return rc >= 100 ? rc - 100 : rc;
@@ -470,8 +533,8 @@ bench_trace(int argc, char **argv)
 		return 2;
 	}
 
-	double ns_on = 0, ns_off = 0;
-	rc = trace_bench_fastpath(&ns_on, &ns_off);
+	double ns_on = 0, ns_off = 0, ns_store = 0, ns_clock = 0;
+	rc = trace_bench_fastpath(&ns_on, &ns_off, &ns_store, &ns_clock);
 	if (rc < 0) {
 		fprintf(stderr, "grove bench trace: fast path: %s\n",
 		    grove_strerror(rc));
@@ -486,60 +549,65 @@ bench_trace(int argc, char **argv)
 	}
 	tool_raise_nofile();
 
-	/* Alternate off/on so that drift of the machine (other load, CPU
-	 * frequency) hits both sides alike.  Each round gives one paired
-	 * ratio per metric (the median round trip, and throughput); the
-	 * overhead is the median of those ratios, and their spread says how
-	 * much of it is noise. */
-	double rt[2] = {0, 0}, wps[2] = {0, 0};
-	double rt_ratio[100], th_ratio[100], last_rt = 0, last_wps = 0;
-	/* Also the CPU time all processes spend per round trip (per wave),
-	 * on vs off: wall-clock time on a shared machine swings by more than
-	 * the effect, CPU time much less. */
-	double rt_share[100], th_share[100], rt_tup = 0, th_tup = 0;
-	double rt_cpu = 0, th_cpu = 0, last_rt_cpu = 0, last_th_cpu = 0;
+	/* Each round runs the micro-benchmark once with tracing off and once
+	 * with it on, in alternating order (off-on, on-off, ...), so that
+	 * drift of the machine (other load, CPU frequency) and whatever the
+	 * first run of a pair leaves warm hit both sides alike.  Each round
+	 * gives one paired ratio per metric; the overhead is the median of
+	 * those ratios, with their quartiles and a bootstrap interval of the
+	 * median to say how much of it is noise.  Wall-clock time on a shared
+	 * machine swings by more than the effect; the CPU time of all the
+	 * processes (scheduler accounting, ns resolution) much less. */
+	trace_pairs tp = {0};
+	double rt_best[2] = {0, 0}, wps_best[2] = {0, 0};
 	c.measure_cost = 1;
 	const char *saved = getenv("GROVE_TRACE");
 	char *saved_copy = saved ? strdup(saved) : NULL;
 	for (int k = 0; k < rounds && rc == 0; k++) {
-		for (int on = 0; on <= 1 && rc == 0; on++) {
-			micro_res r;
+		micro_res res[2];
+		for (int i = 0; i <= 1 && rc == 0; i++) {
+			int on = (k & 1) ? !i : i;
+			micro_res *r = &res[on];
 			/* Every process of the run, the front-end included,
 			 * reads GROVE_TRACE when it opens its event space
 			 * (the front-end in grove_net_create). */
 			setenv("GROVE_TRACE", on ? "1" : "0", 1);
-			rc = micro_run(&c, &pg, &r);
+			rc = micro_run(&c, &pg, r);
 			if (rc < 0) {
 				fprintf(stderr, "grove bench trace (tracing "
-				    "%s): %s\n", on ? "on" : "off", r.err);
+				    "%s): %s\n", on ? "on" : "off", r->err);
 				break;
 			}
-			if (!json)
-				fprintf(stderr, "  round %d, tracing %-3s: "
-				    "round trip %.3f ms, %.0f waves/s\n",
-				    k + 1, on ? "on" : "off",
-				    r.rt_mean_s * 1e3, r.thru_wps);
-			if (rt[on] == 0 || r.rt_median_s < rt[on])
-				rt[on] = r.rt_median_s;
-			if (r.thru_wps > wps[on])
-				wps[on] = r.thru_wps;
-			if (!on) {
-				last_rt = r.rt_median_s;
-				last_wps = r.thru_wps;
-				last_rt_cpu = r.rt_cpu_s;
-				last_th_cpu = r.thru_cpu_s;
-			} else {
-				rt_ratio[k] = r.rt_median_s / last_rt - 1;
-				th_ratio[k] = r.thru_wps > 0 ? last_wps / r.thru_wps - 1 : 0;
-				rt_share[k] = last_rt_cpu > 0 ? r.rt_cpu_s /
-				    last_rt_cpu - 1 : 0;
-				th_share[k] = last_th_cpu > 0 ? r.thru_cpu_s /
-				    last_th_cpu - 1 : 0;
-				rt_tup = r.rt_tuples;
-				th_tup = r.thru_tuples;
-				rt_cpu = r.rt_cpu_s;
-				th_cpu = r.thru_cpu_s;
-			}
+			/* Progress, and the raw samples (also with --json,
+			 * for pooling several runs). */
+			fprintf(stderr, "  round %d, tracing %-3s: round trip "
+			    "%.3f ms (%.1f us CPU), %.0f waves/s (%.2f us CPU "
+			    "per wave)\n", k + 1, on ? "on" : "off",
+			    r->rt_median_s * 1e3, r->rt_cpu_s * 1e6,
+			    r->thru_wps, r->thru_cpu_s * 1e6);
+			if (rt_best[on] == 0 || r->rt_median_s < rt_best[on])
+				rt_best[on] = r->rt_median_s;
+			if (r->thru_wps > wps_best[on])
+				wps_best[on] = r->thru_wps;
+		}
+		if (rc < 0)
+			break;
+		const micro_res *off = &res[0], *on = &res[1];
+		tp.rt_wall[k] = on->rt_median_s / off->rt_median_s - 1;
+		tp.th_wall[k] = on->thru_s / off->thru_s - 1;
+		tp.rt_cpu[k] = on->rt_cpu_s / off->rt_cpu_s - 1;
+		tp.th_cpu[k] = on->thru_cpu_s / off->thru_cpu_s - 1;
+		tp.rt_tup[k] = on->rt_tuples;
+		tp.th_tup[k] = on->thru_tuples;
+		tp.rt_stamps[k] = on->rt_stamps;
+		tp.th_stamps[k] = on->thru_stamps;
+		tp.rt_ns_tup[k] = on->rt_tuples > 0 ? (on->rt_cpu_s -
+		    off->rt_cpu_s) / on->rt_tuples : 0;
+		tp.th_ns_tup[k] = on->thru_tuples > 0 ? (on->thru_cpu_s -
+		    off->thru_cpu_s) / on->thru_tuples : 0;
+		for (int s = 0; s <= 1; s++) {
+			tp.rt_cpu_us[s][k] = res[s].rt_cpu_s * 1e6;
+			tp.th_cpu_us[s][k] = res[s].thru_cpu_s * 1e6;
 		}
 	}
 	if (saved_copy)
@@ -550,56 +618,91 @@ bench_trace(int argc, char **argv)
 	if (rc < 0)
 		return 1;
 
-	qsort(rt_ratio, (size_t)rounds, sizeof *rt_ratio, cmp_double);
-	qsort(th_ratio, (size_t)rounds, sizeof *th_ratio, cmp_double);
-	double ov_rt = rt_ratio[rounds / 2] * 100, ov_th = th_ratio[rounds / 2] * 100;
-	double rt_lo = rt_ratio[0] * 100, rt_hi = rt_ratio[rounds - 1] * 100;
-	double th_lo = th_ratio[0] * 100, th_hi = th_ratio[rounds - 1] * 100;
-	qsort(rt_share, (size_t)rounds, sizeof *rt_share, cmp_double);
-	qsort(th_share, (size_t)rounds, sizeof *th_share, cmp_double);
-	double cost_rt = rt_share[rounds / 2] * 100;
-	double cost_th = th_share[rounds / 2] * 100;
+	int n = rounds;
+	double rt_tup = median_of(tp.rt_tup, n), th_tup = median_of(tp.th_tup, n);
+	double rt_rd = median_of(tp.rt_stamps, n);
+	double th_rd = median_of(tp.th_stamps, n);
+	/* What the counts predict at the fast path's cost: every tuple a
+	 * record, every kept timestamp a clock read. */
+	double rt_model = rt_tup * ns_store + rt_rd * ns_clock;
+	double th_model = th_tup * ns_store + th_rd * ns_clock;
+	double rt_off = median_of(tp.rt_cpu_us[0], n) * 1e3;
+	double th_off = median_of(tp.th_cpu_us[0], n) * 1e3;
 	if (json) {
-		printf("{\"ns_per_event\": %.2f, \"ns_disabled\": %.3f"
-		    ", \"overhead_roundtrip_pct\": %.2f"
-		    ", \"overhead_throughput_pct\": %.2f", ns_on, ns_off,
-		    ov_rt, ov_th);
+		/* First the four keys the tracing targets are stated in. */
+		printf("{\"ns_per_event\": %.2f, \"ns_disabled\": %.3f", ns_on,
+		    ns_off);
+		print_summary_json("overhead_roundtrip_pct", tp.rt_wall, n, 100);
+		print_summary_json("overhead_throughput_pct", tp.th_wall, n, 100);
 		printf(", \"topology\": ");
 		json_str(c.spec);
-		printf(", \"cpu_overhead_roundtrip_pct\": %.2f"
-		    ", \"cpu_overhead_throughput_pct\": %.2f"
-		    ", \"tuples_per_roundtrip\": %.1f, \"tuples_per_wave\": %.1f"
-		    ", \"cpu_us_per_roundtrip\": %.1f, \"cpu_us_per_wave\": %.2f",
-		    cost_rt, cost_th, rt_tup, th_tup, rt_cpu * 1e6, th_cpu * 1e6);
-		printf(", \"overhead_roundtrip_pct_range\": [%.2f, %.2f]"
-		    ", \"overhead_throughput_pct_range\": [%.2f, %.2f]", rt_lo,
-		    rt_hi, th_lo, th_hi);
-		printf(", \"backends\": %u, \"rounds\": %d"
-		    ", \"roundtrip_off_s\": %.9f, \"roundtrip_on_s\": %.9f"
+		printf(", \"backends\": %u, \"rounds\": %d, \"rt_iters\": %d"
+		    ", \"thru_iters\": %d", c.backends, rounds, c.rt_iters,
+		    c.thru_iters);
+		print_summary_json("cpu_overhead_roundtrip_pct", tp.rt_cpu, n, 100);
+		print_summary_json("cpu_overhead_throughput_pct", tp.th_cpu, n,
+		    100);
+		print_summary_json("cpu_ns_per_tuple_roundtrip", tp.rt_ns_tup, n,
+		    1e9);
+		print_summary_json("cpu_ns_per_tuple_throughput", tp.th_ns_tup, n,
+		    1e9);
+		printf(", \"tuples_per_roundtrip\": %.1f, \"tuples_per_wave\": "
+		    "%.1f", rt_tup, th_tup);
+		printf(", \"clock_reads_per_roundtrip\": %.1f"
+		    ", \"clock_reads_per_wave\": %.1f, \"ns_per_record\": %.2f"
+		    ", \"ns_per_clock_read\": %.2f", rt_rd, th_rd, ns_store,
+		    ns_clock);
+		printf(", \"model_overhead_roundtrip_pct\": %.2f"
+		    ", \"model_overhead_throughput_pct\": %.2f",
+		    rt_off > 0 ? rt_model / rt_off * 100 : 0,
+		    th_off > 0 ? th_model / th_off * 100 : 0);
+		printf(", \"cpu_us_per_roundtrip_off\": %.1f"
+		    ", \"cpu_us_per_roundtrip_on\": %.1f"
+		    ", \"cpu_us_per_wave_off\": %.2f, \"cpu_us_per_wave_on\": %.2f",
+		    median_of(tp.rt_cpu_us[0], n), median_of(tp.rt_cpu_us[1], n),
+		    median_of(tp.th_cpu_us[0], n), median_of(tp.th_cpu_us[1], n));
+		printf(", \"roundtrip_off_s\": %.9f, \"roundtrip_on_s\": %.9f"
 		    ", \"throughput_off_waves_per_s\": %.1f"
-		    ", \"throughput_on_waves_per_s\": %.1f", c.backends,
-		    rounds, rt[0], rt[1], wps[0], wps[1]);
+		    ", \"throughput_on_waves_per_s\": %.1f", rt_best[0],
+		    rt_best[1], wps_best[0], wps_best[1]);
 		json_machine();
 		printf("}\n");
 	} else {
 		printf("grove bench trace\n");
 		printf("  record, tracing on    %8.2f ns/event\n", ns_on);
 		printf("  record, tracing off   %8.3f ns/event\n", ns_off);
-		printf("  micro-benchmark %s, %u back-ends, %d alternations "
-		    "(best of each side; overhead = median of paired ratios, "
-		    "[min, max]):\n", c.spec, c.backends, rounds);
-		printf("    round trip  off %.3f ms  on %.3f ms  overhead "
-		    "%+.2f%% [%+.2f, %+.2f]\n", rt[0] * 1e3, rt[1] * 1e3, ov_rt,
-		    rt_lo, rt_hi);
-		printf("    throughput  off %.0f  on %.0f waves/s  overhead "
-		    "%+.2f%% [%+.2f, %+.2f]\n", wps[0], wps[1], ov_th, th_lo,
-		    th_hi);
-		printf("  CPU time of all processes, tracing on vs off (median of "
-		    "paired ratios):\n");
-		printf("    round trip  %.0f us CPU, %.0f tuples  -> %+.2f%%\n",
-		    rt_cpu * 1e6, rt_tup, cost_rt);
-		printf("    throughput  %.1f us CPU, %.1f tuples per wave -> "
-		    "%+.2f%%\n", th_cpu * 1e6, th_tup, cost_th);
+		printf("  its parts: record %.2f ns, clock read %.2f ns\n",
+		    ns_store, ns_clock);
+		printf("  micro-benchmark %s, %u back-ends, %d rounds of off/on "
+		    "(best: round trip off %.3f ms, on %.3f ms; throughput "
+		    "off %.0f, on %.0f waves/s)\n", c.spec, c.backends, rounds,
+		    rt_best[0] * 1e3, rt_best[1] * 1e3, wps_best[0],
+		    wps_best[1]);
+		printf("  tracing on vs off, median of paired ratios:\n");
+		print_summary_text("round trip, wall clock", tp.rt_wall, n, 100,
+		    "%");
+		print_summary_text("throughput, wall clock", tp.th_wall, n, 100,
+		    "%");
+		print_summary_text("round trip, CPU of all procs", tp.rt_cpu, n,
+		    100, "%");
+		print_summary_text("throughput, CPU of all procs", tp.th_cpu, n,
+		    100, "%");
+		print_summary_text("round trip, CPU ns per tuple", tp.rt_ns_tup, n,
+		    1e9, "");
+		print_summary_text("throughput, CPU ns per tuple", tp.th_ns_tup,
+		    n, 1e9, "");
+		printf("  per round trip: %.0f tuples, %.0f / %.0f us CPU (off / "
+		    "on)\n", rt_tup, median_of(tp.rt_cpu_us[0], n),
+		    median_of(tp.rt_cpu_us[1], n));
+		printf("  per wave:       %.1f tuples, %.2f / %.2f us CPU (off / "
+		    "on)\n", th_tup, median_of(tp.th_cpu_us[0], n),
+		    median_of(tp.th_cpu_us[1], n));
+		printf("  from the counts (tuples x record + clock reads x read):"
+		    "\n    round trip  %.0f reads, %.2f us = %.2f%% of its CPU"
+		    "\n    throughput  %.1f reads, %.2f us = %.2f%% of its CPU\n",
+		    rt_rd, rt_model / 1e3, rt_off > 0 ? rt_model / rt_off * 100 :
+		    0, th_rd, th_model / 1e3, th_off > 0 ? th_model / th_off *
+		    100 : 0);
 	}
 	return 0;
 }

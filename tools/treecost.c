@@ -140,3 +140,106 @@ treecost_tuples(const char *netid)
 	trace_list_free(names, n);
 	return total;
 }
+
+int
+treecost_marks(const char *netid, treecost_mark **out, size_t *n)
+{
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	*out = NULL;
+	*n = 0;
+	if (trace_list(netid, &names, &nn) != 0)
+		return 0;
+	for (size_t i = 0; i < nn; i++) {
+		struct trace_seg s;
+		char err[256];
+		if (trace_seg_open(names[i], &s, err, sizeof err) != 0)
+			continue;
+		for (uint32_t r = 0; r < trace_seg_n_rings(&s); r++) {
+			if (*n == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				treecost_mark *nm = realloc(*out, nc * sizeof *nm);
+				if (!nm) {
+					trace_seg_close(&s);
+					trace_list_free(names, nn);
+					return -1;
+				}
+				*out = nm;
+				cap = nc;
+			}
+			treecost_mark *m = &(*out)[(*n)++];
+			snprintf(m->name, sizeof m->name, "%s", names[i]);
+			m->ring = r;
+			m->head = __atomic_load_n(&trace_seg_ring(&s, r)->head,
+			    __ATOMIC_ACQUIRE);
+		}
+		trace_seg_close(&s);
+	}
+	trace_list_free(names, nn);
+	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Distinct timestamps among tuples [from, to) of ring r (all still in the
+ * ring: the caller keeps to - from below its size). */
+static uint64_t
+ring_stamps(const struct grove_trace_ring_ *r, uint64_t from, uint64_t to)
+{
+	size_t k = (size_t)(to - from), m = 0;
+	uint64_t *v = malloc(2 * k * sizeof *v + 1);
+	if (!v)
+		return 0;
+	for (uint64_t i = from; i < to; i++) {
+		const grove_trace_tuple *t = &r->slots[i & r->mask];
+		v[m++] = t->t_start;
+		v[m++] = t->t_end;
+	}
+	qsort(v, m, sizeof *v, cmp_u64);
+	uint64_t d = 0;
+	for (size_t i = 0; i < m; i++)
+		d += i == 0 || v[i] != v[i - 1];
+	free(v);
+	return d;
+}
+
+double
+treecost_stamps_since(const char *netid, const treecost_mark *m, size_t n)
+{
+	char **names = NULL;
+	size_t nn = 0;
+	double total = 0;
+	if (trace_list(netid, &names, &nn) != 0)
+		return 0;
+	for (size_t i = 0; i < nn; i++) {
+		struct trace_seg s;
+		char err[256];
+		if (trace_seg_open(names[i], &s, err, sizeof err) != 0)
+			continue;
+		for (uint32_t r = 0; r < trace_seg_n_rings(&s); r++) {
+			const struct grove_trace_ring_ *ring = trace_seg_ring(&s, r);
+			uint64_t head = __atomic_load_n(&ring->head,
+			    __ATOMIC_ACQUIRE), from = 0;
+			for (size_t j = 0; j < n; j++)
+				if (m[j].ring == r && !strcmp(m[j].name, names[i]))
+					from = m[j].head;
+			if (head <= from)
+				continue;
+			/* The newest slots - 1: the writer may be storing the
+			 * slot after head. */
+			uint64_t keep = ring->mask, first = head - from > keep ?
+			    head - keep : from;
+			uint64_t d = ring_stamps(ring, first, head);
+			total += (double)d * (double)(head - from) /
+			    (double)(head - first);
+		}
+		trace_seg_close(&s);
+	}
+	trace_list_free(names, nn);
+	return total;
+}

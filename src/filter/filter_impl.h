@@ -103,6 +103,10 @@ void sync_slot_gone(sync_state *s, uint32_t slot);
 int sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
     uint32_t *slots, size_t *n);
 
+/* 1 when sync_pop_wave(s, now_ns, ...) would release a wave, without
+ * changing anything: lets the caller time only the calls that release. */
+int sync_wave_ready(const sync_state *s, uint64_t now_ns);
+
 /* When the next timeout falls (ns, same clock as now_ns), or UINT64_MAX:
  * for SYNC_TIMEOUT with packets queued, the oldest queued packet's arrival
  * plus the timeout; UINT64_MAX for the other kinds (their waves depend on

@@ -268,6 +268,19 @@ sync_next_deadline(const sync_state *s)
 }
 
 int
+sync_wave_ready(const sync_state *s, uint64_t now_ns)
+{
+	if (!s)
+		return 0;
+	if (s->kind == SYNC_DONT_WAIT)
+		return s->all.n != 0;
+	if (s->live == 0 || s->nonempty == 0)
+		return 0;
+	return s->nonempty >= s->live ||
+	    (s->kind == SYNC_TIMEOUT && now_ns >= sync_next_deadline(s));
+}
+
+int
 sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
     uint32_t *slots, size_t *n)
 {
@@ -286,10 +299,7 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
 		*n = 1;
 		return 1;
 	}
-	if (s->live == 0 || s->nonempty == 0)
-		return 0;
-	if (s->nonempty < s->live &&
-	    (s->kind != SYNC_TIMEOUT || now_ns < sync_next_deadline(s)))
+	if (!sync_wave_ready(s, now_ns))
 		return 0;
 
 	size_t k = 0;

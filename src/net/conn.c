@@ -432,10 +432,11 @@ on_write(uv_write_t *req, int status)
 int
 conn_flush(conn *c)
 {
-	if (c->closing)
-		return GROVE_ECLOSED;
+	/* The hint is for this call only, whatever it does. */
 	uint64_t hint = c->t_flush_start;
 	c->t_flush_start = 0;
+	if (c->closing)
+		return GROVE_ECLOSED;
 	while (c->wq_n && !c->in_write) {
 		size_t n = c->wq_n < MAX_IOV ? c->wq_n : MAX_IOV;
 		uv_buf_t iov[MAX_IOV];

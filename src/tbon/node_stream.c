@@ -277,18 +277,26 @@ report_filter_error(node *n, node_stream *s, int rc, const char *what)
 
 static void sync_timer_arm(node *n, node_stream *s);
 
-/* Releases every wave ready at time now (ns); returns how many. */
+/* Releases every wave ready at time now (ns); returns how many.  With
+ * t_first, *t_first gets the trace time at which the first of them was
+ * found complete (0 if none, or tracing is off).  The clock is read only
+ * for a wave that is released (three reads: sync start, transformation
+ * start, end): most packets complete no wave, and reading the clock for
+ * them cost two reads per packet that no tuple kept. */
 static int
-run_waves(node *n, node_stream *s, uint64_t now)
+run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 {
 	size_t k;
 	int released = 0;
-	for (;;) {
+	if (t_first)
+		*t_first = 0;
+	while (sync_wave_ready(s->sync, now)) {
 		uint64_t t0 = grove_trace_begin();
 		if (!sync_pop_wave(s->sync, now, s->wave, s->wave_slots, &k))
 			break;
 		uint64_t t1 = grove_trace_begin();
-		released++;
+		if (released++ == 0 && t_first)
+			*t_first = t0;
 		grove_trace_record(&s->tc_sync, GROVE_OP_FILTER_SYNC, (int32_t)k, t0,
 		    t1);
 		const wire_hdr *h = wire_packet_hdr(s->wave[0]);
@@ -341,7 +349,7 @@ on_sync_timer(uv_timer_t *t)
 	for (size_t i = 0; i < n->stream_cap; i++) {
 		node_stream *s = n->streams[i];
 		if (s && s != (node_stream *)n && s->sync_kind == SYNC_TIMEOUT)
-			run_waves(n, s, now);
+			run_waves(n, s, now, NULL);
 	}
 }
 
@@ -381,9 +389,11 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now) != 0)
 		return;
 	node_child *ch = &n->children[child];
-	uint64_t t = grove_trace_begin();
-	if (run_waves(n, s, now) > 0 && s->sync_kind != SYNC_DONT_WAIT) {
-		/* This packet completed a wave: its sender was the last in. */
+	uint64_t t;
+	if (run_waves(n, s, now, &t) > 0 && s->sync_kind != SYNC_DONT_WAIT &&
+	    t != 0) {
+		/* This packet completed a wave: its sender was the last in.
+		 * The instant is when the sync filter found the wave whole. */
 		if (ch->role == GROVE_ROLE_BE)
 			grove_trace_record(&s->tc_last_be, GROVE_OP_WAVE,
 			    (int32_t)ch->be_lo, t, t);
@@ -406,7 +416,7 @@ node_streams_child_gone(node *n, uint32_t child)
 		if (!s || s == (node_stream *)n || s->child_slot[child] < 0)
 			continue;
 		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
-		run_waves(n, s, now_ns());
+		run_waves(n, s, now_ns(), NULL);
 	}
 }
 

@@ -22,10 +22,13 @@ int trace_stats_write(const char *network_id, const char *path_or_dash,
                       int json);
 
 /* Measures the real fast path in this process: ns per recorded event
- * (two timestamps + record) and per disabled record, each the minimum
- * over repetitions of ~1M-event loops.  Creates and removes a private
- * event space when none is open; restores the enabled state. */
-int trace_bench_fastpath(double *ns_per_event, double *ns_disabled);
+ * (two timestamps + record) and per disabled record, and (when not NULL)
+ * per record with a shared timestamp (no clock read) and per clock read
+ * alone; each the minimum over repetitions of ~1M-event loops.  Creates
+ * and removes a private event space when none is open; restores the
+ * enabled state. */
+int trace_bench_fastpath(double *ns_per_event, double *ns_disabled,
+                         double *ns_store, double *ns_clock);
 
 /* Runs a small synthetic traced tree (fe 0, cp 0, be 0..n_be-1, real
  * processes talking over pipes) whose event spaces stay in /dev/shm under

@@ -39,10 +39,16 @@ typedef struct wave {
 	size_t n;
 } wave;
 
+/* Every pop also checks that sync_wave_ready predicted it (the node
+ * reads the trace clock only when it says a wave is ready). */
 static int
 pop(sync_state *s, uint64_t now, wave *w)
 {
-	return sync_pop_wave(s, now, w->p, w->slot, &w->n);
+	int ready = sync_wave_ready(s, now);
+	int r = sync_pop_wave(s, now, w->p, w->slot, &w->n);
+	assert_int_equal(ready, r);
+	assert_int_equal(sync_wave_ready(NULL, now), 0);
+	return r;
 }
 
 static void

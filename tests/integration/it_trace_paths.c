@@ -1,0 +1,130 @@
+/* The tuples the hot paths record, read from a running network: at every
+ * node, one sync, transformation, wave and last-in tuple per reduction;
+ * the last-in instant at the start of its wave's sync span (the clock is
+ * read only for waves the sync filter releases); spans that never end
+ * before they start; and a broadcast's flushes chained, each starting
+ * where the previous one ended (they share a clock read).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper_common.h"
+#include "trace/trace_impl.h"
+#include "../../examples/worker_protocol.h"
+
+#define REDUCTIONS 6
+
+static const char *
+coll_name(const struct trace_proc *p, uint32_t id)
+{
+	const struct trace_collector_entry *e = trace_proc_collector(p, id);
+	return e ? e->name : "";
+}
+
+static const char *
+coll_where(const struct trace_proc *p, uint32_t id)
+{
+	const struct trace_collector_entry *e = trace_proc_collector(p, id);
+	return e ? e->where : "";
+}
+
+/* The tuple of ring r with op, collector `where` and t_start, or NULL. */
+static const grove_trace_tuple *
+find(const struct trace_proc *p, const struct trace_ring_snap *r, uint16_t op,
+    const char *where, uint64_t t_start, const char *name_prefix)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const grove_trace_tuple *t = &r->t[i];
+		if (t->op == op && t->t_start == t_start &&
+		    !strcmp(coll_where(p, t->collector), where) &&
+		    !strncmp(coll_name(p, t->collector), name_prefix,
+		    strlen(name_prefix)))
+			return t;
+	}
+	return NULL;
+}
+
+/* Checks one node (front-end or CP); returns its chained flush pairs. */
+static int
+check_node(const struct trace_proc *p)
+{
+	int waves = 0, chained = 0;
+	for (uint32_t k = 0; k < p->n_rings; k++) {
+		const struct trace_ring_snap *r = &p->rings[k];
+		const grove_trace_tuple *prev_writev = NULL;
+		for (size_t i = 0; i < r->n; i++) {
+			const grove_trace_tuple *t = &r->t[i];
+			const char *name = coll_name(p, t->collector);
+			if (t->t_end < t->t_start)
+				IT_FAIL("%s: %s tuple ends before it starts",
+				    p->label, name);
+			if (!strcmp(name, "link.writev")) {
+				chained += prev_writev &&
+				    prev_writev->t_end == t->t_start;
+				prev_writev = t;
+			} else if (t->op != GROVE_OP_SEND) {
+				prev_writev = NULL;
+			}
+			if (strcmp(name, "wave") || t->op != GROVE_OP_WAVE)
+				continue;
+			waves++;
+			const char *where = coll_where(p, t->collector);
+			const grove_trace_tuple *sync = find(p, r,
+			    GROVE_OP_FILTER_SYNC, where, t->t_start, "");
+			const grove_trace_tuple *last = find(p, r, GROVE_OP_WAVE,
+			    where, t->t_start, "wave.last_");
+			if (!sync)
+				IT_FAIL("%s: wave at %s has no sync span that "
+				    "starts with it", p->label, where);
+			if (!last || last->t_end != last->t_start)
+				IT_FAIL("%s: wave at %s has no last-in instant at "
+				    "its sync's start", p->label, where);
+			/* The transformation starts where the sync ended. */
+			if (!find(p, r, GROVE_OP_FILTER_TRANSFORM, where,
+			    sync->t_end, ""))
+				IT_FAIL("%s: wave at %s: no transformation "
+				    "span after its sync", p->label, where);
+		}
+	}
+	if (waves < REDUCTIONS)
+		IT_FAIL("%s: %d waves recorded, want at least %d", p->label,
+		    waves, REDUCTIONS);
+	return chained;
+}
+
+int
+main(void)
+{
+	it_init("it_trace_paths", 120);
+	unsetenv("GROVE_TRACE");
+	it_step("--- %d reductions over kary:2, 4 back-ends", REDUCTIONS);
+	grove_net *net = it_net_spawn("kary:2", 4);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	for (int i = 0; i < REDUCTIONS; i++) {
+		CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+		CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	}
+
+	it_step("--- the event spaces of the running network");
+	struct trace_set set;
+	CHECK_OK(trace_set_collect(grove_net_id(net), &set));
+	int nodes = 0, chained = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		const struct trace_proc *p = &set.p[i];
+		if (strcmp(p->hdr.role, "fe") && strcmp(p->hdr.role, "cp"))
+			continue;
+		nodes++;
+		chained += check_node(p);
+	}
+	/* The front-end and CPs 1 and 4. */
+	CHECK_INT_EQ(nodes, 3);
+	/* Each broadcast reaches two children at every node: their flushes
+	 * follow each other, the second starting at the first's end. */
+	if (chained < REDUCTIONS)
+		IT_FAIL("%d chained flushes, want at least %d", chained,
+		    REDUCTIONS);
+	trace_set_free(&set);
+	it_net_destroy(net);
+	return it_done();
+}
