@@ -863,3 +863,17 @@ it_slurp(const char *path)
 	fclose(f);
 	return s;
 }
+
+void
+it_remove_segments(const char *netid)
+{
+	char prefix[96];
+	int pl = snprintf(prefix, sizeof prefix, "grove.%s.", netid);
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, (size_t)pl))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+}

@@ -120,6 +120,10 @@ const char *it_tmpdir(void);
  * be read). */
 char *it_slurp(const char *path);
 
+/* Removes the event spaces of network `netid` from /dev/shm (for tests
+ * whose front-end is killed and so cannot remove them itself). */
+void it_remove_segments(const char *netid);
+
 /* ---- networks --------------------------------------------------------- */
 
 /* Options for a network of be_worker back-ends started by Grove. */

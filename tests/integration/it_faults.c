@@ -246,8 +246,12 @@ kill_fe(void)
 		grove_net *net = it_net_spawn("kary:2", N);
 		grove_stream *s = it_stream(net, NULL, "sum", NULL);
 		check_sum(net, s, N * (N - 1) / 2, "FE child");
-		char ok = 1;
-		if (write(pfd[1], &ok, 1) != 1)
+		/* The network id, so the parent can remove the event spaces
+		 * a killed network leaves behind (kept for post-mortem
+		 * reading until `grove trace clean`). */
+		char id[64] = "";
+		snprintf(id, sizeof id, "%s", grove_net_id(net));
+		if (write(pfd[1], id, sizeof id) != (ssize_t)sizeof id)
 			_exit(1);
 		for (;;)
 			pause();
@@ -255,8 +259,9 @@ kill_fe(void)
 	close(pfd[1]);
 	struct pollfd pf = {.fd = pfd[0], .events = POLLIN};
 	CHECK(poll(&pf, 1, 60000) == 1);
-	char ok = 0;
-	CHECK(read(pfd[0], &ok, 1) == 1 && ok == 1);
+	char netid[64] = "";
+	CHECK(read(pfd[0], netid, sizeof netid) == (ssize_t)sizeof netid);
+	CHECK(netid[0] != '\0' && memchr(netid, '\0', sizeof netid));
 	close(pfd[0]);
 
 	pid_t procs[256];
@@ -287,6 +292,7 @@ kill_fe(void)
 	it_step("all %zu processes gone %llu ms after the FE died", n,
 	    (unsigned long long)(it_now_ms() - t0));
 	it_check_no_procs(NULL, 0, 5000);
+	it_remove_segments(netid);
 }
 
 /* ---- a clean shutdown -------------------------------------------------- */
