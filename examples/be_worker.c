@@ -11,6 +11,7 @@
  * no buffers of its own, nothing read at start-up besides the bootstrap.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,18 @@ parse_rank(const char *s)
 	return (long)r;
 }
 
+/* Every large message arrives in a buffer of its own (see
+ * grove-commnode's keep_frame_memory): keep freed buffers in the heap so
+ * the next message reuses their pages instead of faulting in fresh ones. */
+static void
+keep_frame_memory(void)
+{
+#ifdef M_MMAP_THRESHOLD
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -275,6 +288,7 @@ main(int argc, char **argv)
 	worker w = {0};
 	int rc;
 
+	keep_frame_memory();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--attach") && i + 1 < argc) {
 			attach = argv[++i];
