@@ -44,6 +44,8 @@ enum {
 	T_OR_PROBE,        /* m bytes, taken in once they are all there */
 	T_OR_DONE,         /* "%uld" ns the receive took */
 	T_QUIT,
+	T_CPU,             /* "" -> T_CPU_DONE */
+	T_CPU_DONE,        /* "%uld" the peer's process CPU time, ns */
 };
 
 /* Samples per repetition for the send overhead and the round trip; a
@@ -52,6 +54,7 @@ enum {
 #define OS_SAMPLES 5
 #define OS_BUDGET_NS 300000000ull
 #define RTT_SAMPLES 9
+#define WORK_SAMPLES 16
 #define TRAIN_TARGET_S 0.010
 #define TRAIN_TARGET_WAN_S 0.030
 #define TRAIN_MAX (1u << 17)
@@ -110,6 +113,16 @@ static uint64_t
 now_ns(void)
 {
 	return uv_hrtime();
+}
+
+/* CPU time this process has used (all its threads). */
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int
@@ -175,6 +188,9 @@ peer_packet(side *s, grove_packet *p, int32_t tag, uint64_t t)
 	case T_QUIT:
 		s->quit = 1;
 		break;
+	case T_CPU:
+		send_ctl(s, T_CPU_DONE, "%uld", cpu_ns());
+		break;
 	}
 }
 
@@ -191,7 +207,7 @@ on_packet(conn *c, grove_packet *p)
 	s->got = 1;
 	s->got_tag = tag;
 	s->got_val = 0;
-	if (tag == T_TRAIN_DONE || tag == T_OR_DONE)
+	if (tag == T_TRAIN_DONE || tag == T_OR_DONE || tag == T_CPU_DONE)
 		grove_packet_unpack(p, "%uld", &s->got_val);
 }
 
@@ -397,6 +413,36 @@ measure_os(side *s, grove_packet *p, double *out)
 	return 0;
 }
 
+/* The CPU work of one exchange on an idle link: a message of m bytes and
+ * its (empty) acknowledgement, both processes' CPU time together, each
+ * side sleeping in its event loop between messages as the processes of a
+ * tree do, so wake-ups count.  The peer reports its CPU clock before and
+ * after the series; what it spends on those two reports is spread over
+ * WORK_SAMPLES exchanges. */
+static int
+measure_work(side *s, grove_packet *p, double *out)
+{
+	uint64_t p0 = 0, p1 = 0, start = now_ns();
+	int n = 0, rc;
+	if ((rc = drain(s)) != 0 ||
+	    (rc = send_ctl(s, T_CPU, "", 0)) != 0 ||
+	    (rc = wait_reply(s, T_CPU_DONE, &p0)) != 0)
+		return rc;
+	uint64_t d0 = cpu_ns();
+	for (; n < WORK_SAMPLES && (n == 0 || now_ns() - start <
+	    OS_BUDGET_NS); n++) {
+		if ((rc = drain(s)) != 0 || (rc = send_pkt(s, p)) != 0 ||
+		    (rc = wait_reply(s, T_ACK, NULL)) != 0)
+			return rc;
+	}
+	uint64_t d1 = cpu_ns();
+	if ((rc = send_ctl(s, T_CPU, "", 0)) != 0 ||
+	    (rc = wait_reply(s, T_CPU_DONE, &p1)) != 0)
+		return rc;
+	*out = (double)((d1 - d0) + (p1 - p0)) * 1e-9 / n;
+	return 0;
+}
+
 static int
 measure_rtt(side *s, grove_packet *p, double *out)
 {
@@ -484,7 +530,7 @@ payload(size_t m, int32_t tag, grove_packet **out)
 }
 
 typedef struct samples {
-	double *os, *or_, *g; /* [size][rep] */
+	double *os, *or_, *g, *w; /* [size][rep] */
 	double *L;            /* [rep] */
 } samples;
 
@@ -494,12 +540,12 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 {
 	double target = cfg->link == LOGP_WAN ? TRAIN_TARGET_WAN_S :
 	    TRAIN_TARGET_S;
-	double g_small = 0;
+	double g_small = 0, x_small = 0;
 	int rc = 0;
 	for (size_t i = 0; i < cfg->n_sizes && rc == 0; i++) {
 		size_t m = cfg->sizes[i];
 		grove_packet *sink = NULL, *probe = NULL, *train = NULL;
-		double os = 0, or_ = 0, g = 0;
+		double os = 0, or_ = 0, g = 0, x = 0;
 		const char *what = "building messages";
 		if ((rc = payload(m, T_SINK, &sink)) == 0 &&
 		    (rc = payload(m, T_OR_PROBE, &probe)) == 0 &&
@@ -517,6 +563,10 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 				what = "g";
 				rc = measure_g(s, train, target, &ks[i], &g);
 			}
+			if (rc == 0) {
+				what = "w";
+				rc = measure_work(s, sink, &x);
+			}
 		}
 		grove_packet_unref(sink);
 		grove_packet_unref(probe);
@@ -529,8 +579,14 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 		sm->os[i * cfg->reps + rep] = os;
 		sm->or_[i * cfg->reps + rep] = or_;
 		sm->g[i * cfg->reps + rep] = g;
-		if (i == 0)
+		/* The acknowledgement costs what the smallest message does:
+		 * half the smallest size's exchange. */
+		if (i == 0) {
 			g_small = g;
+			x_small = x;
+		}
+		double w = x - x_small / 2;
+		sm->w[i * cfg->reps + rep] = w > 0 ? w : 0;
 		if (cfg->verbose)
 			fprintf(stderr, "\r  %s rep %d/%d: %zu bytes   ",
 			    logp_link_name(cfg->link), rep + 1, cfg->reps, m);
@@ -631,6 +687,8 @@ summarise(const logp_cfg *cfg, samples *sm, logp_table *out)
 		r->or_spread = spread(&sm->or_[i * R], (size_t)R);
 		r->g = median(&sm->g[i * R], (size_t)R);
 		r->g_spread = spread(&sm->g[i * R], (size_t)R);
+		r->w = median(&sm->w[i * R], (size_t)R);
+		r->w_spread = spread(&sm->w[i * R], (size_t)R);
 	}
 	out->L = median(sm->L, (size_t)R);
 	out->L_spread = spread(sm->L, (size_t)R);
@@ -647,13 +705,14 @@ logp_measure(const logp_cfg *cfg, logp_table *out, char *err, size_t errlen)
 	snprintf(out->cls, sizeof out->cls, "%s", logp_link_name(cfg->link));
 	size_t n = cfg->n_sizes, R = (size_t)cfg->reps;
 	samples sm = {calloc(n * R, sizeof(double)), calloc(n * R,
-	    sizeof(double)), calloc(n * R, sizeof(double)), calloc(R,
-	    sizeof(double))};
+	    sizeof(double)), calloc(n * R, sizeof(double)), calloc(n * R,
+	    sizeof(double)), calloc(R, sizeof(double))};
 	uint32_t *ks = calloc(n, sizeof *ks);
 	out->rows = calloc(n, sizeof *out->rows);
 	out->n = n;
 	int rc = 0;
-	if (!sm.os || !sm.or_ || !sm.g || !sm.L || !ks || !out->rows) {
+	if (!sm.os || !sm.or_ || !sm.g || !sm.w || !sm.L || !ks ||
+	    !out->rows) {
 		snprintf(err, errlen, "out of memory");
 		rc = GROVE_ENOMEM;
 		goto out;
@@ -728,6 +787,7 @@ out:
 	free(sm.os);
 	free(sm.or_);
 	free(sm.g);
+	free(sm.w);
 	free(sm.L);
 	free(ks);
 	if (rc != 0)

@@ -15,9 +15,9 @@
 #include "grove/logp.h"
 
 static const grove_logp_sample lan_samples[] = {
-	{1, 1.0, 2.0, 4.0},
-	{4, 2.0, 3.0, 6.0},
-	{16, 8.0, 9.0, 12.0},
+	{1, 1.0, 2.0, 4.0, 0},
+	{4, 2.0, 3.0, 6.0, 0},
+	{16, 8.0, 9.0, 12.0, 0},
 };
 
 static grove_logp_params *
@@ -98,7 +98,7 @@ static void
 test_interpolation(void **state)
 {
 	grove_logp_params *p = make_params();
-	grove_logp_sample one = {8, 2.0, 2.0, 16.0};
+	grove_logp_sample one = {8, 2.0, 2.0, 16.0, 0};
 	grove_logp_point pt;
 
 	(void)state;
@@ -145,8 +145,8 @@ test_extrapolation_never_falls(void **state)
 	/* A last interval that falls (a protocol switch, noise) must not
 	 * make bigger messages cheaper than the largest sample. */
 	static const grove_logp_sample s[] = {
-		{1024, 50, 50, 100},
-		{2048, 10, 10, 20},
+		{1024, 50, 50, 100, 0},
+		{2048, 10, 10, 20, 0},
 	};
 	grove_logp_params *p = NULL;
 	grove_logp_point pt;
@@ -179,8 +179,8 @@ test_round_trip(void **state)
 {
 	grove_logp_params *p = make_params(), *q = NULL;
 	grove_logp_sample odd[2] = {
-		{1, 0.1, 1.0 / 3.0, 2.718281828459045},
-		{1ull << 40, 1e-300, 12345678.901234567, 1e15},
+		{1, 0.1, 1.0 / 3.0, 2.718281828459045, 0},
+		{1ull << 40, 1e-300, 12345678.901234567, 1e15, 0},
 	};
 	const grove_logp_sample *a, *b;
 	char err[256], *text;
