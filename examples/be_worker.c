@@ -145,11 +145,20 @@ do_digest(const worker *w, uint32_t stream, int32_t tag,
     const grove_packet *p, uint64_t recv_ns)
 {
 	const uint8_t *b = NULL;
-	uint64_t n = 0;
-	int rc = grove_packet_unpack(p, "%auc", &b, &n);
+	uint64_t n = 0, at = 0;
+	const char *fmt = tag == WORKER_DIGEST_AT ? "%auc %uld" : "%auc";
+	int rc = grove_packet_unpack(p, fmt, &b, &n, &at);
 	if (rc < 0) {
-		bad_request(w, tag, "%auc", rc);
+		bad_request(w, tag, fmt, rc);
 		return;
+	}
+	if (at > recv_ns) {
+		/* A leaf: nobody waits for this process meanwhile. */
+		struct timespec ts = {(time_t)(at / 1000000000ull),
+		    (long)(at % 1000000000ull)};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+		    NULL) == EINTR)
+			;
 	}
 	rc = grove_be_send(w->be, stream, tag, "%uld %uld %uld", n,
 	    worker_digest(b, n), recv_ns);
@@ -236,6 +245,7 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
 			sleep_ms(3000);
 		return 0;
 	case WORKER_DIGEST:
+	case WORKER_DIGEST_AT:
 		do_digest(w, stream, tag, p, recv_ns);
 		return 0;
 	default:

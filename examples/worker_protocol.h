@@ -39,6 +39,11 @@ enum worker_tag {
 	 * bytes, CLOCK_MONOTONIC ns when the request was received whole
 	 * (segmented multicast tests and `grove bench bcast`) */
 	WORKER_DIGEST = 111,
+	/* "%auc %uld" bytes, t -> the WORKER_DIGEST answer, hashed and sent
+	 * no earlier than CLOCK_MONOTONIC ns t (`grove bench bcast`: the
+	 * answers and their hashing then do not compete for the CPU with
+	 * the broadcast it times) */
+	WORKER_DIGEST_AT = 112,
 };
 
 /* The WORKER_DIGEST hash: enough to tell a corrupted payload from the

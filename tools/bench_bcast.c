@@ -272,28 +272,36 @@ out:
 
 /* ---- one broadcast ------------------------------------------------------ */
 
-/* Broadcasts buf[0..n) with the scheme and returns the completion time. */
+/* Broadcasts buf[0..n) with the scheme and returns the completion time.
+ * The back-ends answer `hold` seconds after the start, or at once when
+ * they receive after that (hold 0: at once): every answer wakes the CPs
+ * on its way back, and on a machine whose cores all processes share,
+ * answers sent while others still receive slow those down. */
 static int
 bb_once(bb_net *b, const bb_cfg *c, int scheme, const uint8_t *buf,
-    uint64_t n, uint64_t hash, double *secs)
+    uint64_t n, uint64_t hash, double hold, double *secs)
 {
 	grove_net *net = b->net;
 	int rc = 0;
 	double t0 = tool_now();
+	uint64_t at = hold > 0 ? (uint64_t)((t0 + hold) * 1e9) : 0;
 	if (scheme == BB_ORIGINAL) {
 		/* The WAN phase: one coordinator after another, each send
 		 * complete before the next; then the root's own cluster. */
 		for (uint32_t cl = 1; cl < c->clusters && rc == 0; cl++) {
 			if (!b->cl[cl])
 				continue;
-			rc = grove_stream_send(b->cl[cl], WORKER_DIGEST, "%auc", buf, n);
+			rc = grove_stream_send(b->cl[cl], WORKER_DIGEST_AT,
+			    "%auc %uld", buf, n, at);
 			if (rc == 0)
 				rc = grove_net_wait_sent(net, BB_RECV_MS);
 		}
 		if (rc == 0 && b->cl[0])
-			rc = grove_stream_send(b->cl[0], WORKER_DIGEST, "%auc", buf, n);
+			rc = grove_stream_send(b->cl[0], WORKER_DIGEST_AT,
+			    "%auc %uld", buf, n, at);
 	} else {
-		rc = grove_stream_send(b->all, WORKER_DIGEST, "%auc", buf, n);
+		rc = grove_stream_send(b->all, WORKER_DIGEST_AT, "%auc %uld",
+		    buf, n, at);
 	}
 	if (rc != 0) {
 		fprintf(stderr, "grove bench bcast: send: %s: %s\n",
@@ -315,7 +323,7 @@ bb_once(bb_net *b, const bb_cfg *c, int scheme, const uint8_t *buf,
 		}
 		rc = grove_packet_unpack(p, "%uld %uld %uld", &len, &h, &t);
 		grove_packet_unref(p);
-		if (rc != 0 || tag != WORKER_DIGEST || len != n || h != hash) {
+		if (rc != 0 || tag != WORKER_DIGEST_AT || len != n || h != hash) {
 			fprintf(stderr, "grove bench bcast: a back-end received "
 			    "something else than was sent (tag %d, %" PRIu64 " of %"
 			    PRIu64 " bytes)\n", tag, len, n);
@@ -420,9 +428,10 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 		x = x * 1103515245u + 12345u;
 		buf[i] = (uint8_t)(x >> 16);
 	}
-	/* The frame of a "%auc" message is its payload plus this. */
+	/* The frame of a request is its payload plus this. */
 	grove_packet *probe = NULL;
-	int rc = grove_packet_pack(&probe, 0, 0, "%auc", buf, (uint64_t)0);
+	int rc = grove_packet_pack(&probe, 0, 0, "%auc %uld", buf, (uint64_t)0,
+	    (uint64_t)0);
 	size_t frame_extra = rc == 0 ? grove_packet_size(probe) : 64;
 	grove_packet_unref(probe);
 
@@ -465,7 +474,7 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 				double warm;
 				rc = bb_once(&b, c, scheme, buf, 1024 < maxsize ? 1024 :
 				    maxsize, worker_digest(buf, 1024 < maxsize ? 1024 : maxsize),
-				    &warm);
+				    0, &warm);
 				if (rc != 0)
 					break;
 			}
@@ -494,11 +503,16 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 			 * timed broadcasts, without the original scheme's
 			 * sequential WAN sends. */
 			double warm_s;
-			rc = bb_once(&b, c, BB_WHOLE, buf, size, hash, &warm_s);
+			/* The timed broadcasts' answers wait until a quarter
+			 * past the model's prediction (plus 5 ms for short
+			 * ones): later than the last back-end receives unless
+			 * the model is off by more than that. */
+			double hold = plan.T * 1e-6 * 1.25 + 0.005;
+			rc = bb_once(&b, c, BB_WHOLE, buf, size, hash, 0, &warm_s);
 			if (rc != 0)
 				break;
 			for (int k = 0; k < r.reps && k < 64 && rc == 0; k++)
-				rc = bb_once(&b, c, scheme, buf, size, hash, &t[k]);
+				rc = bb_once(&b, c, scheme, buf, size, hash, hold, &t[k]);
 			if (rc != 0)
 				break;
 			int n = r.reps < 64 ? r.reps : 64;

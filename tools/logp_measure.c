@@ -12,6 +12,7 @@
 #include "logp_measure.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -44,7 +45,8 @@ enum {
 	T_OR_PROBE,        /* m bytes, taken in once they are all there */
 	T_OR_DONE,         /* "%uld" ns the receive took */
 	T_QUIT,
-	T_CPU,             /* "" -> T_CPU_DONE */
+	T_CPU,             /* "%uld" c -> T_CPU_DONE; c > 0: run on CPU
+	                    * c - 1 only, c = 0: where it ran before */
 	T_CPU_DONE,        /* "%uld" the peer's process CPU time, ns */
 };
 
@@ -80,6 +82,9 @@ typedef struct side {
 	int or_seen;
 	uint64_t or_t1;
 	int quit;
+	/* measure_work: the CPUs this process ran on before it was pinned */
+	cpu_set_t saved_cpus;
+	int pinned;
 } side;
 
 const char *
@@ -113,6 +118,26 @@ static uint64_t
 now_ns(void)
 {
 	return uv_hrtime();
+}
+
+/* Runs this process on CPU cpu only (cpu >= 0), or again where it ran
+ * before (cpu < 0).  Best effort: a machine that refuses leaves the
+ * processes where they are, and w is then measured on two cores. */
+static void
+pin_to(side *s, int cpu)
+{
+	if (cpu >= 0 && !s->pinned) {
+		cpu_set_t one;
+		if (sched_getaffinity(0, sizeof s->saved_cpus,
+		    &s->saved_cpus) != 0)
+			return;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		s->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+	} else if (cpu < 0 && s->pinned) {
+		sched_setaffinity(0, sizeof s->saved_cpus, &s->saved_cpus);
+		s->pinned = 0;
+	}
 }
 
 /* CPU time this process has used (all its threads). */
@@ -189,6 +214,8 @@ peer_packet(side *s, grove_packet *p, int32_t tag, uint64_t t)
 		s->quit = 1;
 		break;
 	case T_CPU:
+		if (grove_packet_unpack(p, "%uld", &v) == 0)
+			pin_to(s, (int)v - 1);
 		send_ctl(s, T_CPU_DONE, "%uld", cpu_ns());
 		break;
 	}
@@ -416,16 +443,22 @@ measure_os(side *s, grove_packet *p, double *out)
 /* The CPU work of one exchange on an idle link: a message of m bytes and
  * its (empty) acknowledgement, both processes' CPU time together, each
  * side sleeping in its event loop between messages as the processes of a
- * tree do, so wake-ups count.  The peer reports its CPU clock before and
- * after the series; what it spends on those two reports is spread over
- * WORK_SAMPLES exchanges. */
+ * tree do, so wake-ups count.  Both run on one core meanwhile, so every
+ * message also switches the core from the sender to the receiver: what a
+ * hop costs when more processes than cores take turns, which is when the
+ * model's host CPU bound matters.  The peer reports its CPU clock before
+ * and after the series; what it spends on those two reports is spread
+ * over WORK_SAMPLES exchanges. */
 static int
 measure_work(side *s, grove_packet *p, double *out)
 {
 	uint64_t p0 = 0, p1 = 0, start = now_ns();
-	int n = 0, rc;
+	int n = 0, rc, cpu = sched_getcpu();
+	if (cpu >= 0)
+		pin_to(s, cpu);
 	if ((rc = drain(s)) != 0 ||
-	    (rc = send_ctl(s, T_CPU, "", 0)) != 0 ||
+	    (rc = send_ctl(s, T_CPU, "%uld", s->pinned ? (uint64_t)cpu + 1 :
+	    0)) != 0 ||
 	    (rc = wait_reply(s, T_CPU_DONE, &p0)) != 0)
 		return rc;
 	uint64_t d0 = cpu_ns();
@@ -436,7 +469,8 @@ measure_work(side *s, grove_packet *p, double *out)
 			return rc;
 	}
 	uint64_t d1 = cpu_ns();
-	if ((rc = send_ctl(s, T_CPU, "", 0)) != 0 ||
+	pin_to(s, -1);
+	if ((rc = send_ctl(s, T_CPU, "%uld", 0)) != 0 ||
 	    (rc = wait_reply(s, T_CPU_DONE, &p1)) != 0)
 		return rc;
 	*out = (double)((d1 - d0) + (p1 - p0)) * 1e-9 / n;
