@@ -116,6 +116,7 @@ nominal_params(const bb_cfg *c, size_t msg_extra, grove_logp_params **out)
 		double cpu = 5.0 + m / 4000.0; /* us: 4 GB/s copies */
 		lan[i].size = wan[i].size = 1ull << i;
 		lan[i].os = lan[i].or_ = cpu;
+		lan[i].w = wan[i].w = 0; /* no host CPU bound without measurements */
 		lan[i].g = 10.0 + m / 1000.0; /* 1 GB/s through a CP */
 		wan[i].os = wan[i].or_ = cpu;
 		double g = c->wan_bw > 0 ? (m + (double)msg_extra) / c->wan_bw *
