@@ -156,7 +156,7 @@ fmt_time(double s, char *buf, size_t len)
 static void
 print_table(const logp_table *t, const logp_cfg *cfg)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 	printf("class %s", t->cls);
 	if (cfg->link == LOGP_WAN)
 		printf(" (emulated: latency %g ms, bandwidth %g MB/s)",
@@ -164,14 +164,15 @@ print_table(const logp_table *t, const logp_cfg *cfg)
 	printf(": %d repetitions in %.1f s\n", cfg->reps, t->seconds);
 	printf("  L = %s   (spread %.1f%%)\n", fmt_time(t->L, a, sizeof a),
 	    t->L_spread * 100);
-	printf("  %9s  %11s  %11s  %11s   spread os/or/g (%%)\n", "size",
-	    "os", "or", "g");
+	printf("  %9s  %11s  %11s  %11s  %11s   spread os/or/g/w (%%)\n",
+	    "size", "os", "or", "g", "w");
 	for (size_t i = 0; i < t->n; i++) {
 		const logp_row *r = &t->rows[i];
-		printf("  %9zu  %s  %s  %s   %5.1f %5.1f %5.1f\n", r->size,
-		    fmt_time(r->os, a, sizeof a), fmt_time(r->or_, b, sizeof b),
-		    fmt_time(r->g, c, sizeof c), r->os_spread * 100,
-		    r->or_spread * 100, r->g_spread * 100);
+		printf("  %9zu  %s  %s  %s  %s   %5.1f %5.1f %5.1f %5.1f\n",
+		    r->size, fmt_time(r->os, a, sizeof a), fmt_time(r->or_, b,
+		    sizeof b), fmt_time(r->g, c, sizeof c), fmt_time(r->w, d,
+		    sizeof d), r->os_spread * 100, r->or_spread * 100,
+		    r->g_spread * 100, r->w_spread * 100);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include "logp_measure.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -44,6 +45,9 @@ enum {
 	T_OR_PROBE,        /* m bytes, taken in once they are all there */
 	T_OR_DONE,         /* "%uld" ns the receive took */
 	T_QUIT,
+	T_CPU,             /* "%uld" c -> T_CPU_DONE; c > 0: run on CPU
+	                    * c - 1 only, c = 0: where it ran before */
+	T_CPU_DONE,        /* "%uld" the peer's process CPU time, ns */
 };
 
 /* Samples per repetition for the send overhead and the round trip; a
@@ -52,6 +56,7 @@ enum {
 #define OS_SAMPLES 5
 #define OS_BUDGET_NS 300000000ull
 #define RTT_SAMPLES 9
+#define WORK_SAMPLES 16
 #define TRAIN_TARGET_S 0.010
 #define TRAIN_TARGET_WAN_S 0.030
 #define TRAIN_MAX (1u << 17)
@@ -77,6 +82,9 @@ typedef struct side {
 	int or_seen;
 	uint64_t or_t1;
 	int quit;
+	/* measure_work: the CPUs this process ran on before it was pinned */
+	cpu_set_t saved_cpus;
+	int pinned;
 } side;
 
 const char *
@@ -110,6 +118,36 @@ static uint64_t
 now_ns(void)
 {
 	return uv_hrtime();
+}
+
+/* Runs this process on CPU cpu only (cpu >= 0), or again where it ran
+ * before (cpu < 0).  Best effort: a machine that refuses leaves the
+ * processes where they are, and w is then measured on two cores. */
+static void
+pin_to(side *s, int cpu)
+{
+	if (cpu >= 0 && !s->pinned) {
+		cpu_set_t one;
+		if (sched_getaffinity(0, sizeof s->saved_cpus,
+		    &s->saved_cpus) != 0)
+			return;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		s->pinned = sched_setaffinity(0, sizeof one, &one) == 0;
+	} else if (cpu < 0 && s->pinned) {
+		sched_setaffinity(0, sizeof s->saved_cpus, &s->saved_cpus);
+		s->pinned = 0;
+	}
+}
+
+/* CPU time this process has used (all its threads). */
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int
@@ -175,6 +213,11 @@ peer_packet(side *s, grove_packet *p, int32_t tag, uint64_t t)
 	case T_QUIT:
 		s->quit = 1;
 		break;
+	case T_CPU:
+		if (grove_packet_unpack(p, "%uld", &v) == 0)
+			pin_to(s, (int)v - 1);
+		send_ctl(s, T_CPU_DONE, "%uld", cpu_ns());
+		break;
 	}
 }
 
@@ -191,7 +234,7 @@ on_packet(conn *c, grove_packet *p)
 	s->got = 1;
 	s->got_tag = tag;
 	s->got_val = 0;
-	if (tag == T_TRAIN_DONE || tag == T_OR_DONE)
+	if (tag == T_TRAIN_DONE || tag == T_OR_DONE || tag == T_CPU_DONE)
 		grove_packet_unpack(p, "%uld", &s->got_val);
 }
 
@@ -397,6 +440,43 @@ measure_os(side *s, grove_packet *p, double *out)
 	return 0;
 }
 
+/* The CPU work of one exchange on an idle link: a message of m bytes and
+ * its (empty) acknowledgement, both processes' CPU time together, each
+ * side sleeping in its event loop between messages as the processes of a
+ * tree do, so wake-ups count.  Both run on one core meanwhile, so every
+ * message also switches the core from the sender to the receiver: what a
+ * hop costs when more processes than cores take turns, which is when the
+ * model's host CPU bound matters.  The peer reports its CPU clock before
+ * and after the series; what it spends on those two reports is spread
+ * over WORK_SAMPLES exchanges. */
+static int
+measure_work(side *s, grove_packet *p, double *out)
+{
+	uint64_t p0 = 0, p1 = 0, start = now_ns();
+	int n = 0, rc, cpu = sched_getcpu();
+	if (cpu >= 0)
+		pin_to(s, cpu);
+	if ((rc = drain(s)) != 0 ||
+	    (rc = send_ctl(s, T_CPU, "%uld", s->pinned ? (uint64_t)cpu + 1 :
+	    0)) != 0 ||
+	    (rc = wait_reply(s, T_CPU_DONE, &p0)) != 0)
+		return rc;
+	uint64_t d0 = cpu_ns();
+	for (; n < WORK_SAMPLES && (n == 0 || now_ns() - start <
+	    OS_BUDGET_NS); n++) {
+		if ((rc = drain(s)) != 0 || (rc = send_pkt(s, p)) != 0 ||
+		    (rc = wait_reply(s, T_ACK, NULL)) != 0)
+			return rc;
+	}
+	uint64_t d1 = cpu_ns();
+	pin_to(s, -1);
+	if ((rc = send_ctl(s, T_CPU, "%uld", 0)) != 0 ||
+	    (rc = wait_reply(s, T_CPU_DONE, &p1)) != 0)
+		return rc;
+	*out = (double)((d1 - d0) + (p1 - p0)) * 1e-9 / n;
+	return 0;
+}
+
 static int
 measure_rtt(side *s, grove_packet *p, double *out)
 {
@@ -484,7 +564,7 @@ payload(size_t m, int32_t tag, grove_packet **out)
 }
 
 typedef struct samples {
-	double *os, *or_, *g; /* [size][rep] */
+	double *os, *or_, *g, *w; /* [size][rep] */
 	double *L;            /* [rep] */
 } samples;
 
@@ -494,12 +574,12 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 {
 	double target = cfg->link == LOGP_WAN ? TRAIN_TARGET_WAN_S :
 	    TRAIN_TARGET_S;
-	double g_small = 0;
+	double g_small = 0, x_small = 0;
 	int rc = 0;
 	for (size_t i = 0; i < cfg->n_sizes && rc == 0; i++) {
 		size_t m = cfg->sizes[i];
 		grove_packet *sink = NULL, *probe = NULL, *train = NULL;
-		double os = 0, or_ = 0, g = 0;
+		double os = 0, or_ = 0, g = 0, x = 0;
 		const char *what = "building messages";
 		if ((rc = payload(m, T_SINK, &sink)) == 0 &&
 		    (rc = payload(m, T_OR_PROBE, &probe)) == 0 &&
@@ -517,6 +597,10 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 				what = "g";
 				rc = measure_g(s, train, target, &ks[i], &g);
 			}
+			if (rc == 0) {
+				what = "w";
+				rc = measure_work(s, sink, &x);
+			}
 		}
 		grove_packet_unref(sink);
 		grove_packet_unref(probe);
@@ -529,8 +613,14 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 		sm->os[i * cfg->reps + rep] = os;
 		sm->or_[i * cfg->reps + rep] = or_;
 		sm->g[i * cfg->reps + rep] = g;
-		if (i == 0)
+		/* The acknowledgement costs what the smallest message does:
+		 * half the smallest size's exchange. */
+		if (i == 0) {
 			g_small = g;
+			x_small = x;
+		}
+		double w = x - x_small / 2;
+		sm->w[i * cfg->reps + rep] = w > 0 ? w : 0;
 		if (cfg->verbose)
 			fprintf(stderr, "\r  %s rep %d/%d: %zu bytes   ",
 			    logp_link_name(cfg->link), rep + 1, cfg->reps, m);
@@ -631,6 +721,8 @@ summarise(const logp_cfg *cfg, samples *sm, logp_table *out)
 		r->or_spread = spread(&sm->or_[i * R], (size_t)R);
 		r->g = median(&sm->g[i * R], (size_t)R);
 		r->g_spread = spread(&sm->g[i * R], (size_t)R);
+		r->w = median(&sm->w[i * R], (size_t)R);
+		r->w_spread = spread(&sm->w[i * R], (size_t)R);
 	}
 	out->L = median(sm->L, (size_t)R);
 	out->L_spread = spread(sm->L, (size_t)R);
@@ -647,13 +739,14 @@ logp_measure(const logp_cfg *cfg, logp_table *out, char *err, size_t errlen)
 	snprintf(out->cls, sizeof out->cls, "%s", logp_link_name(cfg->link));
 	size_t n = cfg->n_sizes, R = (size_t)cfg->reps;
 	samples sm = {calloc(n * R, sizeof(double)), calloc(n * R,
-	    sizeof(double)), calloc(n * R, sizeof(double)), calloc(R,
-	    sizeof(double))};
+	    sizeof(double)), calloc(n * R, sizeof(double)), calloc(n * R,
+	    sizeof(double)), calloc(R, sizeof(double))};
 	uint32_t *ks = calloc(n, sizeof *ks);
 	out->rows = calloc(n, sizeof *out->rows);
 	out->n = n;
 	int rc = 0;
-	if (!sm.os || !sm.or_ || !sm.g || !sm.L || !ks || !out->rows) {
+	if (!sm.os || !sm.or_ || !sm.g || !sm.w || !sm.L || !ks ||
+	    !out->rows) {
 		snprintf(err, errlen, "out of memory");
 		rc = GROVE_ENOMEM;
 		goto out;
@@ -728,6 +821,7 @@ out:
 	free(sm.os);
 	free(sm.or_);
 	free(sm.g);
+	free(sm.w);
 	free(sm.L);
 	free(ks);
 	if (rc != 0)

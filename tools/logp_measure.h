@@ -29,7 +29,8 @@ typedef struct logp_cfg {
 typedef struct logp_row {
 	size_t size;
 	double os, or_, g;
-	double os_spread, or_spread, g_spread;
+	double w; /* CPU work of one message, sender and receiver */
+	double os_spread, or_spread, g_spread, w_spread;
 } logp_row;
 
 typedef struct logp_table {

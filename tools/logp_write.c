@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "grove/error.h"
 #include "grove/logp.h"
@@ -39,6 +40,7 @@ tables_to_params(const logp_table *t, size_t n, grove_logp_params **out,
 			s[i].os = t[c].rows[i].os * US_PER_S;
 			s[i].or_ = t[c].rows[i].or_ * US_PER_S;
 			s[i].g = t[c].rows[i].g * US_PER_S;
+			s[i].w = t[c].rows[i].w * US_PER_S;
 		}
 		char why[256];
 		rc = grove_logp_params_set_class(p, cls, t[c].L * US_PER_S, s,
@@ -47,6 +49,10 @@ tables_to_params(const logp_table *t, size_t n, grove_logp_params **out,
 			snprintf(err, errlen, "class %s: %s", t[c].cls, why);
 		free(s);
 	}
+	/* A machine fact the model's host CPU bound needs. */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (rc == 0 && cores > 0 && cores <= (long)GROVE_LOGP_MAX_CORES)
+		rc = grove_logp_params_set_cores(p, (uint32_t)cores);
 	if (rc == 0)
 		rc = grove_logp_params_set_note(p, "measured by grove logp "
 		    "measure (docs/logp-measure.md)");

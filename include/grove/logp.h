@@ -48,11 +48,15 @@ typedef struct grove_logp_sample {
 	double os;     /* send overhead os(size) */
 	double or_;    /* receive overhead or(size) */
 	double g;      /* gap g(size) */
+	/* CPU work w(size): the CPU time sender and receiver spend together
+	 * on one message on an idle link, wake-ups included; 0 when not
+	 * measured.  Only the host CPU bound uses it (sys.cores). */
+	double w;
 } grove_logp_sample;
 
 /* The values of one class at one message size. */
 typedef struct grove_logp_point {
-	double L, os, or_, g;
+	double L, os, or_, g, w;
 } grove_logp_point;
 
 typedef struct grove_logp_params grove_logp_params;
@@ -77,7 +81,14 @@ size_t grove_logp_params_samples(const grove_logp_params *p,
  * measured, where, when).  NULL clears it.  Parsing does not restore it. */
 int grove_logp_params_set_note(grove_logp_params *p, const char *note);
 
-/* os, or, g at size m: piecewise linear between samples; below the first
+/* The cores of the host the parameters were measured on (a machine fact
+ * `grove logp measure` records; 0 when unknown).  Set: 0 clears,
+ * GROVE_EINVAL above GROVE_LOGP_MAX_CORES. */
+#define GROVE_LOGP_MAX_CORES 65536u
+int grove_logp_params_set_cores(grove_logp_params *p, uint32_t cores);
+uint32_t grove_logp_params_cores(const grove_logp_params *p);
+
+/* os, or, g, w at size m: piecewise linear between samples; below the first
  * sample the first sample's values; above the last, the straight line
  * through the last two samples continued (through the origin when there
  * is one sample), never decreasing below the last sample's value.
@@ -88,10 +99,11 @@ int grove_logp_params_at(const grove_logp_params *p, grove_logp_class c,
 /* The file format (docs/logp.md):
  *
  *   grove-logp 1            header: magic and format version
+ *   cores 2                 optional: the measuring host's cores
  *   class lan               a section per link class
  *   L 15.2                  latency, microseconds
- *   # bytes  os  or  g      samples: size and three times, microseconds
- *   1        1.1 1.3 2.0
+ *   # bytes  os  or  g  w   samples: size and three (or four) times, us
+ *   1        1.1 1.3 2.0 9.5
  *
  * '#' starts a comment.  Errors name the line: "line 7: ...". */
 int grove_logp_params_parse_string(const char *text, grove_logp_params **out,
@@ -184,6 +196,12 @@ typedef struct grove_logp_system {
 	uint32_t per_cluster;
 	grove_logp_class local; /* usually GROVE_LOGP_LAN */
 	grove_logp_class wide;  /* usually GROVE_LOGP_WAN */
+	/* 0: every process has a host of its own (the paper's system).
+	 * Else every process runs on one host with this many cores, and a
+	 * set of message hops that happen at the same time cannot take
+	 * less than their CPU work, w(m) of the local class each, over the
+	 * cores (the host CPU bound, docs/logp.md). */
+	uint32_t cores;
 } grove_logp_system;
 
 /* One layer of a plan.  d = 0 and h = 0 when the layer has one process. */

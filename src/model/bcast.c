@@ -11,8 +11,13 @@
  *                      coordinator then runs a binomial LAN tree
  *   whole-nonblocking  the same, but the root's sends do not block: each
  *                      takes s_w(M) = max(g_l, os_w)(M)
+ *
+ * With sys.cores > 0 every process runs on one host of that many cores,
+ * and each scheme's phases are also bounded by the CPU work of the
+ * message hops they run at the same time (host_* below).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model_impl.h"
@@ -61,6 +66,94 @@ layer_tree(grove_logp_layer *ly, const grove_logp_link *link, uint32_t P,
 	grove_logp_tree(link, ly->d, ly->h, &ly->gamma, &ly->lambda);
 }
 
+/* ---- the host CPU bound --------------------------------------------- */
+
+/* w(m) of the local class, the CPU work (sender and receiver together)
+ * of one message hop; 0 when the processes have hosts of their own. */
+static double
+host_hop_work(const struct ctx *c, double m)
+{
+	grove_logp_point pt;
+
+	if (!c->sys.cores || grove_logp_params_at(c->p, c->sys.local, m, &pt))
+		return 0;
+	return pt.w;
+}
+
+/* When each cluster starts its LAN tree: coordinators form a d-ary tree
+ * (breadth-first numbering, as grove_logp_tree_kary) whose node i is
+ * reached at the j-th send of its parent, j = (i-1) mod d, r after the
+ * send starts; a coordinator serves its WAN children (s apart) before
+ * its cluster.  The root's cluster starts after the root's WAN sends. */
+static void
+host_cluster_starts(uint32_t C, uint32_t d, double s, double r,
+    double *start, double *arrival)
+{
+	arrival[0] = 0;
+	for (uint32_t i = 1; i < C; i++)
+		arrival[i] = arrival[(i - 1) / d] + (double)((i - 1) % d) * s + r;
+	for (uint32_t i = 0; i < C; i++) {
+		uint64_t first = (uint64_t)i * d + 1, kids = 0;
+
+		if (first < C)
+			kids = C - first < d ? C - first : d;
+		start[i] = arrival[i] + (double)kids * s;
+	}
+}
+
+/* The duration of the LAN phase of the cluster that starts last, at most
+ * `lambda` on hardware of its own.  The clusters whose trees run at the
+ * same time as that one (start less than its duration before it) share
+ * the host's cores: each tree makes P_l - 1 message hops of work w, and
+ * together they cannot take less than their work over the cores.  The
+ * duration and the set grow together: iterate to the fixed point (the set
+ * gains a cluster per step). */
+static double
+host_lan_phase(const double *start, uint32_t C, double lambda,
+    double tree_work, uint32_t cores)
+{
+	double last = start[0], D = lambda;
+
+	for (uint32_t i = 1; i < C; i++)
+		last = max2(last, start[i]);
+	for (uint32_t step = 0; step <= C; step++) {
+		uint32_t n = 0;
+		double need;
+
+		for (uint32_t i = 0; i < C; i++)
+			n += start[i] > last - D || start[i] == last;
+		need = (double)n * tree_work / (double)cores;
+		if (!(need > D))
+			break;
+		D = need;
+	}
+	return D;
+}
+
+/* Raises a layer's LAN phase to the host CPU bound for clusters starting
+ * at the times host_cluster_starts gives; the layer's lambda as it is when
+ * there is no bound (or no memory for the start times). */
+static double
+host_bounded_lan(const struct ctx *c, double w, uint32_t d_w, double s,
+    double r, double lambda)
+{
+	uint32_t C = c->sys.clusters, Pl = c->sys.per_cluster;
+	double *t, D;
+
+	if (!c->sys.cores || !(w > 0) || Pl <= 1)
+		return lambda;
+	t = malloc(2 * (size_t)C * sizeof *t);
+	if (!t)
+		return lambda;
+	if (C > 1)
+		host_cluster_starts(C, d_w ? d_w : 1, s, r, t, t + C);
+	else
+		t[0] = 0;
+	D = host_lan_phase(t, C, lambda, (double)(Pl - 1) * w, c->sys.cores);
+	free(t);
+	return D;
+}
+
 /* The pipelined two-layer plan for one cut and one pair of degrees. */
 static double
 pipelined(const struct ctx *c, const grove_logp_link *w,
@@ -74,6 +167,17 @@ pipelined(const struct ctx *c, const grove_logp_link *w,
 	layer_tree(&plan->lan, l, c->sys.per_cluster, d_l, seg);
 	plan->gamma = grove_logp_pipelined_gamma(w, plan->wan.d, l,
 	    plan->lan.d);
+	if (c->sys.cores) {
+		/* Every process receives every segment once, all on one
+		 * host: the pipeline cannot run faster than that work over
+		 * the cores.  The first segment's LAN trees share them too. */
+		double hw = host_hop_work(c, (double)seg->m);
+		double all = (double)c->sys.clusters * c->sys.per_cluster - 1;
+
+		plan->gamma = max2(plan->gamma, all * hw / c->sys.cores);
+		plan->lan.lambda = host_bounded_lan(c, hw, plan->wan.d, w->s,
+		    w->r, plan->lan.lambda);
+	}
 	plan->lambda = plan->wan.lambda + plan->lan.lambda;
 	plan->T = grove_logp_completion(seg->k, plan->gamma, plan->lambda);
 	return plan->T;
@@ -177,8 +281,18 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 	links_at(sg->c, (double)seg->m, &w, &l);
 	link = sg->wide ? &w : &l;
 	d = sg->P <= 1 ? 0 : first_degree(how, link, sg->P);
+	/* The host CPU bound: the WAN layer's C - 1 hops, or all clusters'
+	 * LAN trees at once, per segment and for the first one. */
+	double hw = host_hop_work(sg->c, (double)seg->m);
+	double hops = sg->wide ? (double)sg->P - 1 :
+	    (double)sg->c->sys.clusters * (sg->P - 1);
+	double bound = sg->c->sys.cores ? hops * hw / sg->c->sys.cores : 0;
 	for (;;) {
 		layer_tree(&cand, link, sg->P, d, seg);
+		if (sg->P > 1) {
+			cand.gamma = max2(cand.gamma, bound);
+			cand.lambda = max2(cand.lambda, bound);
+		}
 		if (!have || grove_logp_completion(cand.k, cand.gamma,
 		    cand.lambda) < grove_logp_completion(best->k, best->gamma,
 		    best->lambda)) {
@@ -272,6 +386,12 @@ plan_whole(const struct ctx *c, int blocking, grove_logp_plan *plan)
 		grove_logp_tree(&l, plan->lan.d, plan->lan.h, &plan->lan.gamma,
 		    NULL);
 		plan->lan.lambda = grove_logp_binomial_lambda(&l, Pl);
+		/* The clusters' trees share the host's cores (sys.cores):
+		 * coordinators reached one WAN send apart start theirs at
+		 * about the same time. */
+		plan->lan.lambda = host_bounded_lan(c, host_hop_work(c, M),
+		    C - 1, C > 1 ? wsend.s : 0, C > 1 ? w.r : 0,
+		    plan->lan.lambda);
 	}
 	plan->lambda = wan_done + plan->lan.lambda;
 	plan->gamma = max2(plan->wan.gamma, plan->lan.gamma);

@@ -17,6 +17,7 @@ struct logp_class_data {
 
 struct grove_logp_params {
 	struct logp_class_data cls[GROVE_LOGP_NCLASSES];
+	uint32_t cores; /* of the measuring host; 0 unknown */
 	char *note;
 };
 

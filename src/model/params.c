@@ -103,9 +103,9 @@ logp_check_samples(double L, const grove_logp_sample *s, size_t n, char *err,
 			return GROVE_EINVAL;
 		}
 		if (!is_time(s[i].os) || !is_time(s[i].or_) ||
-		    !is_time(s[i].g)) {
-			logp_err(err, errlen, "size %llu: os, or and g must be "
-			    "finite numbers >= 0", (unsigned long long)sz);
+		    !is_time(s[i].g) || !is_time(s[i].w)) {
+			logp_err(err, errlen, "size %llu: os, or, g and w must "
+			    "be finite numbers >= 0", (unsigned long long)sz);
 			return GROVE_EINVAL;
 		}
 	}
@@ -181,7 +181,7 @@ grove_logp_params_set_note(grove_logp_params *p, const char *note)
 	return 0;
 }
 
-enum curve { CURVE_OS, CURVE_OR, CURVE_G };
+enum curve { CURVE_OS, CURVE_OR, CURVE_G, CURVE_W };
 
 static double
 sample_value(const grove_logp_sample *s, enum curve which)
@@ -191,6 +191,8 @@ sample_value(const grove_logp_sample *s, enum curve which)
 		return s->os;
 	case CURVE_OR:
 		return s->or_;
+	case CURVE_W:
+		return s->w;
 	default:
 		return s->g;
 	}
@@ -256,5 +258,21 @@ grove_logp_params_at(const grove_logp_params *p, grove_logp_class c,
 	out->os = curve_at(cd->s, cd->n, CURVE_OS, m);
 	out->or_ = curve_at(cd->s, cd->n, CURVE_OR, m);
 	out->g = curve_at(cd->s, cd->n, CURVE_G, m);
+	out->w = curve_at(cd->s, cd->n, CURVE_W, m);
 	return 0;
+}
+
+int
+grove_logp_params_set_cores(grove_logp_params *p, uint32_t cores)
+{
+	if (!p || cores > GROVE_LOGP_MAX_CORES)
+		return GROVE_EINVAL;
+	p->cores = cores;
+	return 0;
+}
+
+uint32_t
+grove_logp_params_cores(const grove_logp_params *p)
+{
+	return p ? p->cores : 0;
 }

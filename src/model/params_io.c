@@ -3,11 +3,11 @@
  *   grove-logp 1
  *   class lan
  *   L 15.2
- *   # bytes  os   or   g
- *   1        1.1  1.3  2.0
+ *   # bytes  os   or   g    w
+ *   1        1.1  1.3  2.0  9.5
  *
  * One statement per line; '#' starts a comment.  The header comes first;
- * then one section per link class ("class NAME" followed by exactly one
+ * an optional "cores N" anywhere after it; one section per link class ("class NAME" followed by exactly one
  * "L" line and one or more sample lines, in any order).  Every error names
  * the line it was found on.
  */
@@ -122,10 +122,11 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 		    line);
 		return GROVE_EINVAL;
 	}
-	if (ntok != 4) {
-		logp_err(err, errlen, "line %u: a sample is 'SIZE OS OR G' "
-		    "(4 numbers), found %d field%s", line,
-		    ntok > 4 ? 5 : ntok, ntok == 1 ? "" : "s");
+	if (ntok != 4 && ntok != 5) {
+		logp_err(err, errlen, "line %u: a sample is 'SIZE OS OR G "
+		    "[W]' (4 or 5 numbers), found %s%d field%s", line,
+		    ntok > 5 ? "more than " : "", ntok > 5 ? 5 : ntok,
+		    ntok == 1 ? "" : "s");
 		return GROVE_EINVAL;
 	}
 	if (parse_size(tok[0], &sz) || sz == 0 || (sz & (sz - 1)) ||
@@ -147,9 +148,11 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 		return GROVE_EINVAL;
 	}
 	smp.size = sz;
+	smp.w = 0;
 	if (parse_time(tok[1], &smp.os) || parse_time(tok[2], &smp.or_) ||
-	    parse_time(tok[3], &smp.g)) {
-		logp_err(err, errlen, "line %u: os, or and g must be finite "
+	    parse_time(tok[3], &smp.g) || (ntok == 5 &&
+	    parse_time(tok[4], &smp.w))) {
+		logp_err(err, errlen, "line %u: os, or, g and w must be finite "
 		    "numbers >= 0 (microseconds)", line);
 		return GROVE_EINVAL;
 	}
@@ -159,7 +162,8 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 
 static int
 parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
-    char **tok, int ntok, unsigned line, char *err, size_t errlen)
+    int *have_cores, char **tok, int ntok, unsigned line, char *err,
+    size_t errlen)
 {
 	grove_logp_class c;
 	int rc;
@@ -198,6 +202,24 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 		sec->line = line;
 		return 0;
 	}
+	if (!strcmp(tok[0], "cores")) {
+		uint64_t n = 0;
+
+		if (*have_cores) {
+			logp_err(err, errlen, "line %u: second 'cores' line",
+			    line);
+			return GROVE_EINVAL;
+		}
+		if (ntok != 2 || parse_size(tok[1], &n) || n == 0 ||
+		    n > GROVE_LOGP_MAX_CORES) {
+			logp_err(err, errlen, "line %u: expected 'cores N' "
+			    "(a whole number in [1, %u])", line,
+			    GROVE_LOGP_MAX_CORES);
+			return GROVE_EINVAL;
+		}
+		*have_cores = 1;
+		return grove_logp_params_set_cores(p, (uint32_t)n);
+	}
 	if (!strcmp(tok[0], "L")) {
 		if (sec->cls < 0) {
 			logp_err(err, errlen, "line %u: 'L' before any 'class' "
@@ -221,7 +243,7 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 	if (tok[0][0] >= '0' && tok[0][0] <= '9')
 		return parse_sample(sec, tok, ntok, line, err, errlen);
 	logp_err(err, errlen, "line %u: unknown statement '%.40s' (expected "
-	    "'class', 'L' or a sample)", line, tok[0]);
+	    "'class', 'L', 'cores' or a sample)", line, tok[0]);
 	return GROVE_EINVAL;
 }
 
@@ -233,7 +255,7 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 	struct section *sec;
 	char buf[LOGP_MAX_LINE + 1];
 	char *tok[5];
-	int have_header = 0, rc;
+	int have_header = 0, have_cores = 0, rc;
 	unsigned line = 0;
 	const char *s = text;
 
@@ -270,11 +292,11 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 		hash = strchr(buf, '#');
 		if (hash)
 			*hash = '\0';
-		ntok = tokenize(buf, tok, 4);
+		ntok = tokenize(buf, tok, 5);
 		if (ntok == 0)
 			continue;
-		rc = parse_statement(p, sec, &have_header, tok, ntok, line,
-		    err, errlen);
+		rc = parse_statement(p, sec, &have_header, &have_cores, tok,
+		    ntok, line, err, errlen);
 		if (rc)
 			goto out;
 	}
@@ -380,14 +402,19 @@ grove_logp_params_write(const grove_logp_params *p, FILE *f)
 		}
 	}
 	fprintf(f, "# sizes in bytes, times in microseconds\n");
+	if (p->cores)
+		fprintf(f, "cores %u\n", p->cores);
 	for (unsigned c = 0; c < GROVE_LOGP_NCLASSES; c++) {
 		const struct logp_class_data *cd = &p->cls[c];
+		int has_w = 0;
 
 		if (!cd->present)
 			continue;
+		for (size_t i = 0; i < cd->n; i++)
+			has_w |= cd->s[i].w != 0;
 		fprintf(f, "\nclass %s\nL ", grove_logp_class_name(c));
 		put_num(f, cd->L);
-		fprintf(f, "\n# bytes os or g\n");
+		fprintf(f, "\n# bytes os or g%s\n", has_w ? " w" : "");
 		for (size_t i = 0; i < cd->n; i++) {
 			fprintf(f, "%llu ", (unsigned long long)cd->s[i].size);
 			put_num(f, cd->s[i].os);
@@ -395,6 +422,10 @@ grove_logp_params_write(const grove_logp_params *p, FILE *f)
 			put_num(f, cd->s[i].or_);
 			fputc(' ', f);
 			put_num(f, cd->s[i].g);
+			if (has_w) {
+				fputc(' ', f);
+				put_num(f, cd->s[i].w);
+			}
 			fputc('\n', f);
 		}
 	}

@@ -42,26 +42,31 @@ grep -q 'spread os/or/g' "$tmp/out" || fail "no spreads printed"
 expect_status 0 model params --params "$out"
 grep -q "class wan" "$tmp/out" || fail "grove model params: $(cat "$tmp/out")"
 
-# Well-formed: the model's format (grove-logp 1, microseconds), every class
-# with L and one row per size of four positive numbers, sizes ascending.
+# Well-formed: the model's format (grove-logp 1, microseconds), this
+# machine's cores, every class with L and one row per size of four positive
+# numbers and the CPU work w (>= 0), sizes ascending.
 python3 - "$out" <<'PY' || fail "malformed parameter file: $(cat "$out")"
 import sys
 lines = [l.split("#")[0].split() for l in open(sys.argv[1])]
 lines = [l for l in lines if l]
 assert lines[0] == ["grove-logp", "1"], lines[0]
-classes, cls = {}, None
+classes, cls, cores = {}, None, None
 for l in lines[1:]:
-    if l[0] == "class":
+    if l[0] == "cores":
+        cores = int(l[1])
+    elif l[0] == "class":
         cls = l[1]; classes[cls] = {"rows": []}
     elif l[0] == "L":
         classes[cls]["L"] = float(l[1])
     else:
         row = [float(x) for x in l]
-        assert len(row) == 4 and all(x > 0 for x in row), l
+        assert len(row) == 5 and all(x > 0 for x in row[:4]), l
+        assert row[4] >= 0, l
         rows = classes[cls]["rows"]
         assert not rows or row[0] > rows[-1][0], "sizes not ascending"
         rows.append(row)
 assert sorted(classes) == ["host", "lan", "wan"], classes.keys()
+assert cores is not None and cores >= 1, cores
 for c, v in classes.items():
     assert len(v["rows"]) == 4, (c, v)
     assert v["L"] > 0, c

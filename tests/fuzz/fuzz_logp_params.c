@@ -33,9 +33,12 @@ check_round_trip(const grove_logp_params *p)
 			abort();
 		for (size_t i = 0; i < na; i++)
 			if (a[i].size != b[i].size || a[i].os != b[i].os ||
-			    a[i].or_ != b[i].or_ || a[i].g != b[i].g)
+			    a[i].or_ != b[i].or_ || a[i].g != b[i].g ||
+			    a[i].w != b[i].w)
 				abort();
 	}
+	if (grove_logp_params_cores(p) != grove_logp_params_cores(q))
+		abort();
 	grove_logp_params_destroy(q);
 	free(buf);
 }
@@ -51,7 +54,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	if (grove_logp_params_parse_string(text, &p, err, sizeof err) == 0) {
-		grove_logp_system sys = {3, 4, GROVE_LOGP_LAN, GROVE_LOGP_WAN};
+		/* With the file's cores, so the host CPU bound is evaluated
+		 * on whatever w it has. */
+		grove_logp_system sys = {3, 4, GROVE_LOGP_LAN, GROVE_LOGP_WAN,
+		    grove_logp_params_cores(p)};
 		grove_logp_plan plan;
 
 		check_round_trip(p);

@@ -20,14 +20,14 @@ static grove_logp_params *
 paper_params(void)
 {
 	grove_logp_sample lan[2] = {
-		{1, 10, 10, 20},
+		{1, 10, 10, 20, 0},
 		{1 << 20, 10 + (1 << 20) / 60.0, 10 + (1 << 20) / 60.0,
-		    20 + (1 << 20) / 50.0},
+		    20 + (1 << 20) / 50.0, 0},
 	};
 	grove_logp_sample wan[2] = {
-		{1, 30, 12, 1},
+		{1, 30, 12, 1, 0},
 		{1 << 20, 30 + (1 << 20) / 50.0, 12 + (1 << 20) / 50.0,
-		    (double)(1 << 20)},
+		    (double)(1 << 20), 0},
 	};
 	grove_logp_params *p = NULL;
 
@@ -64,7 +64,7 @@ test_s_and_r(void **state)
 	    GROVE_LOGP_WAN, 1, &w), 0);
 	assert_float_equal(w.s, 30, 1e-9);
 	{
-		grove_logp_sample slow = {1, 1, 1, 500};
+		grove_logp_sample slow = {1, 1, 1, 500, 0};
 
 		assert_int_equal(grove_logp_params_set_class(p,
 		    GROVE_LOGP_HOST, 1, &slow, 1, NULL, 0), 0);

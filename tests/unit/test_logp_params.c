@@ -15,9 +15,9 @@
 #include "grove/logp.h"
 
 static const grove_logp_sample lan_samples[] = {
-	{1, 1.0, 2.0, 4.0},
-	{4, 2.0, 3.0, 6.0},
-	{16, 8.0, 9.0, 12.0},
+	{1, 1.0, 2.0, 4.0, 0},
+	{4, 2.0, 3.0, 6.0, 0},
+	{16, 8.0, 9.0, 12.0, 0},
 };
 
 static grove_logp_params *
@@ -98,7 +98,7 @@ static void
 test_interpolation(void **state)
 {
 	grove_logp_params *p = make_params();
-	grove_logp_sample one = {8, 2.0, 2.0, 16.0};
+	grove_logp_sample one = {8, 2.0, 2.0, 16.0, 0};
 	grove_logp_point pt;
 
 	(void)state;
@@ -145,8 +145,8 @@ test_extrapolation_never_falls(void **state)
 	/* A last interval that falls (a protocol switch, noise) must not
 	 * make bigger messages cheaper than the largest sample. */
 	static const grove_logp_sample s[] = {
-		{1024, 50, 50, 100},
-		{2048, 10, 10, 20},
+		{1024, 50, 50, 100, 0},
+		{2048, 10, 10, 20, 0},
 	};
 	grove_logp_params *p = NULL;
 	grove_logp_point pt;
@@ -179,8 +179,8 @@ test_round_trip(void **state)
 {
 	grove_logp_params *p = make_params(), *q = NULL;
 	grove_logp_sample odd[2] = {
-		{1, 0.1, 1.0 / 3.0, 2.718281828459045},
-		{1ull << 40, 1e-300, 12345678.901234567, 1e15},
+		{1, 0.1, 1.0 / 3.0, 2.718281828459045, 0},
+		{1ull << 40, 1e-300, 12345678.901234567, 1e15, 0},
 	};
 	const grove_logp_sample *a, *b;
 	char err[256], *text;
@@ -289,10 +289,19 @@ static const struct {
 	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1\n2 1 1 1\n",
 	    "line 5: size 2 after 4: sizes must increase"},
 	{"grove-logp 1\nclass lan\nL 1\n4 1 1\n", "line 4: a sample is "
-	    "'SIZE OS OR G' (4 numbers), found 3 fields"},
-	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1 1\n", "line 4: a sample is"},
-	{"grove-logp 1\nclass lan\nL 1\n4 1 x 1\n", "line 4: os, or and g"},
+	    "'SIZE OS OR G [W]' (4 or 5 numbers), found 3 fields"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1 1 1\n", "line 4: a sample "
+	    "is 'SIZE OS OR G [W]' (4 or 5 numbers), found more than 5"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 x 1\n", "line 4: os, or, g and w"},
 	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1e999\n", "line 4: os, or"},
+	{"grove-logp 1\nclass lan\nL 1\n4 1 1 1 -2\n", "line 4: os, or, g "
+	    "and w must be finite"},
+	{"grove-logp 1\ncores 0\n", "line 2: expected 'cores N'"},
+	{"grove-logp 1\ncores 2 3\n", "line 2: expected 'cores N'"},
+	{"grove-logp 1\ncores 1.5\n", "line 2: expected 'cores N'"},
+	{"grove-logp 1\ncores 65537\n", "line 2: expected 'cores N'"},
+	{"grove-logp 1\ncores 2\nclass lan\ncores 2\n", "line 4: second "
+	    "'cores' line"},
 	{"grove-logp 1\nclass lan\nL 1\n0 1 1 1\n", "line 4: size '0'"},
 	{"grove-logp 1\nclass lan\nL 1\n-4 1 1 1\n", "line 4: unknown "
 	    "statement '-4'"},
@@ -301,6 +310,90 @@ static const struct {
 	{"grove-logp 1\nbandwidth 3\n", "line 2: unknown statement "
 	    "'bandwidth'"},
 };
+
+/* The CPU work column and the host's cores: parsed, interpolated like
+ * the other curves, written back only when present, round trip exact. */
+static void
+test_work_and_cores(void **state)
+{
+	static const char text[] =
+	    "grove-logp 1\n"
+	    "class host\n"
+	    "cores 4\n"
+	    "L 10\n"
+	    "1 1 2 3 20\n"
+	    "1024 2 3 4 40\n"
+	    "4096 3 4 5\n"           /* no w: 0 */
+	    "class wan\n"
+	    "L 1000\n"
+	    "1 5 6 7\n";
+	grove_logp_params *p = NULL, *q = NULL;
+	grove_logp_point pt;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(grove_logp_params_parse_string(text, &p, err,
+	    sizeof err), 0);
+	assert_int_equal(grove_logp_params_cores(p), 4);
+	/* halfway between 1 and 1024 bytes: halfway between 20 and 40 */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_HOST, 512.5, &pt),
+	    0);
+	assert_true(fabs(pt.w - 30.0) < 1e-12);
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_HOST, 2560, &pt),
+	    0);
+	assert_true(fabs(pt.w - 20.0) < 1e-12); /* 40 -> 0 at 4096 */
+	assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_WAN, 64, &pt), 0);
+	assert_true(pt.w == 0);
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(grove_logp_params_write(p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\ncores 4\n"));
+	assert_non_null(strstr(buf, "# bytes os or g w\n1 1 2 3 20\n"));
+	assert_non_null(strstr(buf, "\n4096 3 4 5 0\n"));
+	/* a class without w keeps four columns */
+	assert_non_null(strstr(buf, "class wan\nL 1000\n# bytes os or g\n"
+	    "1 5 6 7\n"));
+	assert_int_equal(grove_logp_params_parse_string(buf, &q, err,
+	    sizeof err), 0);
+	assert_int_equal(grove_logp_params_cores(q), 4);
+	for (double m = 1; m <= 8192; m *= 3) {
+		grove_logp_point a, b;
+
+		assert_int_equal(grove_logp_params_at(p, GROVE_LOGP_HOST, m, &a),
+		    0);
+		assert_int_equal(grove_logp_params_at(q, GROVE_LOGP_HOST, m, &b),
+		    0);
+		assert_true(a.w == b.w && a.os == b.os && a.g == b.g);
+	}
+	free(buf);
+
+	/* no cores line: 0, and none written */
+	assert_int_equal(grove_logp_params_set_cores(q, 0), 0);
+	assert_int_equal(grove_logp_params_cores(q), 0);
+	assert_int_equal(grove_logp_params_set_cores(q,
+	    GROVE_LOGP_MAX_CORES + 1), GROVE_EINVAL);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(grove_logp_params_write(q, f), 0);
+	fclose(f);
+	assert_null(strstr(buf, "cores"));
+	free(buf);
+
+	/* set_class refuses a negative or infinite w */
+	{
+		grove_logp_sample bad = {8, 1, 1, 1, -1};
+
+		assert_int_equal(grove_logp_params_set_class(q,
+		    GROVE_LOGP_LAN, 1, &bad, 1, err, sizeof err), GROVE_EINVAL);
+		assert_non_null(strstr(err, "os, or, g and w"));
+	}
+	grove_logp_params_destroy(p);
+	grove_logp_params_destroy(q);
+}
 
 static void
 test_parse_errors(void **state)
@@ -412,6 +505,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_shipped_example_loads),
+		cmocka_unit_test(test_work_and_cores),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_long_line_and_limits),
 		cmocka_unit_test(test_parse_tolerant_layout),

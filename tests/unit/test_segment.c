@@ -92,6 +92,7 @@ params(int wan)
 		host[i].os = host[i].or_ = w[i].os = w[i].or_ = 5 + m / 4000;
 		host[i].g = 10 + m / 1000;
 		w[i].g = (m + 80) / 1.0; /* 1 MB/s: 1 byte per microsecond */
+		host[i].w = w[i].w = 0;
 	}
 	assert_int_equal(grove_logp_params_create(&p), 0);
 	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_HOST, 30, host,
