@@ -62,7 +62,7 @@ fmt_val(char *out, size_t len, double v)
 		snprintf(out, len, "%.1fM", v / 1e6);
 	else if (a >= 1e5)
 		snprintf(out, len, "%.1fk", v / 1e3);
-	else if (a >= 100)
+	else if (a >= 99.995) /* what "%.2f" would print as 100.00 */
 		snprintf(out, len, "%.0f", v);
 	else
 		snprintf(out, len, "%.2f", v);
