@@ -111,6 +111,9 @@ logp_table_fini(logp_table *t)
 {
 	free(t->rows);
 	t->rows = NULL;
+	free(t->crowd_w);
+	t->crowd_w = NULL;
+	t->n_crowds = 0;
 	t->n = 0;
 }
 

@@ -6,6 +6,7 @@
 #define GROVE_TOOLS_LOGP_MEASURE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum logp_link {
 	LOGP_HOST = 0, /* Unix socket between two local processes */
@@ -39,6 +40,12 @@ typedef struct logp_table {
 	logp_row *rows;       /* n_sizes of them, malloc'd */
 	size_t n;
 	double seconds;       /* how long the measurement took */
+	/* host: w in crowds of crowd_K[k] processes on one core at size
+	 * rows[i].size is crowd_w[k * n + i] (seconds, < 0 where not
+	 * measured; logp_crowd.h).  n_crowds 0 when not measured. */
+	size_t n_crowds;
+	uint32_t crowd_K[8];
+	double *crowd_w;
 } logp_table;
 
 const char *logp_link_name(logp_link l);

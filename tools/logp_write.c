@@ -45,6 +45,20 @@ tables_to_params(const logp_table *t, size_t n, grove_logp_params **out,
 		char why[256];
 		rc = grove_logp_params_set_class(p, cls, t[c].L * US_PER_S, s,
 		    t[c].n, why, sizeof why);
+		for (size_t k = 0; rc == 0 && k < t[c].n_crowds; k++) {
+			size_t m = 0;
+			for (size_t i = 0; i < t[c].n; i++) {
+				double w = t[c].crowd_w[k * t[c].n + i];
+				if (w < 0)
+					continue;
+				s[m].size = t[c].rows[i].size;
+				s[m].w = w * US_PER_S;
+				m++;
+			}
+			if (m)
+				rc = grove_logp_params_set_crowd(p, cls,
+				    t[c].crowd_K[k], s, m, why, sizeof why);
+		}
 		if (rc < 0)
 			snprintf(err, errlen, "class %s: %s", t[c].cls, why);
 		free(s);

@@ -88,6 +88,38 @@ int grove_logp_params_set_note(grove_logp_params *p, const char *note);
 int grove_logp_params_set_cores(grove_logp_params *p, uint32_t cores);
 uint32_t grove_logp_params_cores(const grove_logp_params *p);
 
+/* CPU work in a crowd: w measured while a message goes round a ring of K
+ * processes that take turns on one core, so that every hop wakes a
+ * different process whose caches others have used since (`grove logp
+ * measure`'s "crowd" rows; docs/logp.md).  Per class, at most
+ * GROVE_LOGP_MAX_CROWDS values of K in [2, GROVE_LOGP_MAX_CROWD_K]. */
+#define GROVE_LOGP_MAX_CROWDS 8
+#define GROVE_LOGP_MAX_CROWD_K 65536u
+/* Sets (or replaces) the crowd of K processes of class c (which must be
+ * present): n samples of which only size and w count (sizes powers of two
+ * in increasing order, w finite and >= 0).  GROVE_EINVAL with the reason
+ * in err (may be NULL); GROVE_ENOENT without class c.  Setting class c
+ * again (grove_logp_params_set_class) removes its crowds. */
+int grove_logp_params_set_crowd(grove_logp_params *p, grove_logp_class c,
+    uint32_t K, const grove_logp_sample *samples, size_t n, char *err,
+    size_t errlen);
+/* How many crowds class c has (0 when absent); their K, increasing, go
+ * to K[0 .. GROVE_LOGP_MAX_CROWDS - 1] when K is not NULL. */
+size_t grove_logp_params_crowds(const grove_logp_params *p,
+    grove_logp_class c, uint32_t *K);
+/* The samples of the crowd of K processes of class c (0 and NULL when
+ * there is none). */
+size_t grove_logp_params_crowd_samples(const grove_logp_params *p,
+    grove_logp_class c, uint32_t K, const grove_logp_sample **samples);
+/* The CPU work of one hop of size m when `per_core` processes take turns
+ * on each core.  Without crowds: w(m) of grove_logp_params_at, whatever
+ * per_core is.  With them: each crowd's w at m (interpolated in m as
+ * grove_logp_params_at does), then piecewise linear in log2 K between
+ * the crowds, the first crowd's value below its K and the last one's
+ * above.  GROVE_ENOENT when class c is absent. */
+int grove_logp_params_work_at(const grove_logp_params *p, grove_logp_class c,
+    double m, double per_core, double *out);
+
 /* os, or, g, w at size m: piecewise linear between samples; below the first
  * sample the first sample's values; above the last, the straight line
  * through the last two samples continued (through the origin when there

@@ -69,15 +69,22 @@ layer_tree(grove_logp_layer *ly, const grove_logp_link *link, uint32_t P,
 /* ---- the host CPU bound --------------------------------------------- */
 
 /* w(m) of the local class, the CPU work (sender and receiver together)
- * of one message hop; 0 when the processes have hosts of their own. */
+ * of one message hop, at the crowd size of this broadcast: all its C P
+ * processes on the host's cores take turns, C P / cores per core, and a
+ * hop wakes a process whose caches the others have used since.  0 when
+ * the processes have hosts of their own. */
 static double
 host_hop_work(const struct ctx *c, double m)
 {
-	grove_logp_point pt;
+	double per_core, w;
 
-	if (!c->sys.cores || grove_logp_params_at(c->p, c->sys.local, m, &pt))
+	if (!c->sys.cores)
 		return 0;
-	return pt.w;
+	per_core = (double)c->sys.clusters * c->sys.per_cluster /
+	    c->sys.cores;
+	if (grove_logp_params_work_at(c->p, c->sys.local, m, per_core, &w))
+		return 0;
+	return w;
 }
 
 /* When each cluster starts its LAN tree: coordinators form a d-ary tree

@@ -13,6 +13,14 @@ struct logp_class_data {
 	double L;
 	size_t n;
 	grove_logp_sample s[GROVE_LOGP_MAX_SAMPLES];
+	/* w with K processes on one core (grove_logp_params_set_crowd),
+	 * K increasing; only size and w of the samples are used. */
+	size_t ncrowds;
+	struct logp_crowd {
+		uint32_t K;
+		size_t n;
+		grove_logp_sample s[GROVE_LOGP_MAX_SAMPLES];
+	} crowd[GROVE_LOGP_MAX_CROWDS];
 };
 
 struct grove_logp_params {
@@ -30,6 +38,9 @@ void logp_err(char *err, size_t errlen, const char *fmt, ...)
  * offending size) and returns GROVE_EINVAL. */
 int logp_check_samples(double L, const grove_logp_sample *s, size_t n,
     char *err, size_t errlen);
+
+/* w at size m of n samples, interpolated as grove_logp_params_at does. */
+double logp_work_curve(const grove_logp_sample *s, size_t n, double m);
 
 /* One way to cut a message of n elements: k_eff segments of j elements
  * (m = j * elem bytes), the last one holding the remainder. */

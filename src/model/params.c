@@ -130,6 +130,8 @@ grove_logp_params_set_class(grove_logp_params *p, grove_logp_class c,
 	p->cls[c].L = L;
 	p->cls[c].n = n;
 	memcpy(p->cls[c].s, samples, n * sizeof *samples);
+	/* Crowds were measured with the old samples' processes. */
+	p->cls[c].ncrowds = 0;
 	return 0;
 }
 
@@ -241,6 +243,12 @@ curve_at(const grove_logp_sample *s, size_t n, enum curve which, double m)
 	y0 = sample_value(&s[lo], which);
 	y1 = sample_value(&s[hi], which);
 	return y0 + (y1 - y0) * (m - x0) / (x1 - x0);
+}
+
+double
+logp_work_curve(const grove_logp_sample *s, size_t n, double m)
+{
+	return curve_at(s, n, CURVE_W, m);
 }
 
 int

@@ -6,6 +6,8 @@
  *   # bytes  os   or   g    w
  *   1        1.1  1.3  2.0  9.5
  *
+ *   crowd 32 1024 24.1      w with 32 processes on one core (optional)
+ *
  * One statement per line; '#' starts a comment.  The header comes first;
  * an optional "cores N" anywhere after it; one section per link class ("class NAME" followed by exactly one
  * "L" line and one or more sample lines, in any order).  Every error names
@@ -33,6 +35,8 @@ struct section {
 	double L;
 	size_t n;
 	grove_logp_sample s[GROVE_LOGP_MAX_SAMPLES];
+	size_t ncrowds; /* "crowd K SIZE W" rows, K and SIZE increasing */
+	struct logp_crowd crowd[GROVE_LOGP_MAX_CROWDS];
 };
 
 /* Splits a line into at most `max` whitespace-separated tokens; returns
@@ -91,6 +95,7 @@ finish_section(grove_logp_params *p, struct section *sec, char *err,
     size_t errlen)
 {
 	const char *name;
+	int rc;
 
 	if (sec->cls < 0)
 		return 0;
@@ -105,9 +110,78 @@ finish_section(grove_logp_params *p, struct section *sec, char *err,
 		    sec->line, name);
 		return GROVE_EINVAL;
 	}
-	/* Every rule was checked line by line; this cannot fail. */
-	return grove_logp_params_set_class(p, (grove_logp_class)sec->cls,
+	/* Every rule was checked line by line; these cannot fail. */
+	rc = grove_logp_params_set_class(p, (grove_logp_class)sec->cls,
 	    sec->L, sec->s, sec->n, err, errlen);
+	for (size_t i = 0; !rc && i < sec->ncrowds; i++)
+		rc = grove_logp_params_set_crowd(p, (grove_logp_class)sec->cls,
+		    sec->crowd[i].K, sec->crowd[i].s, sec->crowd[i].n, err,
+		    errlen);
+	return rc;
+}
+
+/* "crowd K SIZE W": w at SIZE with K processes on one core.  The rows of
+ * one K are consecutive, K and SIZE increasing. */
+static int
+parse_crowd(struct section *sec, char **tok, int ntok, unsigned line,
+    char *err, size_t errlen)
+{
+	struct logp_crowd *cr;
+	uint64_t K, sz;
+	double w;
+
+	if (sec->cls < 0) {
+		logp_err(err, errlen, "line %u: 'crowd' before any 'class' "
+		    "line", line);
+		return GROVE_EINVAL;
+	}
+	if (ntok != 4 || parse_size(tok[1], &K) || K < 2 ||
+	    K > GROVE_LOGP_MAX_CROWD_K || parse_size(tok[2], &sz) ||
+	    parse_time(tok[3], &w)) {
+		logp_err(err, errlen, "line %u: expected 'crowd K SIZE W' (K "
+		    "in [2, %u], W microseconds)", line,
+		    GROVE_LOGP_MAX_CROWD_K);
+		return GROVE_EINVAL;
+	}
+	if (sz == 0 || (sz & (sz - 1)) ||
+	    sz > (UINT64_C(1) << (GROVE_LOGP_MAX_SAMPLES - 1))) {
+		logp_err(err, errlen, "line %u: size '%.40s' is not a power of "
+		    "two in [1, 2^%d]", line, tok[2],
+		    GROVE_LOGP_MAX_SAMPLES - 1);
+		return GROVE_EINVAL;
+	}
+	cr = sec->ncrowds ? &sec->crowd[sec->ncrowds - 1] : NULL;
+	if (cr && K < cr->K) {
+		logp_err(err, errlen, "line %u: crowd %llu after %u: K must "
+		    "increase", line, (unsigned long long)K, cr->K);
+		return GROVE_EINVAL;
+	}
+	if (!cr || K > cr->K) {
+		if (sec->ncrowds == GROVE_LOGP_MAX_CROWDS) {
+			logp_err(err, errlen, "line %u: more than %d crowds "
+			    "in one class", line, GROVE_LOGP_MAX_CROWDS);
+			return GROVE_EINVAL;
+		}
+		cr = &sec->crowd[sec->ncrowds++];
+		cr->K = (uint32_t)K;
+		cr->n = 0;
+	}
+	if (cr->n > 0 && sz <= cr->s[cr->n - 1].size) {
+		logp_err(err, errlen, "line %u: crowd %u: size %llu after %llu: "
+		    "sizes must increase", line, cr->K, (unsigned long long)sz,
+		    (unsigned long long)cr->s[cr->n - 1].size);
+		return GROVE_EINVAL;
+	}
+	if (cr->n == GROVE_LOGP_MAX_SAMPLES) {
+		logp_err(err, errlen, "line %u: crowd %u: more than %d "
+		    "samples", line, cr->K, GROVE_LOGP_MAX_SAMPLES);
+		return GROVE_EINVAL;
+	}
+	memset(&cr->s[cr->n], 0, sizeof cr->s[cr->n]);
+	cr->s[cr->n].size = sz;
+	cr->s[cr->n].w = w;
+	cr->n++;
+	return 0;
 }
 
 static int
@@ -240,10 +314,12 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 		sec->have_L = 1;
 		return 0;
 	}
+	if (!strcmp(tok[0], "crowd"))
+		return parse_crowd(sec, tok, ntok, line, err, errlen);
 	if (tok[0][0] >= '0' && tok[0][0] <= '9')
 		return parse_sample(sec, tok, ntok, line, err, errlen);
 	logp_err(err, errlen, "line %u: unknown statement '%.40s' (expected "
-	    "'class', 'L', 'cores' or a sample)", line, tok[0]);
+	    "'class', 'L', 'cores', 'crowd' or a sample)", line, tok[0]);
 	return GROVE_EINVAL;
 }
 
@@ -427,6 +503,17 @@ grove_logp_params_write(const grove_logp_params *p, FILE *f)
 				put_num(f, cd->s[i].w);
 			}
 			fputc('\n', f);
+		}
+		if (cd->ncrowds)
+			fprintf(f, "# crowd K bytes w: w with K processes "
+			    "on one core\n");
+		for (size_t k = 0; k < cd->ncrowds; k++) {
+			for (size_t i = 0; i < cd->crowd[k].n; i++) {
+				fprintf(f, "crowd %u %llu ", cd->crowd[k].K,
+				    (unsigned long long)cd->crowd[k].s[i].size);
+				put_num(f, cd->crowd[k].s[i].w);
+				fputc('\n', f);
+			}
 		}
 	}
 	return ferror(f) ? GROVE_ESYS : 0;

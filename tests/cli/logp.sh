@@ -50,7 +50,7 @@ import sys
 lines = [l.split("#")[0].split() for l in open(sys.argv[1])]
 lines = [l for l in lines if l]
 assert lines[0] == ["grove-logp", "1"], lines[0]
-classes, cls, cores = {}, None, None
+classes, cls, cores, crowds = {}, None, None, {}
 for l in lines[1:]:
     if l[0] == "cores":
         cores = int(l[1])
@@ -58,6 +58,12 @@ for l in lines[1:]:
         cls = l[1]; classes[cls] = {"rows": []}
     elif l[0] == "L":
         classes[cls]["L"] = float(l[1])
+    elif l[0] == "crowd":
+        # w with K processes on one core: host only, K on the grid,
+        # sizes 1, 1K (log2 even) of the four, w > 0.
+        assert cls == "host" and len(l) == 4, l
+        crowds.setdefault(int(l[1]), []).append((int(l[2]), float(l[3])))
+        assert float(l[3]) > 0, l
     else:
         row = [float(x) for x in l]
         assert len(row) == 5 and all(x > 0 for x in row[:4]), l
@@ -67,6 +73,9 @@ for l in lines[1:]:
         rows.append(row)
 assert sorted(classes) == ["host", "lan", "wan"], classes.keys()
 assert cores is not None and cores >= 1, cores
+assert sorted(crowds) == [2, 8, 32, 128], crowds.keys()
+for K, rows in crowds.items():
+    assert [r[0] for r in rows] == [1, 1024, 65536, 1048576], (K, rows)
 for c, v in classes.items():
     assert len(v["rows"]) == 4, (c, v)
     assert v["L"] > 0, c

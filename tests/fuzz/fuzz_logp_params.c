@@ -37,6 +37,25 @@ check_round_trip(const grove_logp_params *p)
 			    a[i].w != b[i].w)
 				abort();
 	}
+	for (unsigned c = 0; c < GROVE_LOGP_NCLASSES; c++) {
+		uint32_t Ka[GROVE_LOGP_MAX_CROWDS], Kb[GROVE_LOGP_MAX_CROWDS];
+		size_t n = grove_logp_params_crowds(p, c, Ka);
+
+		if (n != grove_logp_params_crowds(q, c, Kb))
+			abort();
+		for (size_t k = 0; k < n; k++) {
+			const grove_logp_sample *a, *b;
+			size_t na = grove_logp_params_crowd_samples(p, c,
+			    Ka[k], &a);
+
+			if (Ka[k] != Kb[k] || na !=
+			    grove_logp_params_crowd_samples(q, c, Kb[k], &b))
+				abort();
+			for (size_t i = 0; i < na; i++)
+				if (a[i].size != b[i].size || a[i].w != b[i].w)
+					abort();
+		}
+	}
 	if (grove_logp_params_cores(p) != grove_logp_params_cores(q))
 		abort();
 	grove_logp_params_destroy(q);
@@ -58,6 +77,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * on whatever w it has. */
 		grove_logp_system sys = {3, 4, GROVE_LOGP_LAN, GROVE_LOGP_WAN,
 		    grove_logp_params_cores(p)};
+		double w;
+
+		/* crowds, where a file has them, are in the host class */
+		if (grove_logp_params_has(p, GROVE_LOGP_HOST)) {
+			sys.local = GROVE_LOGP_HOST;
+			if (grove_logp_params_work_at(p, GROVE_LOGP_HOST,
+			    size, (double)size / 7, &w) != 0 || !(w >= 0))
+				abort();
+		}
 		grove_logp_plan plan;
 
 		check_round_trip(p);

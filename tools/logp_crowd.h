@@ -1,0 +1,36 @@
+/* The CPU work of a message hop in a crowd: a message goes round a ring
+ * of K processes that all run on one core, so every hop wakes a different
+ * process whose caches the others have used since, as the hops of a
+ * broadcast tree do when many processes share few cores.  The method is
+ * in docs/logp-measure.md. */
+#ifndef GROVE_TOOLS_LOGP_CROWD_H
+#define GROVE_TOOLS_LOGP_CROWD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logp_measure.h"
+
+/* The ring sizes `grove logp measure` uses: a log2 grid. */
+#define LOGP_CROWD_N 4
+extern const uint32_t logp_crowd_K[LOGP_CROWD_N];
+
+/* The CPU time (seconds) that one hop of m bytes costs sender and
+ * receiver together in a ring of K >= 2 processes on one core: the CPU
+ * time of all K processes over the hops they made, each process's first
+ * hop (page faults, first wake-up) not counted.  0, or a negative
+ * grove_err with err saying why. */
+int logp_crowd_hop(uint32_t K, size_t m, double *w_s, char *err,
+    size_t errlen);
+
+/* Measures the crowds of LOGP_CROWD_N sizes at the sizes of t chosen by
+ * logp_crowd_size into t->crowd_K and t->crowd_w (< 0 where not
+ * measured).  0, or a negative grove_err with err saying why. */
+int logp_crowd_table(logp_table *t, int verbose, char *err, size_t errlen);
+
+/* Whether `grove logp measure` measures the crowds at size m of the
+ * n sizes: every other size (log2 even) keeps the measurement to
+ * seconds; all of them when none is a power of four. */
+int logp_crowd_size(const size_t *sizes, size_t n, size_t i);
+
+#endif
