@@ -119,64 +119,87 @@ treecost_cpu_s(void)
 	return total;
 }
 
-uint64_t
-treecost_tuples(const char *netid)
+/* Calls fn for every ring of every event space of network netid on this
+ * host, with the ring's head loaded; stops early when fn returns
+ * non-zero and returns that. */
+typedef int (*ring_fn)(const char *name, uint32_t r,
+    const struct grove_trace_ring_ *ring, uint64_t head, void *arg);
+
+static int
+for_each_ring(const char *netid, ring_fn fn, void *arg)
 {
 	char **names = NULL;
-	size_t n = 0;
-	uint64_t total = 0;
-	if (trace_list(netid, &names, &n) != 0)
+	size_t nn = 0;
+	int rc = 0;
+	if (trace_list(netid, &names, &nn) != 0)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < nn && rc == 0; i++) {
 		struct trace_seg s;
 		char err[256];
 		if (trace_seg_open(names[i], &s, err, sizeof err) != 0)
 			continue;
-		for (uint32_t r = 0; r < trace_seg_n_rings(&s); r++)
-			total += __atomic_load_n(&trace_seg_ring(&s, r)->head,
-			    __ATOMIC_ACQUIRE);
+		for (uint32_t r = 0; r < trace_seg_n_rings(&s) && rc == 0; r++) {
+			const struct grove_trace_ring_ *ring = trace_seg_ring(&s, r);
+			rc = fn(names[i], r, ring, __atomic_load_n(&ring->head,
+			    __ATOMIC_ACQUIRE), arg);
+		}
 		trace_seg_close(&s);
 	}
-	trace_list_free(names, n);
+	trace_list_free(names, nn);
+	return rc;
+}
+
+static int
+add_head(const char *name, uint32_t r, const struct grove_trace_ring_ *ring,
+    uint64_t head, void *arg)
+{
+	(void)name, (void)r, (void)ring;
+	*(uint64_t *)arg += head;
+	return 0;
+}
+
+uint64_t
+treecost_tuples(const char *netid)
+{
+	uint64_t total = 0;
+	for_each_ring(netid, add_head, &total);
 	return total;
+}
+
+typedef struct marks {
+	treecost_mark *v;
+	size_t n, cap;
+} marks;
+
+static int
+add_mark(const char *name, uint32_t r, const struct grove_trace_ring_ *ring,
+    uint64_t head, void *arg)
+{
+	marks *m = arg;
+	(void)ring;
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? 2 * m->cap : 256;
+		treecost_mark *nv = realloc(m->v, nc * sizeof *nv);
+		if (!nv)
+			return -1;
+		m->v = nv;
+		m->cap = nc;
+	}
+	treecost_mark *k = &m->v[m->n++];
+	snprintf(k->name, sizeof k->name, "%s", name);
+	k->ring = r;
+	k->head = head;
+	return 0;
 }
 
 int
 treecost_marks(const char *netid, treecost_mark **out, size_t *n)
 {
-	char **names = NULL;
-	size_t nn = 0, cap = 0;
-	*out = NULL;
-	*n = 0;
-	if (trace_list(netid, &names, &nn) != 0)
-		return 0;
-	for (size_t i = 0; i < nn; i++) {
-		struct trace_seg s;
-		char err[256];
-		if (trace_seg_open(names[i], &s, err, sizeof err) != 0)
-			continue;
-		for (uint32_t r = 0; r < trace_seg_n_rings(&s); r++) {
-			if (*n == cap) {
-				size_t nc = cap ? 2 * cap : 256;
-				treecost_mark *nm = realloc(*out, nc * sizeof *nm);
-				if (!nm) {
-					trace_seg_close(&s);
-					trace_list_free(names, nn);
-					return -1;
-				}
-				*out = nm;
-				cap = nc;
-			}
-			treecost_mark *m = &(*out)[(*n)++];
-			snprintf(m->name, sizeof m->name, "%s", names[i]);
-			m->ring = r;
-			m->head = __atomic_load_n(&trace_seg_ring(&s, r)->head,
-			    __ATOMIC_ACQUIRE);
-		}
-		trace_seg_close(&s);
-	}
-	trace_list_free(names, nn);
-	return 0;
+	marks m = {0};
+	int rc = for_each_ring(netid, add_mark, &m);
+	*out = m.v;
+	*n = m.n;
+	return rc;
 }
 
 static int
@@ -208,38 +231,36 @@ ring_stamps(const struct grove_trace_ring_ *r, uint64_t from, uint64_t to)
 	return d;
 }
 
+typedef struct stamps {
+	const treecost_mark *m;
+	size_t n;
+	double total;
+} stamps;
+
+static int
+add_stamps(const char *name, uint32_t r, const struct grove_trace_ring_ *ring,
+    uint64_t head, void *arg)
+{
+	stamps *st = arg;
+	uint64_t from = 0;
+	for (size_t j = 0; j < st->n; j++)
+		if (st->m[j].ring == r && !strcmp(st->m[j].name, name))
+			from = st->m[j].head;
+	if (head <= from)
+		return 0;
+	/* The newest slots - 1: the writer may be storing the slot after
+	 * head. */
+	uint64_t keep = ring->mask, first = head - from > keep ?
+	    head - keep : from;
+	uint64_t d = ring_stamps(ring, first, head);
+	st->total += (double)d * (double)(head - from) / (double)(head - first);
+	return 0;
+}
+
 double
 treecost_stamps_since(const char *netid, const treecost_mark *m, size_t n)
 {
-	char **names = NULL;
-	size_t nn = 0;
-	double total = 0;
-	if (trace_list(netid, &names, &nn) != 0)
-		return 0;
-	for (size_t i = 0; i < nn; i++) {
-		struct trace_seg s;
-		char err[256];
-		if (trace_seg_open(names[i], &s, err, sizeof err) != 0)
-			continue;
-		for (uint32_t r = 0; r < trace_seg_n_rings(&s); r++) {
-			const struct grove_trace_ring_ *ring = trace_seg_ring(&s, r);
-			uint64_t head = __atomic_load_n(&ring->head,
-			    __ATOMIC_ACQUIRE), from = 0;
-			for (size_t j = 0; j < n; j++)
-				if (m[j].ring == r && !strcmp(m[j].name, names[i]))
-					from = m[j].head;
-			if (head <= from)
-				continue;
-			/* The newest slots - 1: the writer may be storing the
-			 * slot after head. */
-			uint64_t keep = ring->mask, first = head - from > keep ?
-			    head - keep : from;
-			uint64_t d = ring_stamps(ring, first, head);
-			total += (double)d * (double)(head - from) /
-			    (double)(head - first);
-		}
-		trace_seg_close(&s);
-	}
-	trace_list_free(names, nn);
-	return total;
+	stamps st = {m, n, 0};
+	for_each_ring(netid, add_stamps, &st);
+	return st.total;
 }

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* User + system CPU seconds of this process and every descendant alive
- * now (from /proc; the kernel's tick accounting). */
+/* CPU seconds of this process and every descendant alive now (from
+ * /proc/PID/schedstat, nanoseconds; clock ticks where it is missing). */
 double treecost_cpu_s(void);
 /* Tuples recorded so far by every event space of network netid on this
  * host (0 when tracing is off). */
