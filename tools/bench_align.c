@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bench_align.h"
+#include "bench_stats.h"
 #include "grove/grove.h"
 #include "toolutil.h"
 #include "trace/align.h"
@@ -31,31 +32,6 @@ typedef struct align_cfg {
 	int64_t step;
 	int json;
 } align_cfg;
-
-typedef struct dist {
-	double min, median, p90, max;
-} dist;
-
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static dist
-dist_of(double *v, size_t n)
-{
-	dist d = {0, 0, 0, 0};
-	if (!n)
-		return d;
-	qsort(v, n, sizeof *v, cmp_dbl);
-	d.min = v[0];
-	d.median = v[n / 2];
-	d.p90 = v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1];
-	d.max = v[n - 1];
-	return d;
-}
 
 static int
 usage(FILE *f)
@@ -255,8 +231,8 @@ static void
 print(const align_cfg *c, const align_result *fe, const align_result *rt,
     double *collect_s, double *skew_s)
 {
-	dist ds = dist_of(fe->shift, fe->n), db = dist_of(fe->bound, fe->n);
-	dist dc = dist_of(collect_s, c->repeat), dk = dist_of(skew_s, c->repeat);
+	bench_dist ds = bench_dist_of(fe->shift, fe->n), db = bench_dist_of(fe->bound, fe->n);
+	bench_dist dc = bench_dist_of(collect_s, c->repeat), dk = bench_dist_of(skew_s, c->repeat);
 	if (c->json) {
 		printf("{\"topology\": \"%s\", \"backends\": %u, \"processes\": %zu"
 		    ", \"repeat\": %u, \"inject_step_ns\": %" PRId64

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench_bcast.h"
+#include "bench_stats.h"
 #include "grove/cluster.h"
 #include "grove/grove.h"
 #include "grove/logp.h"
@@ -360,13 +361,6 @@ plan_segment(const grove_logp_plan *plan, uint64_t size, size_t frame_extra)
 	return seg < GROVE_SEGMENT_MIN ? GROVE_SEGMENT_MIN : (size_t)seg;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void
 print_result(const bb_cfg *c, int scheme, uint64_t size, const bb_result *r)
 {
@@ -517,7 +511,7 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 			if (rc != 0)
 				break;
 			int n = r.reps < 64 ? r.reps : 64;
-			qsort(t, (size_t)n, sizeof *t, cmp_double);
+			qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
 			r.measured_s = t[n / 2];
 			r.min_s = t[0];
 			r.max_s = t[n - 1];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_skew.h"
+#include "bench_stats.h"
 #include "grove/grove.h"
 #include "toolutil.h"
 
@@ -23,39 +24,6 @@ typedef struct skew_cfg {
 	int64_t step;
 	int json;
 } skew_cfg;
-
-/* min, median, p90, max of n values (sorted in place). */
-typedef struct dist {
-	double min, median, p90, max;
-} dist;
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static dist
-dist_u64(uint64_t *v, size_t n)
-{
-	dist d = {0, 0, 0, 0};
-	if (!n)
-		return d;
-	qsort(v, n, sizeof *v, cmp_u64);
-	d.min = (double)v[0];
-	d.median = (double)v[n / 2];
-	d.p90 = (double)v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1];
-	d.max = (double)v[n - 1];
-	return d;
-}
 
 static int
 usage(FILE *f)
@@ -173,8 +141,8 @@ bench_skew(int argc, char **argv)
 	size_t nb = grove_net_backends(net);
 	size_t total = nb * c.repeat, k = 0;
 	grove_skew *out = calloc(nb ? nb : 1, sizeof *out);
-	uint64_t *dev = calloc(total ? total : 1, sizeof *dev);
-	uint64_t *bound = calloc(total ? total : 1, sizeof *bound);
+	double *dev = calloc(total ? total : 1, sizeof *dev);
+	double *bound = calloc(total ? total : 1, sizeof *bound);
 	double *secs = calloc(c.repeat, sizeof *secs);
 	size_t violations = 0, unmeasured = 0;
 	if (!out || !dev || !bound || !secs) {
@@ -200,15 +168,15 @@ bench_skew(int argc, char **argv)
 			    ? (uint64_t)out[r].offset_ns - (uint64_t)want
 			    : (uint64_t)want - (uint64_t)out[r].offset_ns;
 			violations += d > out[r].error_ns;
-			dev[k] = d;
-			bound[k] = out[r].error_ns;
+			dev[k] = (double)d;
+			bound[k] = (double)out[r].error_ns;
 			k++;
 		}
 	}
 	grove_net_destroy(net);
 	if (rc >= 0) {
-		dist de = dist_u64(dev, k), db = dist_u64(bound, k);
-		qsort(secs, c.repeat, sizeof *secs, cmp_dbl);
+		bench_dist de = bench_dist_of(dev, k), db = bench_dist_of(bound, k);
+		qsort(secs, c.repeat, sizeof *secs, bench_cmp_double);
 		double call_med = secs[c.repeat / 2], call_max = secs[c.repeat - 1];
 		if (c.json) {
 			printf("{\"topology\": \"%s\", \"backends\": %zu, \"rounds\": %u"

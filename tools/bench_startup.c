@@ -13,6 +13,7 @@
 #include "agent/agent_proto.h"
 #include "agent_net.h"
 #include "bench_agents.h"
+#include "bench_stats.h"
 #include "grove/grove.h"
 #include "toolutil.h"
 
@@ -45,13 +46,6 @@ startup_usage(FILE *f)
 	    "grouped by kernel release) and clock\nskew (K probes per link, "
 	    "default 16).  Topology default kary:8.\n");
 	return f == stdout ? 0 : 2;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* One request/answer: asks every agent (tag) to answer on `s`, waits for
@@ -122,7 +116,7 @@ run(const startup_cfg *c, startup_res *r, char *err, size_t errlen)
 		}
 	}
 	for (int a = 0; rc == 0 && a < N_ACT; a++) {
-		qsort(t[a], c->reps, sizeof *t[a], cmp_double);
+		qsort(t[a], c->reps, sizeof *t[a], bench_cmp_double);
 		r->min[a] = t[a][0];
 		r->med[a] = t[a][c->reps / 2];
 	}

@@ -6,8 +6,8 @@
 #define BOOT_RESAMPLES 2000
 #define BOOT_MAX_N 256
 
-static int
-cmp_d(const void *a, const void *b)
+int
+bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
@@ -37,7 +37,7 @@ next_rand(uint64_t *s)
 void
 bench_summarize(double *v, int n, bench_summary *out)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	out->n = n;
 	out->min = v[0];
 	out->max = v[n - 1];
@@ -52,10 +52,24 @@ bench_summarize(double *v, int n, bench_summary *out)
 	for (int b = 0; b < BOOT_RESAMPLES; b++) {
 		for (int i = 0; i < n; i++)
 			s[i] = v[next_rand(&seed) % (uint64_t)n];
-		qsort(s, (size_t)n, sizeof *s, cmp_d);
+		qsort(s, (size_t)n, sizeof *s, bench_cmp_double);
 		meds[b] = quantile(s, n, 0.5);
 	}
-	qsort(meds, BOOT_RESAMPLES, sizeof *meds, cmp_d);
+	qsort(meds, BOOT_RESAMPLES, sizeof *meds, bench_cmp_double);
 	out->ci_lo = quantile(meds, BOOT_RESAMPLES, 0.025);
 	out->ci_hi = quantile(meds, BOOT_RESAMPLES, 0.975);
+}
+
+bench_dist
+bench_dist_of(double *v, size_t n)
+{
+	bench_dist d = {0, 0, 0, 0};
+	if (!n)
+		return d;
+	qsort(v, n, sizeof *v, bench_cmp_double);
+	d.min = v[0];
+	d.median = v[n / 2];
+	d.p90 = v[(n * 9) / 10];
+	d.max = v[n - 1];
+	return d;
 }

@@ -66,13 +66,6 @@ typedef struct micro_res {
 } micro_res;
 
 static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int
 fail(micro_res *r, grove_net *net, const char *what, int rc)
 {
 	snprintf(r->err, sizeof r->err, "%s: %s%s%s", what,
@@ -141,7 +134,7 @@ roundtrips(grove_net *net, const micro_cfg *c, micro_res *r)
 		double sum = 0;
 		for (int i = 0; i < c->rt_iters; i++)
 			sum += t[i];
-		qsort(t, (size_t)c->rt_iters, sizeof *t, cmp_double);
+		qsort(t, (size_t)c->rt_iters, sizeof *t, bench_cmp_double);
 		r->rt_mean_s = sum / c->rt_iters;
 		r->rt_min_s = t[0];
 		r->rt_median_s = t[c->rt_iters / 2];

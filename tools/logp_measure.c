@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "bench_stats.h"
 #include "codec/wire.h"
 #include "grove/error.h"
 #include "net/conn.h"
@@ -388,17 +389,10 @@ drain(side *s)
 	return s->c ? 0 : GROVE_ECLOSED;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double
 median(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_double);
+	qsort(v, n, sizeof *v, bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
