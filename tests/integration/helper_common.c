@@ -877,3 +877,19 @@ it_remove_segments(const char *netid)
 	if (d)
 		closedir(d);
 }
+
+pid_t
+it_start_attached_be(const char *file, uint32_t rank)
+{
+	char exe[4096], r[16];
+	it_build_path("be_worker", exe, sizeof exe);
+	snprintf(r, sizeof r, "%u", rank);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		execl(exe, "be_worker", "--attach", file, "--rank", r,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}

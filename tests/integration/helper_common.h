@@ -120,6 +120,10 @@ const char *it_tmpdir(void);
  * be read). */
 char *it_slurp(const char *path);
 
+/* Starts be_worker in attach mode as back-end `rank`, with the
+ * connection file `file`; returns its pid (the caller reaps it). */
+pid_t it_start_attached_be(const char *file, uint32_t rank);
+
 /* Removes the event spaces of network `netid` from /dev/shm (for tests
  * whose front-end is killed and so cannot remove them itself). */
 void it_remove_segments(const char *netid);

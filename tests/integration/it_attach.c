@@ -31,21 +31,6 @@ on_event(grove_net *net, const grove_event *ev, void *arg)
 		log->other++;
 }
 
-static pid_t
-start_be(const char *file, uint32_t rank)
-{
-	char exe[4096], r[16];
-	it_build_path("be_worker", exe, sizeof exe);
-	snprintf(r, sizeof r, "%u", rank);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		execl(exe, "be_worker", "--attach", file, "--rank", r,
-		    (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
 
 /* The connection file: "secret HEX", "backends N", then "rank host port
  * parent node" for every rank, matching grove_net_attach_info(). */
@@ -145,12 +130,12 @@ attach_case(const char *topo, uint32_t n)
 
 	/* All but one first: waiting for all of them times out. */
 	for (uint32_t r = 0; r + 1 < n; r++)
-		pids[r] = start_be(path, r);
+		pids[r] = it_start_attached_be(path, r);
 	CHECK_OK_NET(net, grove_net_wait_backends(net, n - 1, IT_RECV_MS));
 	CHECK_RC_NET(net, grove_net_wait_backends(net, n, 200),
 	    GROVE_ETIMEDOUT);
 	CHECK_UINT_EQ(grove_net_backends_up(net), n - 1);
-	pids[n - 1] = start_be(path, n - 1);
+	pids[n - 1] = it_start_attached_be(path, n - 1);
 	CHECK_OK_NET(net, grove_net_wait_backends(net, n, IT_RECV_MS));
 	CHECK_UINT_EQ(grove_net_backends_up(net), n);
 

@@ -239,21 +239,6 @@ lost_and_silent(const char *topo)
 	it_net_destroy(net);
 }
 
-static pid_t
-start_be(const char *file, uint32_t rank)
-{
-	char exe[4096], r[16];
-	it_build_path("be_worker", exe, sizeof exe);
-	snprintf(r, sizeof r, "%u", rank);
-	pid_t pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		execl(exe, "be_worker", "--attach", file, "--rank", r,
-		    (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
 
 /* Attach mode: back-ends not connected yet are reported unmeasured; once
  * they are, they are measured, offsets and all (started by the test, they
@@ -276,7 +261,7 @@ attach_mode(void)
 	grove_net *net = it_net_create(&o);
 	setenv("GROVE_CLOCK_INJECT_NS", "2000000", 1);
 	for (uint32_t r = 0; r < NB; r += 2)
-		start_be(file, r);
+		it_start_attached_be(file, r);
 	CHECK_OK_NET(net, grove_net_wait_backends(net, NB / 2, IT_RECV_MS));
 	int got = grove_net_clock_skew(net, 8, out, 2000);
 	CHECK_INT_EQ(got, NB / 2);
@@ -291,7 +276,7 @@ attach_mode(void)
 	}
 	it_step("%d of %d attached back-ends measured", got, NB);
 	for (uint32_t r = 1; r < NB; r += 2)
-		start_be(file, r);
+		it_start_attached_be(file, r);
 	unsetenv("GROVE_CLOCK_INJECT_NS");
 	CHECK_OK_NET(net, grove_net_wait_backends(net, NB, IT_RECV_MS));
 	check_skew(net, 16, truth_step, &step);
