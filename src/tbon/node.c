@@ -37,8 +37,11 @@ node_send(node *n, conn *c, grove_packet *p)
 		return;
 	if (!c->dirty) {
 		c->dirty = 1;
-		c->next_dirty = n->dirty;
-		n->dirty = c;
+		c->next_dirty = NULL;
+		if (!n->dirty)
+			n->dirty_tail = &n->dirty;
+		*n->dirty_tail = c;
+		n->dirty_tail = &c->next_dirty;
 	}
 }
 

@@ -136,7 +136,11 @@ struct node {
 	flt_out fout;
 	node_load_req *loads;
 
-	conn *dirty;            /* conns with queued packets */
+	/* Conns with queued packets, flushed in the order they were first
+	 * queued to: a broadcast reaches the children in list order, the
+	 * largest subtree first (the order the P-LogP model assumes). */
+	conn *dirty;
+	conn **dirty_tail;
 	uv_check_t flush_check;
 	uv_timer_t tick;        /* heartbeats, auth and launch deadlines */
 	uv_timer_t sync_timer;  /* next sync-filter timeout */
