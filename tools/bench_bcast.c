@@ -406,7 +406,7 @@ bb_sweep(const bb_cfg *c, const tool_programs *pg, const grove_logp_params *lp)
 	grove_logp_system sys = {c->clusters, c->per,
 	    grove_logp_params_has(lp, GROVE_LOGP_HOST) ? GROVE_LOGP_HOST :
 	    GROVE_LOGP_LAN, GROVE_LOGP_WAN, cores ? cores : online > 0 ?
-	    (uint32_t)online : 1};
+	    (uint32_t)online : 1, 1 /* CPs hand off to their own BEs */};
 	int32_t *parent = malloc(P * sizeof *parent);
 	uint64_t maxsize = 0;
 	for (size_t i = 0; i < c->nsizes; i++)

@@ -166,7 +166,7 @@ cmd_bcast(struct model_args *a)
 		GROVE_LOGP_OPTIMIZED, GROVE_LOGP_ORIGINAL,
 		GROVE_LOGP_WHOLE_NONBLOCKING, GROVE_LOGP_SEQUENTIAL,
 	};
-	grove_logp_system sys = {0, 0, a->local, a->wide, 0};
+	grove_logp_system sys = {0, 0, a->local, a->wide, 0, 0};
 	grove_logp_scheme one;
 	grove_logp_params *p;
 	grove_logp_plan plan;

@@ -1,14 +1,16 @@
-/* A ring of K processes pinned to one core passing one message around
+/* A ring of K processes per core passing one message around
  * (logp_crowd.h).  Each runs Grove's own connection layer on a libuv
  * loop over Unix sockets, as the processes of a tree do: it sleeps in its
- * loop until its predecessor's frame is whole, then forwards it. */
+ * loop until its predecessor's frame is whole, then forwards it.  None is
+ * pinned: the scheduler spreads them over the cores as it does a tree's
+ * processes, so a hop pays for waking a process on another core when the
+ * scheduler puts it there. */
 #define _GNU_SOURCE
 #include "logp_crowd.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,46 +44,53 @@ proc_cpu_ns(void)
 }
 
 /* One member of the ring: its event loop, the connection from its
- * predecessor and the one to its successor. */
+ * predecessor and the one to its successor.  It forwards exactly
+ * `quota` frames (an injector's own frame counts as one, so it keeps the
+ * last one it receives): every member then receives exactly `quota`. */
 typedef struct member {
 	uv_loop_t loop;
 	conn *in, *out;
 	uint32_t i;
-	int lap, laps, report;
+	int injector;
+	int received, forwarded, quota, warm, report;
+	int fwd_at_t0;
 	uint64_t t0;
 } member;
+
+typedef struct crowd_report {
+	uint64_t cpu_ns;
+	uint64_t hops;
+} crowd_report;
 
 static void
 report(member *mb)
 {
-	uint64_t spent = proc_cpu_ns() - mb->t0;
-	if (write(mb->report, &spent, sizeof spent) != sizeof spent)
+	crowd_report r = {proc_cpu_ns() - mb->t0,
+	    (uint64_t)(mb->forwarded - mb->fwd_at_t0)};
+	if (write(mb->report, &r, sizeof r) != sizeof r)
 		_exit(5);
 }
 
 /* A frame from the predecessor: on to the successor, as a CP forwards.
- * The first lap (page faults, first wake-up) is not timed; member 0
- * injected the message and stops after its last receive. */
+ * The first `warm` frames (page faults, first wake-ups, the tokens
+ * spreading) are not timed. */
 static void
 on_frame(conn *c, grove_packet *p)
 {
 	member *mb = c->owner;
-	mb->lap++;
-	if (mb->i == 0 && mb->lap == 1)
+	mb->received++;
+	if (mb->received == mb->warm) {
 		mb->t0 = proc_cpu_ns();
-	if (mb->i == 0 && mb->lap == mb->laps) {
-		/* Every other member has reported: the message passed
-		 * them all.  Its exit ends their loops (on_gone). */
-		report(mb);
-		_exit(0);
+		mb->fwd_at_t0 = mb->forwarded;
 	}
-	if (!mb->out || conn_send(mb->out, p) != 0 || !mb->out ||
-	    conn_flush(mb->out) != 0)
-		_exit(4);
-	if (mb->i != 0 && mb->lap == 1)
-		mb->t0 = proc_cpu_ns();
-	/* Its loop goes on finishing the send. */
-	if (mb->lap == mb->laps)
+	if (mb->forwarded < mb->quota) {
+		if (!mb->out || conn_send(mb->out, p) != 0 || !mb->out ||
+		    conn_flush(mb->out) != 0)
+			_exit(4);
+		mb->forwarded++;
+	}
+	/* Its loop goes on finishing the send; the driver stops it. */
+	if (mb->received == mb->quota)
 		report(mb);
 }
 
@@ -93,50 +102,46 @@ on_gone(conn *c, int err, const char *why)
 	member *mb = c->owner;
 	(void)err;
 	(void)why;
-	_exit(mb->lap >= mb->laps ? 0 : 4);
+	_exit(mb->received >= mb->quota ? 0 : 4);
 }
 
 static const conn_ops member_ops = {on_frame, on_gone, NULL};
 
 static void
-run_member(uint32_t i, int cpu, int in, int out, int report, size_t m,
-    int laps)
+run_member(member *mb, int in, int out, size_t m)
 {
-	member mb = {.i = i, .laps = laps, .report = report};
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof one, &one) != 0 ||
-	    uv_loop_init(&mb.loop) != 0 ||
-	    conn_open_fd(&mb.loop, in, &member_ops, &mb, 0, &mb.in) != 0 ||
-	    conn_open_fd(&mb.loop, out, &member_ops, &mb, 0, &mb.out) != 0)
+	if (uv_loop_init(&mb->loop) != 0 ||
+	    conn_open_fd(&mb->loop, in, &member_ops, mb, 0, &mb->in) != 0 ||
+	    conn_open_fd(&mb->loop, out, &member_ops, mb, 0, &mb->out) != 0)
 		_exit(3);
-	mb.in->authed = mb.out->authed = 1; /* private links: any size */
-	if (i == 0) {
+	mb->in->authed = mb->out->authed = 1; /* private links: any size */
+	if (mb->injector) {
 		uint8_t *b = calloc(m ? m : 1, 1);
 		grove_packet *p = NULL;
 		if (!b || wire_pack(&p, WIRE_T_DATA, 0, 1, 0, 0, "%auc", b,
-		    (uint64_t)m) != 0 || conn_send(mb.out, p) != 0 ||
-		    conn_flush(mb.out) != 0)
+		    (uint64_t)m) != 0 || conn_send(mb->out, p) != 0 ||
+		    conn_flush(mb->out) != 0)
 			_exit(3);
+		mb->forwarded = 1;
 		grove_packet_unref(p);
 		free(b);
 	}
-	uv_run(&mb.loop, UV_RUN_DEFAULT);
+	uv_run(&mb->loop, UV_RUN_DEFAULT);
 	_exit(4);
 }
 
 int
-logp_crowd_hop(uint32_t K, size_t m, double *w_s, char *err, size_t errlen)
+logp_crowd_hop(uint32_t per_core, uint32_t cores, size_t m, double *w_s,
+    char *err, size_t errlen)
 {
-	if (K < 2 || K > 4096 || !w_s) {
-		snprintf(err, errlen, "crowd of %u processes: need 2 to 4096",
-		    K);
+	uint64_t K64 = (uint64_t)per_core * (cores ? cores : 1);
+	if (per_core < 2 || K64 > LOGP_CROWD_MAX || !w_s) {
+		snprintf(err, errlen, "crowd of %u processes per core on %u "
+		    "cores: need 2 per core and at most %d in all",
+		    per_core, cores, LOGP_CROWD_MAX);
 		return GROVE_EINVAL;
 	}
-	int cpu = sched_getcpu();
-	if (cpu < 0)
-		cpu = 0;
+	uint32_t K = (uint32_t)K64;
 	int hops = m > CROWD_LARGE ? CROWD_HOPS_LARGE : CROWD_HOPS_SMALL;
 	int laps = 1 + (hops + (int)K - 1) / (int)K;
 	if (laps < 3)
@@ -175,7 +180,11 @@ logp_crowd_hop(uint32_t K, size_t m, double *w_s, char *err, size_t errlen)
 				if (fd[j] != in && fd[j] != out)
 					close(fd[j]);
 			close(report[0]);
-			run_member(i, cpu, in, out, report[1], m, laps);
+			/* Member 0 injects the message; a member
+			 * receives and forwards it once a lap. */
+			member mb = {.i = i, .report = report[1],
+			    .injector = i == 0, .quota = laps, .warm = 1};
+			run_member(&mb, in, out, m);
 		}
 	}
 	if (started < K) {
@@ -191,21 +200,22 @@ logp_crowd_hop(uint32_t K, size_t m, double *w_s, char *err, size_t errlen)
 	for (uint32_t j = 0; j < 2 * made; j++)
 		close(fd[j]);
 	made = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, hops_done = 0;
 	for (uint32_t got = 0; got < K; got++) {
-		uint64_t spent;
+		crowd_report r;
 		struct pollfd pf = {.fd = report[0], .events = POLLIN};
 		if (poll(&pf, 1, CROWD_TIMEOUT_MS) != 1 ||
-		    read(report[0], &spent, sizeof spent) != sizeof spent) {
+		    read(report[0], &r, sizeof r) != sizeof r) {
 			snprintf(err, errlen, "crowd of %u at %zu bytes: a "
 			    "process failed or took longer than %d s", K, m,
 			    CROWD_TIMEOUT_MS / 1000);
 			rc = GROVE_ETIMEDOUT;
 			goto out;
 		}
-		total += spent;
+		total += r.cpu_ns;
+		hops_done += r.hops;
 	}
-	*w_s = (double)total * 1e-9 / ((double)K * (laps - 1));
+	*w_s = hops_done ? (double)total * 1e-9 / (double)hops_done : 0;
 out:
 	/* Every member has reported (or the ring failed): stop them all,
 	 * our own children, then reap. */
@@ -244,19 +254,25 @@ logp_crowd_table(logp_table *t, int verbose, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		sizes[i] = t->rows[i].size;
 	t->n_crowds = LOGP_CROWD_N;
+	/* The cores the parameter file records (logp_write.c). */
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t cores = online > 0 ? (uint32_t)online : 1;
 	int rc = 0;
 	for (size_t k = 0; k < LOGP_CROWD_N && rc == 0; k++) {
 		t->crowd_K[k] = logp_crowd_K[k];
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			double *w = &t->crowd_w[k * n + i];
 			*w = -1;
-			if (!logp_crowd_size(sizes, n, i))
+			/* Rings beyond LOGP_CROWD_MAX processes (many
+			 * cores) stay unmeasured. */
+			if (!logp_crowd_size(sizes, n, i) ||
+			    (uint64_t)logp_crowd_K[k] * cores > LOGP_CROWD_MAX)
 				continue;
 			if (verbose)
 				fprintf(stderr, "\rcrowd %u, %zu bytes   ",
 				    logp_crowd_K[k], sizes[i]);
-			rc = logp_crowd_hop(logp_crowd_K[k], sizes[i], w,
-			    err, errlen);
+			rc = logp_crowd_hop(logp_crowd_K[k], cores, sizes[i],
+			    w, err, errlen);
 		}
 	}
 	if (verbose)

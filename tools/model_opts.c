@@ -72,7 +72,7 @@ model_bcast_topology(const char *cmd, const char *params_path,
     const char *clusters, const char *per_cluster, const char *size,
     grove_topo **out)
 {
-	grove_logp_system sys = {0, 0, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {0, 0, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_params *p;
 	grove_logp_plan plan;
 	uint64_t bytes, P;

@@ -234,6 +234,14 @@ typedef struct grove_logp_system {
 	 * less than their CPU work, w(m) of the local class each, over the
 	 * cores (the host CPU bound, docs/logp.md). */
 	uint32_t cores;
+	/* With cores > 0: 1 when every process that forwards also hands
+	 * the message to a process of its own on the same host, as Grove
+	 * maps a broadcast tree (a CP forwards, and its last child is the
+	 * process's own BE; grove_logp_tree_to_mrnet).  A tree with n
+	 * forwarding processes then makes n more hops and runs n more
+	 * processes, which the host CPU bound counts.  0: the paper's
+	 * system, where a process that forwards is the one that receives. */
+	int handoff;
 } grove_logp_system;
 
 /* One layer of a plan.  d = 0 and h = 0 when the layer has one process. */

@@ -68,19 +68,62 @@ layer_tree(grove_logp_layer *ly, const grove_logp_link *link, uint32_t P,
 
 /* ---- the host CPU bound --------------------------------------------- */
 
+/* Processes of a tree of P that forward: breadth-first d-ary trees fill
+ * their first ceil((P-1)/d) processes; in a binomial tree (parent: clear
+ * the low bit) process v has children iff it is even and v + 1 < P. */
+static uint32_t
+forwarders(uint32_t P, uint32_t d, int binomial)
+{
+	if (P <= 1)
+		return 0;
+	if (binomial || !d)
+		return P / 2;
+	return (P - 2) / d + 1;
+}
+
+/* The hand-offs (sys.handoff) of a two-layer tree: one per forwarding
+ * process but the root, which has the message.  Coordinators forward in
+ * their cluster's tree when it has more than one process, else in the
+ * WAN tree. */
+static uint32_t
+handoffs(const struct ctx *c, uint32_t d_w, uint32_t d_l, int binomial)
+{
+	uint32_t C = c->sys.clusters, Pl = c->sys.per_cluster, n;
+
+	if (!c->sys.handoff || !c->sys.cores)
+		return 0;
+	n = Pl > 1 ? C * forwarders(Pl, d_l, binomial) :
+	    forwarders(C, d_w, 0);
+	return n ? n - 1 : 0;
+}
+
+/* Hops of one cluster's LAN tree other than the root's (whose root hands
+ * nothing off): P_l - 1, and one hand-off per forwarding process. */
+static double
+lan_tree_hops(const struct ctx *c, uint32_t d_l, int binomial)
+{
+	uint32_t Pl = c->sys.per_cluster;
+
+	if (Pl <= 1)
+		return 0;
+	return (double)(Pl - 1) + (c->sys.handoff ?
+	    (double)forwarders(Pl, d_l, binomial) : 0);
+}
+
 /* w(m) of the local class, the CPU work (sender and receiver together)
  * of one message hop, at the crowd size of this broadcast: all its C P
- * processes on the host's cores take turns, C P / cores per core, and a
- * hop wakes a process whose caches the others have used since.  0 when
- * the processes have hosts of their own. */
+ * processes, and `extra` hand-off processes, on the host's cores take
+ * turns, that many per core, and a hop wakes a process whose caches the
+ * others have used since.  0 when the processes have hosts of their
+ * own. */
 static double
-host_hop_work(const struct ctx *c, double m)
+host_hop_work(const struct ctx *c, double m, uint32_t extra)
 {
 	double per_core, w;
 
 	if (!c->sys.cores)
 		return 0;
-	per_core = (double)c->sys.clusters * c->sys.per_cluster /
+	per_core = ((double)c->sys.clusters * c->sys.per_cluster + extra) /
 	    c->sys.cores;
 	if (grove_logp_params_work_at(c->p, c->sys.local, m, per_core, &w))
 		return 0;
@@ -141,8 +184,8 @@ host_lan_phase(const double *start, uint32_t C, double lambda,
  * at the times host_cluster_starts gives; the layer's lambda as it is when
  * there is no bound (or no memory for the start times). */
 static double
-host_bounded_lan(const struct ctx *c, double w, uint32_t d_w, double s,
-    double r, double lambda)
+host_bounded_lan(const struct ctx *c, double w, double tree_hops,
+    uint32_t d_w, double s, double r, double lambda)
 {
 	uint32_t C = c->sys.clusters, Pl = c->sys.per_cluster;
 	double *t, D;
@@ -156,7 +199,7 @@ host_bounded_lan(const struct ctx *c, double w, uint32_t d_w, double s,
 		host_cluster_starts(C, d_w ? d_w : 1, s, r, t, t + C);
 	else
 		t[0] = 0;
-	D = host_lan_phase(t, C, lambda, (double)(Pl - 1) * w, c->sys.cores);
+	D = host_lan_phase(t, C, lambda, tree_hops * w, c->sys.cores);
 	free(t);
 	return D;
 }
@@ -178,11 +221,14 @@ pipelined(const struct ctx *c, const grove_logp_link *w,
 		/* Every process receives every segment once, all on one
 		 * host: the pipeline cannot run faster than that work over
 		 * the cores.  The first segment's LAN trees share them too. */
-		double hw = host_hop_work(c, (double)seg->m);
-		double all = (double)c->sys.clusters * c->sys.per_cluster - 1;
+		uint32_t extra = handoffs(c, plan->wan.d, plan->lan.d, 0);
+		double hw = host_hop_work(c, (double)seg->m, extra);
+		double all = (double)c->sys.clusters * c->sys.per_cluster -
+		    1 + extra;
 
 		plan->gamma = max2(plan->gamma, all * hw / c->sys.cores);
-		plan->lan.lambda = host_bounded_lan(c, hw, plan->wan.d, w->s,
+		plan->lan.lambda = host_bounded_lan(c, hw,
+		    lan_tree_hops(c, plan->lan.d, 0), plan->wan.d, w->s,
 		    w->r, plan->lan.lambda);
 	}
 	plan->lambda = plan->wan.lambda + plan->lan.lambda;
@@ -288,15 +334,23 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 	links_at(sg->c, (double)seg->m, &w, &l);
 	link = sg->wide ? &w : &l;
 	d = sg->P <= 1 ? 0 : first_degree(how, link, sg->P);
-	/* The host CPU bound: the WAN layer's C - 1 hops, or all clusters'
-	 * LAN trees at once, per segment and for the first one. */
-	double hw = host_hop_work(sg->c, (double)seg->m);
-	double hops = sg->wide ? (double)sg->P - 1 :
-	    (double)sg->c->sys.clusters * (sg->P - 1);
-	double bound = sg->c->sys.cores ? hops * hw / sg->c->sys.cores : 0;
 	for (;;) {
 		layer_tree(&cand, link, sg->P, d, seg);
-		if (sg->P > 1) {
+		if (sg->P > 1 && sg->c->sys.cores) {
+			/* The host CPU bound: the WAN layer's C - 1 hops, or
+			 * all clusters' LAN trees at once, per segment and
+			 * for the first one; hand-offs of this layer's
+			 * forwarding processes but the root. */
+			const struct ctx *c = sg->c;
+			uint32_t extra = sg->wide ? (c->sys.per_cluster > 1 ?
+			    0 : handoffs(c, d, 0, 0)) :
+			    (c->sys.handoff ? c->sys.clusters *
+			    forwarders(sg->P, d, 0) - 1 : 0);
+			double hops = sg->wide ? (double)sg->P - 1 + extra :
+			    (double)c->sys.clusters * (sg->P - 1) + extra;
+			double bound = hops * host_hop_work(c,
+			    (double)seg->m, extra) / c->sys.cores;
+
 			cand.gamma = max2(cand.gamma, bound);
 			cand.lambda = max2(cand.lambda, bound);
 		}
@@ -396,9 +450,9 @@ plan_whole(const struct ctx *c, int blocking, grove_logp_plan *plan)
 		/* The clusters' trees share the host's cores (sys.cores):
 		 * coordinators reached one WAN send apart start theirs at
 		 * about the same time. */
-		plan->lan.lambda = host_bounded_lan(c, host_hop_work(c, M),
-		    C - 1, C > 1 ? wsend.s : 0, C > 1 ? w.r : 0,
-		    plan->lan.lambda);
+		plan->lan.lambda = host_bounded_lan(c, host_hop_work(c, M,
+		    handoffs(c, C - 1, 0, 1)), lan_tree_hops(c, 0, 1), C - 1,
+		    C > 1 ? wsend.s : 0, C > 1 ? w.r : 0, plan->lan.lambda);
 	}
 	plan->lambda = wan_done + plan->lan.lambda;
 	plan->gamma = max2(plan->wan.gamma, plan->lan.gamma);

@@ -76,7 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* With the file's cores, so the host CPU bound is evaluated
 		 * on whatever w it has. */
 		grove_logp_system sys = {3, 4, GROVE_LOGP_LAN, GROVE_LOGP_WAN,
-		    grove_logp_params_cores(p)};
+		    grove_logp_params_cores(p), 1};
 		double w;
 
 		/* crowds, where a file has them, are in the host class */

@@ -48,7 +48,7 @@ flat_params(double work)
 static double
 plan_T(const grove_logp_params *p, uint32_t cores, grove_logp_scheme s)
 {
-	grove_logp_system sys = {3, 4, GROVE_LOGP_HOST, GROVE_LOGP_WAN, cores};
+	grove_logp_system sys = {3, 4, GROVE_LOGP_HOST, GROVE_LOGP_WAN, cores, 0};
 	grove_logp_plan plan;
 	char err[200];
 

@@ -67,7 +67,7 @@ static void
 test_optimized(void **state)
 {
 	grove_logp_params *p = flat_params(400);
-	grove_logp_system sys = {3, 4, GROVE_LOGP_HOST, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {3, 4, GROVE_LOGP_HOST, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_plan plan;
 	char err[200];
 

@@ -96,7 +96,7 @@ static void
 test_whole_message_schemes(void **state)
 {
 	grove_logp_params *p = paper_params();
-	grove_logp_system sys = {4, 1, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {4, 1, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_link w, l;
 	grove_logp_plan plan;
 	char err[256];
@@ -145,8 +145,8 @@ test_paper_claims(void **state)
 	 * fast as the segmented one; for large ones the segmented one is
 	 * much faster, and about as fast for 8 clusters as for 4. */
 	grove_logp_params *p = paper_params();
-	grove_logp_system s4 = {4, 16, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
-	grove_logp_system s8 = {8, 8, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system s4 = {4, 16, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
+	grove_logp_system s8 = {8, 8, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_plan o4, n4, n8, o8;
 
 	(void)state;
@@ -177,7 +177,7 @@ static void
 test_segments_and_remainder(void **state)
 {
 	grove_logp_params *p = load_example();
-	grove_logp_system sys = {2, 3, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {2, 3, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_plan plan;
 	char err[256];
 
@@ -228,7 +228,7 @@ static void
 test_errors(void **state)
 {
 	grove_logp_params *p = load_example(), *lan_only = NULL;
-	grove_logp_system sys = {0, 4, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {0, 4, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	const grove_logp_sample *s;
 	grove_logp_plan plan;
 	char err[256];
@@ -240,7 +240,7 @@ test_errors(void **state)
 	    100, 1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err),
 	    GROVE_EINVAL);
 	assert_non_null(strstr(err, "impossible cluster map: 0 clusters"));
-	sys = (grove_logp_system){3, 0, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	sys = (grove_logp_system){3, 0, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	assert_int_equal(grove_logp_bcast_plan(p, &sys, GROVE_LOGP_ORIGINAL,
 	    100, 1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err),
 	    GROVE_EINVAL);
@@ -270,7 +270,7 @@ test_errors(void **state)
 	n = grove_logp_params_samples(p, GROVE_LOGP_LAN, &s, &L);
 	assert_int_equal(grove_logp_params_set_class(lan_only, GROVE_LOGP_LAN,
 	    L, s, n, NULL, 0), 0);
-	sys = (grove_logp_system){1, 8, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	sys = (grove_logp_system){1, 8, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	assert_int_equal(grove_logp_bcast_plan(lan_only, &sys,
 	    GROVE_LOGP_OPTIMIZED, 1000, 1, GROVE_LOGP_HEURISTIC, &plan, err,
 	    sizeof err), 0);
@@ -294,9 +294,9 @@ static void
 test_sequential_is_sum_of_layers(void **state)
 {
 	grove_logp_params *p = paper_params();
-	grove_logp_system two = {6, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
-	grove_logp_system wan = {6, 1, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
-	grove_logp_system lan = {1, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system two = {6, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
+	grove_logp_system wan = {6, 1, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
+	grove_logp_system lan = {1, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_plan seq, w, l;
 
 	(void)state;
@@ -324,7 +324,7 @@ test_extreme_parameters(void **state)
 	grove_logp_sample huge[2] = {{1, 1e300, 1e300, 1e300, 0},
 	    {1024, 1e308, 1e308, 1.7e308, 0}};
 	grove_logp_sample zero[1] = {{1, 0, 0, 0, 0}};
-	grove_logp_system sys = {5, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {5, 7, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	grove_logp_params *p = NULL;
 	grove_logp_plan plan;
 
@@ -422,7 +422,7 @@ test_heuristic_near_exhaustive(void **state)
 	for (unsigned s = 0; s < sizeof sets / sizeof sets[0]; s++) {
 		for (unsigned m = 0; m < sizeof maps / sizeof maps[0]; m++) {
 			grove_logp_system sys = {maps[m][0], maps[m][1],
-			    sets[s].local, sets[s].wide, 0};
+			    sets[s].local, sets[s].wide, 0, 0};
 
 			for (unsigned z = 0; z < sizeof sizes / sizeof sizes[0];
 			    z++) {

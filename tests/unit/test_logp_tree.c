@@ -186,7 +186,7 @@ static void
 test_tree_for_plan(void **state)
 {
 	grove_logp_plan plan;
-	grove_logp_system sys = {3, 5, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0};
+	grove_logp_system sys = {3, 5, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
 	int32_t parent[15];
 	struct shape sh;
 
