@@ -3,7 +3,8 @@
  * the last-in instant at the start of its wave's sync span (the clock is
  * read only for waves the sync filter releases); spans that never end
  * before they start; and a broadcast's flushes chained, each starting
- * where the previous one ended (they share a clock read).
+ * where the previous one ended (they share a clock read), in the order of
+ * the node's children in the topology.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,14 @@ find(const struct trace_proc *p, const struct trace_ring_snap *r, uint16_t op,
 	return NULL;
 }
 
+/* The node a "link:FROM->TO" collector sends to, or -1. */
+static long
+link_to(const char *where)
+{
+	const char *arrow = strstr(where, "->");
+	return arrow ? strtol(arrow + 2, NULL, 10) : -1;
+}
+
 /* Checks one node (front-end or CP); returns its chained flush pairs. */
 static int
 check_node(const struct trace_proc *p)
@@ -60,8 +69,19 @@ check_node(const struct trace_proc *p)
 				IT_FAIL("%s: %s tuple ends before it starts",
 				    p->label, name);
 			if (!strcmp(name, "link.writev")) {
-				chained += prev_writev &&
+				int chain = prev_writev &&
 				    prev_writev->t_end == t->t_start;
+				/* kary numbers nodes depth first, so a node's
+				 * children are in increasing order. */
+				if (chain && link_to(coll_where(p,
+				    prev_writev->collector)) >= link_to(
+				    coll_where(p, t->collector)))
+					IT_FAIL("%s: flushed %s before %s, "
+					    "against the topology's order",
+					    p->label, coll_where(p,
+					    prev_writev->collector),
+					    coll_where(p, t->collector));
+				chained += chain;
 				prev_writev = t;
 			} else if (t->op != GROVE_OP_SEND) {
 				prev_writev = NULL;

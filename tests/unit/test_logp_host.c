@@ -122,6 +122,63 @@ test_sequential(void **state)
 	grove_logp_params_destroy(p);
 }
 
+/* sys.handoff: every forwarding process hands the message to one more
+ * process of its own (a CP and its BE), 3 clusters of 4, w = 400, 2
+ * cores.  Binomial trees of 4 have 2 forwarders (processes 0 and 2), so a
+ * coordinator's tree makes 3 + 2 = 5 hops: whole-nonblocking 2 trees x 5
+ * x 400 / 2 = 2000, T = 11005 + 2000; original, the last tree alone,
+ * 5 x 400 / 2 = 1000, T = 12000 + 1000.  optimized (k = 2, d_w = 2,
+ * d_l = 3): a 3-ary tree of 4 has one forwarder, so 3 x 1 - 1 = 2
+ * hand-offs (the root has none): gamma = (11 + 2) x 400 / 2 = 2600, the
+ * first segment's trees 2 x (3 + 1) x 400 / 2 = 1600, T = 2600 + 11005 +
+ * 1600.  Without cores there is no bound to count them in. */
+static void
+test_handoff(void **state)
+{
+	grove_logp_params *p = flat_params(400);
+	grove_logp_system sys = {3, 4, GROVE_LOGP_HOST, GROVE_LOGP_WAN, 2, 1};
+	static const grove_logp_scheme all[] = {GROVE_LOGP_OPTIMIZED,
+	    GROVE_LOGP_ORIGINAL, GROVE_LOGP_WHOLE_NONBLOCKING,
+	    GROVE_LOGP_SEQUENTIAL};
+	grove_logp_plan plan;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(grove_logp_bcast_plan(p, &sys,
+	    GROVE_LOGP_WHOLE_NONBLOCKING, 1024, 1, GROVE_LOGP_HEURISTIC, &plan,
+	    err, sizeof err), 0);
+	assert_true(NEAR(plan.T, 13005));
+	assert_int_equal(grove_logp_bcast_plan(p, &sys, GROVE_LOGP_ORIGINAL,
+	    1024, 1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err), 0);
+	assert_true(NEAR(plan.T, 13000));
+	assert_int_equal(grove_logp_bcast_eval(p, &sys, 1024, 1, 2, 2, 3,
+	    &plan, err, sizeof err), 0);
+	assert_true(NEAR(plan.gamma, 2600));
+	assert_true(NEAR(plan.lan.lambda, 1600));
+	assert_true(NEAR(plan.T, 15205));
+	/* Hand-offs only add work: never a shorter prediction. */
+	for (unsigned i = 0; i < 4; i++) {
+		double with, without;
+
+		sys.handoff = 1;
+		assert_int_equal(grove_logp_bcast_plan(p, &sys, all[i], 1024,
+		    1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err), 0);
+		with = plan.T;
+		sys.handoff = 0;
+		assert_int_equal(grove_logp_bcast_plan(p, &sys, all[i], 1024,
+		    1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err), 0);
+		without = plan.T;
+		assert_true(with >= without);
+		sys.cores = 0;
+		sys.handoff = 1;
+		assert_int_equal(grove_logp_bcast_plan(p, &sys, all[i], 1024,
+		    1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err), 0);
+		assert_true(NEAR(plan.T, plan_T(p, 0, all[i])));
+		sys.cores = 2;
+	}
+	grove_logp_params_destroy(p);
+}
+
 int
 main(void)
 {
@@ -131,6 +188,7 @@ main(void)
 		cmocka_unit_test(test_optimized),
 		cmocka_unit_test(test_no_work_no_change),
 		cmocka_unit_test(test_sequential),
+		cmocka_unit_test(test_handoff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
