@@ -89,7 +89,7 @@ int grove_logp_params_set_cores(grove_logp_params *p, uint32_t cores);
 uint32_t grove_logp_params_cores(const grove_logp_params *p);
 
 /* CPU work in a crowd: w measured while a message goes round a ring of K
- * processes that take turns on one core, so that every hop wakes a
+ * processes per core, free to run on any core, so that every hop wakes a
  * different process whose caches others have used since (`grove logp
  * measure`'s "crowd" rows; docs/logp.md).  Per class, at most
  * GROVE_LOGP_MAX_CROWDS values of K in [2, GROVE_LOGP_MAX_CROWD_K]. */
