@@ -245,11 +245,20 @@ first_degree(grove_logp_search how, const grove_logp_link *l, uint32_t P)
 
 /* The degree it evaluates after d; 0 when there is none left. */
 static uint32_t
-next_degree(grove_logp_search how, uint32_t P, uint32_t d, uint32_t last)
+next_degree(const struct ctx *c, grove_logp_search how, uint32_t P,
+    uint32_t d, uint32_t last)
 {
+	uint32_t h, f;
+
 	if (how == GROVE_LOGP_EXHAUSTIVE)
 		return d < last ? d + 1 : 0;
-	return logp_next_useful_degree(P, d, last);
+	h = logp_next_useful_degree(P, d, last);
+	if (!c->sys.handoff || !c->sys.cores)
+		return h;
+	/* Hand-offs are work at any height: a degree with fewer
+	 * forwarders can win without lowering the tree. */
+	f = logp_next_fewer_forwarders(P, d, last);
+	return !h ? f : !f ? h : h < f ? h : f;
 }
 
 /* Best degrees of the pipelined broadcast for one cut. */
@@ -300,13 +309,13 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 			}
 			if (Pl <= 1)
 				break;
-			d_l = next_degree(how, Pl, d_l, dl_last);
+			d_l = next_degree(c, how, Pl, d_l, dl_last);
 			if (!d_l)
 				break;
 		}
 		if (C <= 1)
 			break;
-		d_w = next_degree(how, C, d_w, wlast);
+		d_w = next_degree(c, how, C, d_w, wlast);
 		if (!d_w)
 			break;
 	}
@@ -362,7 +371,7 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 		}
 		if (sg->P <= 1)
 			break;
-		d = next_degree(how, sg->P, d, last);
+		d = next_degree(sg->c, how, sg->P, d, last);
 		if (!d)
 			break;
 	}

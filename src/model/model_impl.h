@@ -76,6 +76,12 @@ double logp_search_segments(uint64_t n, uint32_t elem,
  * d, or 0 when there is none. */
 uint32_t logp_next_useful_degree(uint64_t P, uint32_t d, uint32_t last);
 
+/* With hand-offs (grove_logp_system.handoff) on one host, fewer
+ * forwarding processes mean less work at the same height: the next
+ * degree after d, up to `last`, whose breadth-first tree over P processes
+ * has fewer forwarders, or 0 when there is none. */
+uint32_t logp_next_fewer_forwarders(uint64_t P, uint32_t d, uint32_t last);
+
 /* The heuristic's first degree: g/s rounded down, within [1, last]. */
 uint32_t logp_first_degree(const grove_logp_link *l, uint32_t last);
 

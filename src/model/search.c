@@ -187,6 +187,22 @@ logp_next_useful_degree(uint64_t P, uint32_t d, uint32_t last)
 }
 
 uint32_t
+logp_next_fewer_forwarders(uint64_t P, uint32_t d, uint32_t last)
+{
+	/* A breadth-first tree of degree d has f = ceil((P-1)/d) forwarding
+	 * processes; f - 1 of them take ceil((P-1)/(f-1)) children. */
+	uint64_t n = P > 0 ? P - 1 : 0, f, next;
+
+	if (d == 0 || d >= last || n == 0)
+		return 0;
+	f = (n + d - 1) / d;
+	if (f <= 1)
+		return 0;
+	next = (n + (f - 1) - 1) / (f - 1);
+	return next <= last ? (uint32_t)next : 0;
+}
+
+uint32_t
 logp_first_degree(const grove_logp_link *l, uint32_t last)
 {
 	double q;
