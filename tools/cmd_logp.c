@@ -178,7 +178,7 @@ print_table(const logp_table *t, const logp_cfg *cfg)
 	}
 	if (!t->n_crowds)
 		return;
-	printf("  w with K processes taking turns on one core:\n  %9s",
+	printf("  w with K processes per core taking turns:\n  %9s",
 	    "size");
 	for (size_t k = 0; k < t->n_crowds; k++)
 		printf("  %8s%-3u", "K=", t->crowd_K[k]);

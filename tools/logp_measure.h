@@ -40,7 +40,7 @@ typedef struct logp_table {
 	logp_row *rows;       /* n_sizes of them, malloc'd */
 	size_t n;
 	double seconds;       /* how long the measurement took */
-	/* host: w in crowds of crowd_K[k] processes on one core at size
+	/* host: w in crowds of crowd_K[k] processes per core at size
 	 * rows[i].size is crowd_w[k * n + i] (seconds, < 0 where not
 	 * measured; logp_crowd.h).  n_crowds 0 when not measured. */
 	size_t n_crowds;

@@ -13,7 +13,7 @@ struct logp_class_data {
 	double L;
 	size_t n;
 	grove_logp_sample s[GROVE_LOGP_MAX_SAMPLES];
-	/* w with K processes on one core (grove_logp_params_set_crowd),
+	/* w with K processes per core (grove_logp_params_set_crowd),
 	 * K increasing; only size and w of the samples are used. */
 	size_t ncrowds;
 	struct logp_crowd {

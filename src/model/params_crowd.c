@@ -1,5 +1,5 @@
 /* The CPU work of a message hop in a crowd: w measured with K processes
- * taking turns on one core, and w at the crowd size of a configuration
+ * per core taking turns, and w at the crowd size of a configuration
  * (docs/logp.md, "The host CPU bound"). */
 #include <math.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  *   # bytes  os   or   g    w
  *   1        1.1  1.3  2.0  9.5
  *
- *   crowd 32 1024 24.1      w with 32 processes on one core (optional)
+ *   crowd 32 1024 24.1      w with 32 processes per core (optional)
  *
  * One statement per line; '#' starts a comment.  The header comes first;
  * an optional "cores N" anywhere after it; one section per link class ("class NAME" followed by exactly one
@@ -120,7 +120,7 @@ finish_section(grove_logp_params *p, struct section *sec, char *err,
 	return rc;
 }
 
-/* "crowd K SIZE W": w at SIZE with K processes on one core.  The rows of
+/* "crowd K SIZE W": w at SIZE with K processes per core.  The rows of
  * one K are consecutive, K and SIZE increasing. */
 static int
 parse_crowd(struct section *sec, char **tok, int ntok, unsigned line,
@@ -506,7 +506,7 @@ grove_logp_params_write(const grove_logp_params *p, FILE *f)
 		}
 		if (cd->ncrowds)
 			fprintf(f, "# crowd K bytes w: w with K processes "
-			    "on one core\n");
+			    "per core\n");
 		for (size_t k = 0; k < cd->ncrowds; k++) {
 			for (size_t i = 0; i < cd->crowd[k].n; i++) {
 				fprintf(f, "crowd %u %llu ", cd->crowd[k].K,

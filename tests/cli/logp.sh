@@ -59,7 +59,7 @@ for l in lines[1:]:
     elif l[0] == "L":
         classes[cls]["L"] = float(l[1])
     elif l[0] == "crowd":
-        # w with K processes on one core: host only, K on the grid,
+        # w with K processes per core: host only, K on the grid,
         # sizes 1, 1K (log2 even) of the four, w > 0.
         assert cls == "host" and len(l) == 4, l
         crowds.setdefault(int(l[1]), []).append((int(l[2]), float(l[3])))
