@@ -18,6 +18,7 @@
 #include "net/auth.h"
 #include "net/emu.h"
 #include "net/sockio.h"
+#include "trace/space.h"
 
 #define MAX_IOV 512
 
@@ -195,6 +196,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			conn_close(c, GROVE_ECLOSED, uv_strerror((int)nread));
 		return;
 	}
+	trace_ring_settle();
 	uint64_t t0 = grove_trace_begin();
 	rxbuf_commit(&c->rx, (size_t)nread);
 	c->rx_bytes += (uint64_t)nread;
@@ -447,6 +449,7 @@ conn_flush(conn *c)
 			iov[i] = uv_buf_init((char *)b, (unsigned)len);
 			total += len;
 		}
+		trace_ring_settle();
 		uint64_t t0 = hint ? hint : grove_trace_begin();
 		hint = 0;
 		int w = uv_try_write(&c->h.stream, iov, (unsigned)n);

@@ -5,6 +5,9 @@
 #include "trace/trace_impl.h"
 
 #include <ctype.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -90,22 +93,21 @@ trace_segment_name(char *buf, size_t len, const char *network_id,
 int
 trace_tsc_invariant(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[8192];
-	int constant = 0, nonstop = 0;
-	if (!f)
+#ifdef GROVE_TRACE_HAVE_TSC_
+	/* CPUID 0x80000007, EDX bit 8: the TSC runs at a constant rate in
+	 * every P-, C- and T-state, which is what the kernel reports as
+	 * constant_tsc and nonstop_tsc.  Asked of the CPU because every
+	 * process opening an event space asks: /proc/cpuinfo took about
+	 * 60 us to read here, one CPUID about 6 us in a virtual machine. */
+	unsigned int eax, ebx, ecx, edx;
+	if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) ||
+	    eax < 0x80000007u ||
+	    !__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx))
 		return 0;
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "flags", 5) != 0)
-			continue;
-		for (char *w = strtok(line, " \t\n"); w; w = strtok(0, " \t\n")) {
-			constant |= !strcmp(w, "constant_tsc");
-			nonstop |= !strcmp(w, "nonstop_tsc");
-		}
-		break; /* every CPU lists the same flags */
-	}
-	fclose(f);
-	return constant && nonstop;
+	return (edx >> 8) & 1;
+#else
+	return 0;
+#endif
 }
 
 static uint64_t
@@ -545,6 +547,38 @@ use_sink(void)
 	grove_trace_tls_.ring = &sink.ring;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Bytes of a ring mapped when it is claimed: 16 KiB, 512 tuples. */
+#define TRACE_RING_FIRST_BYTES (16u << 10)
+/* Whether the calling thread's ring has all its pages mapped. */
+static __thread int ring_mapped;
+
+void
+trace_ring_settle(void)
+{
+	struct grove_trace_ring_ *r = grove_trace_tls_.ring;
+	/* Half the first pages used: map the rest before the writer gets
+	 * there, or it takes a page fault every 128 tuples until the ring
+	 * has wrapped once, which costs a third as much again as the
+	 * tuples themselves.  Older kernels refuse the advice; then the
+	 * faults stay (the pages are reserved either way). */
+	if (ring_mapped || !r || r == &sink.ring ||
+	    __atomic_load_n(&r->head, __ATOMIC_RELAXED) * sizeof(grove_trace_tuple) <
+	    TRACE_RING_FIRST_BYTES / 2)
+		return;
+	ring_mapped = 1;
+	pthread_mutex_lock(&sp.lock);
+	/* A fini since this thread claimed it unmapped the ring. */
+	if (sp.base && grove_trace_tls_.gen == sp.gen)
+		madvise((char *)r + TRACE_RING_FIRST_BYTES,
+		    sp.h->ring_stride - TRACE_RING_FIRST_BYTES,
+		    MADV_POPULATE_WRITE);
+	pthread_mutex_unlock(&sp.lock);
+}
+
 void
 grove_trace_claim_(void)
 {
@@ -567,14 +601,15 @@ grove_trace_claim_(void)
 		return;
 	}
 	struct grove_trace_ring_ *r = trace_ring_at(sp.base, h, i);
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-	/* Map the ring's pages now: otherwise the fast path takes a page
-	 * fault every 128 tuples until the ring has wrapped once, which
-	 * costs a third as much again as the tuples themselves.  Older
-	 * kernels refuse the advice; then the faults stay. */
-	madvise(r, h->ring_stride, MADV_POPULATE_WRITE);
+	/* The ring is reserved (no SIGBUS on a full /dev/shm), but only
+	 * its first pages are mapped: most threads of a large tree record
+	 * a few hundred tuples, and mapping 256 KiB cost each process about
+	 * 75 us at start.  trace_ring_settle() maps the rest once the
+	 * thread turns out to record more. */
+	size_t first = h->ring_stride < TRACE_RING_FIRST_BYTES ?
+	    h->ring_stride : TRACE_RING_FIRST_BYTES;
+	madvise(r, first, MADV_POPULATE_WRITE);
+	ring_mapped = first == h->ring_stride;
 	r->mask = h->ring_slots - 1;
 	r->tid = (uint32_t)syscall(SYS_gettid);
 	r->index = i;

@@ -147,7 +147,14 @@ void trace_calib_now(int tsc, struct trace_calib *out);
  * readings (monotonic, realtime, monotonic), plus inject_ns. */
 void trace_rt_now(int64_t inject_ns, struct trace_rt *out);
 
-/* 1 when /proc/cpuinfo lists constant_tsc and nonstop_tsc. */
+/* Maps all pages of the calling thread's ring once it has used half of
+ * those mapped when it was claimed; a few loads otherwise.  Called where
+ * a thread makes system calls anyway (the connection layer's writes and
+ * reads), never from the recording fast path. */
+void trace_ring_settle(void);
+
+/* 1 when the CPU says its TSC is invariant (what the kernel lists as
+ * constant_tsc and nonstop_tsc in /proc/cpuinfo). */
 int trace_tsc_invariant(void);
 
 /* 1 while this process has an event space open (enabled or not). */

@@ -19,6 +19,7 @@
 #include "grove/error.h"
 #include "grove/trace.h"
 #include "trace/reader.h"
+#include "trace/space.h"
 
 static char net[64];
 
@@ -276,6 +277,62 @@ test_fork_child_off(void **state)
 	grove_trace_fini(0);
 }
 
+/* KiB of the calling process's mapping that contains addr as resident
+ * in its page tables (smaps "Rss"), or -1. */
+static long
+rss_kib_at(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0;
+	long kib = -1;
+	uintptr_t a = (uintptr_t)addr;
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= lo && a < hi;
+			continue;
+		}
+		if (in && sscanf(line, "Rss: %ld kB", &kib) == 1)
+			break;
+	}
+	fclose(f);
+	return kib;
+}
+
+/* A claimed ring has only its first 16 KiB mapped; trace_ring_settle()
+ * maps the rest once the thread has used half of those, and not before
+ * (a thread of a large tree that records a few tuples never pays for
+ * 256 KiB of page tables). */
+static void
+test_ring_mapped_on_demand(void **state)
+{
+	(void)state;
+	new_net();
+	setenv("GROVE_TRACE_SIZE", "8192", 1);
+	assert_int_equal(grove_trace_init(net, "be", 3), 0);
+	unsetenv("GROVE_TRACE_SIZE");
+	grove_trace_collector c = {1, 0};
+	for (int i = 0; i < 10; i++)
+		grove_trace_record(&c, GROVE_OP_SEND, i, 1, 2);
+	const void *ring = grove_trace_tls_.ring;
+	long before = rss_kib_at(ring);
+	assert_true(before > 0);
+	trace_ring_settle();
+	assert_int_equal(rss_kib_at(ring), before); /* 10 tuples: not yet */
+	for (int i = 0; i < 300; i++)
+		grove_trace_record(&c, GROVE_OP_SEND, i, 1, 2);
+	long used = rss_kib_at(ring);
+	trace_ring_settle();
+	long after = rss_kib_at(ring);
+	/* 8192 tuples of 32 bytes: 240 KiB beyond the first 16. */
+	assert_true(after - used >= 236);
+	assert_int_equal(c.seq, 310);
+	grove_trace_fini(0);
+}
+
 int
 main(void)
 {
@@ -286,6 +343,7 @@ main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_ring_per_thread),
 		cmocka_unit_test(test_fork_child_off),
+		cmocka_unit_test(test_ring_mapped_on_demand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
