@@ -560,14 +560,18 @@ void
 trace_ring_settle(void)
 {
 	struct grove_trace_ring_ *r = grove_trace_tls_.ring;
+	/* A ring claimed before a fini may be unmapped: like the fast
+	 * path, touch it only while its generation is the live one. */
+	if (ring_mapped || !r || r == &sink.ring || grove_trace_tls_.gen !=
+	    __atomic_load_n(&grove_trace_on_, __ATOMIC_RELAXED))
+		return;
 	/* Half the first pages used: map the rest before the writer gets
 	 * there, or it takes a page fault every 128 tuples until the ring
 	 * has wrapped once, which costs a third as much again as the
 	 * tuples themselves.  Older kernels refuse the advice; then the
 	 * faults stay (the pages are reserved either way). */
-	if (ring_mapped || !r || r == &sink.ring ||
-	    __atomic_load_n(&r->head, __ATOMIC_RELAXED) * sizeof(grove_trace_tuple) <
-	    TRACE_RING_FIRST_BYTES / 2)
+	if (__atomic_load_n(&r->head, __ATOMIC_RELAXED) *
+	    sizeof(grove_trace_tuple) < TRACE_RING_FIRST_BYTES / 2)
 		return;
 	ring_mapped = 1;
 	pthread_mutex_lock(&sp.lock);

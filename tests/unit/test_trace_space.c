@@ -302,6 +302,23 @@ rss_kib_at(const void *addr)
 	return kib;
 }
 
+static pthread_barrier_t settle_barrier;
+
+/* Records enough to want its ring settled, then (after the main thread's
+ * fini unmapped the segment) asks for it: must not touch the old ring. */
+static void *
+settle_after_fini(void *arg)
+{
+	grove_trace_collector c = {2, 0};
+	(void)arg;
+	for (int i = 0; i < 400; i++)
+		grove_trace_record(&c, GROVE_OP_SEND, i, 1, 2);
+	pthread_barrier_wait(&settle_barrier);
+	pthread_barrier_wait(&settle_barrier);
+	trace_ring_settle();
+	return NULL;
+}
+
 /* A claimed ring has only its first 16 KiB mapped; trace_ring_settle()
  * maps the rest once the thread has used half of those, and not before
  * (a thread of a large tree that records a few tuples never pays for
@@ -331,6 +348,19 @@ test_ring_mapped_on_demand(void **state)
 	assert_true(after - used >= 236);
 	assert_int_equal(c.seq, 310);
 	grove_trace_fini(0);
+	trace_ring_settle(); /* no ring any more: nothing to do */
+
+	/* Another thread's ring, unmapped by a fini before it settles. */
+	new_net();
+	assert_int_equal(grove_trace_init(net, "be", 4), 0);
+	pthread_t t;
+	assert_int_equal(pthread_barrier_init(&settle_barrier, NULL, 2), 0);
+	assert_int_equal(pthread_create(&t, NULL, settle_after_fini, NULL), 0);
+	pthread_barrier_wait(&settle_barrier);
+	grove_trace_fini(0);
+	pthread_barrier_wait(&settle_barrier);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&settle_barrier);
 }
 
 int
