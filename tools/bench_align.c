@@ -85,16 +85,9 @@ parse(int argc, char **argv, align_cfg *c)
 		if (!strcmp(a, "--topology")) {
 			c->spec = v;
 		} else if (!strcmp(a, "--inject-step")) {
-			char *end;
-			long long x = strtoll(v, &end, 10);
-			if (!*v || *end || x < -1000000000000LL ||
-			    x > 1000000000000LL) {
-				fprintf(stderr, "grove bench align: --inject-step "
-				    "wants nanoseconds in [-1e12, 1e12], not "
-				    "'%s'\n", v);
+			if (tool_parse_inject_step("grove bench align", v,
+			    &c->step))
 				return 2;
-			}
-			c->step = x;
 		} else if (!strcmp(a, "--backends") || !strcmp(a, "--repeat")) {
 			long x = tool_parse_count(v, !strcmp(a, "--repeat")
 			    ? 1000 : 4096);
@@ -286,24 +279,16 @@ bench_align(int argc, char **argv)
 		return 1;
 	}
 	tool_raise_nofile();
-	/* Processes read their offsets when they start; the front-end reads
-	 * GROVE_TRACE_SHIP at each collection. */
-	char step[32];
-	snprintf(step, sizeof step, "%" PRId64, c.step);
-	setenv("GROVE_CLOCK_INJECT_NS", step, 1);
+	/* The front-end reads GROVE_TRACE_SHIP at each collection. */
 	setenv("GROVE_TRACE_SHIP", "all", 1);
-	grove_net_opts o;
 	grove_net *net = NULL;
-	tool_net_opts(&o, &pg, c.spec, c.backends);
-	rc = grove_net_create(&o, &net);
-	unsetenv("GROVE_CLOCK_INJECT_NS");
+	rc = tool_net_create_injected("grove bench align", &pg, c.spec,
+	    c.backends, c.step, &net);
 	double *collect_s = calloc(c.repeat, sizeof *collect_s);
 	double *skew_s = calloc(c.repeat, sizeof *skew_s);
 	align_result fe = {0}, rt = {0};
 	if (rc < 0) {
-		fprintf(stderr, "grove bench align: create %s with %u back-ends: "
-		    "%s: %s\n", c.spec, c.backends, grove_strerror(rc),
-		    net ? grove_net_last_error(net) : "");
+		/* tool_net_create_injected said why */
 	} else if (!collect_s || !skew_s) {
 		rc = GROVE_ENOMEM;
 	} else if ((rc = run(net, &c, collect_s, skew_s)) == 0 &&

@@ -70,15 +70,9 @@ parse(int argc, char **argv, skew_cfg *c)
 			continue;
 		}
 		if (!strcmp(a, "--inject-step")) {
-			char *end;
-			long long x = strtoll(v, &end, 10);
-			if (!*v || *end || x < -1000000000000LL ||
-			    x > 1000000000000LL) {
-				fprintf(stderr, "grove bench skew: --inject-step wants "
-				    "nanoseconds in [-1e12, 1e12], not '%s'\n", v);
+			if (tool_parse_inject_step("grove bench skew", v,
+			    &c->step))
 				return 2;
-			}
-			c->step = x;
 			continue;
 		}
 		long x;
@@ -122,19 +116,10 @@ bench_skew(int argc, char **argv)
 		return 1;
 	}
 	tool_raise_nofile();
-	/* The back-ends read the offsets when they join. */
-	char step[32];
-	snprintf(step, sizeof step, "%" PRId64, c.step);
-	setenv("GROVE_CLOCK_INJECT_NS", step, 1);
-	grove_net_opts o;
 	grove_net *net = NULL;
-	tool_net_opts(&o, &pg, c.spec, c.backends);
-	rc = grove_net_create(&o, &net);
-	unsetenv("GROVE_CLOCK_INJECT_NS");
+	rc = tool_net_create_injected("grove bench skew", &pg, c.spec,
+	    c.backends, c.step, &net);
 	if (rc < 0) {
-		fprintf(stderr, "grove bench skew: create %s with %u back-ends: "
-		    "%s: %s\n", c.spec, c.backends, grove_strerror(rc),
-		    net ? grove_net_last_error(net) : "");
 		grove_net_destroy(net);
 		return 1;
 	}

@@ -19,6 +19,7 @@
 #include "logp_crowd.h"
 #include "logp_measure.h"
 #include "logp_write.h"
+#include "toolutil.h"
 
 /* Largest message size accepted on the command line. */
 #define LOGP_MAX_SIZE (256ull << 20)
@@ -59,10 +60,7 @@ logp_usage(FILE *f)
 static int
 usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "grove logp: %s%s%s\n", msg, arg ? ": " : "",
-	    arg ? arg : "");
-	fprintf(stderr, "try 'grove logp --help'\n");
-	return 2;
+	return tool_usage_error("grove logp", msg, arg);
 }
 
 /* "123", "4K", "4M": bytes, or 0 when it is not a size. */

@@ -7,6 +7,7 @@
 #include "cmds.h"
 #include "grove/logp.h"
 #include "model_opts.h"
+#include "toolutil.h"
 
 static void
 model_usage(FILE *f)
@@ -45,10 +46,7 @@ model_usage(FILE *f)
 static int
 usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "grove model: %s%s%s\n", msg, arg ? ": " : "",
-	    arg ? arg : "");
-	fprintf(stderr, "try 'grove model --help'\n");
-	return 2;
+	return tool_usage_error("grove model", msg, arg);
 }
 
 struct model_args {

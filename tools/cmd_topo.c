@@ -8,6 +8,7 @@
 #include "cmds.h"
 #include "grove/topology.h"
 #include "model_opts.h"
+#include "toolutil.h"
 
 static void
 topo_usage(FILE *f)
@@ -44,10 +45,7 @@ topo_usage(FILE *f)
 static int
 usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "grove topo: %s%s%s\n", msg, arg ? ": " : "",
-	    arg ? arg : "");
-	fprintf(stderr, "try 'grove topo --help'\n");
-	return 2;
+	return tool_usage_error("grove topo", msg, arg);
 }
 
 static int

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,8 @@
 #include <unistd.h>
 
 #include "toolutil.h"
+
+#include "grove/error.h"
 
 /* The directory of the running executable: be_worker and grove-commnode
  * are built (and installed) beside grove. */
@@ -125,6 +128,49 @@ tool_parse_count(const char *s, long max)
 	if (errno || end == s || *end || v <= 0 || v > max)
 		return -1;
 	return v;
+}
+
+int
+tool_usage_error(const char *cmd, const char *msg, const char *arg)
+{
+	fprintf(stderr, "%s: %s%s%s\n", cmd, msg, arg ? ": " : "",
+	    arg ? arg : "");
+	fprintf(stderr, "try '%s --help'\n", cmd);
+	return 2;
+}
+
+int
+tool_parse_inject_step(const char *cmd, const char *v, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (!*v || *end || errno || x < -1000000000000LL ||
+	    x > 1000000000000LL) {
+		fprintf(stderr, "%s: --inject-step wants nanoseconds in "
+		    "[-1e12, 1e12], not '%s'\n", cmd, v);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+int
+tool_net_create_injected(const char *cmd, const tool_programs *pg,
+    const char *topology, unsigned backends, int64_t step, grove_net **out)
+{
+	char text[32];
+	grove_net_opts o;
+	snprintf(text, sizeof text, "%" PRId64, step);
+	setenv("GROVE_CLOCK_INJECT_NS", text, 1);
+	tool_net_opts(&o, pg, topology, backends);
+	int rc = grove_net_create(&o, out);
+	unsetenv("GROVE_CLOCK_INJECT_NS");
+	if (rc < 0)
+		fprintf(stderr, "%s: create %s with %u back-ends: %s: %s\n",
+		    cmd, topology, backends, grove_strerror(rc),
+		    *out ? grove_net_last_error(*out) : "");
+	return rc;
 }
 
 double

@@ -4,6 +4,7 @@
 #define GROVE_TOOLS_TOOLUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "grove/network.h"
 
@@ -41,5 +42,20 @@ double tool_now(void);
 
 /* Parses a positive decimal number no larger than max; -1 if it is not. */
 long tool_parse_count(const char *s, long max);
+
+/* A usage error of command `cmd` ("grove topo"): says msg (and arg) and
+ * where the help is on standard error; returns 2, the exit status. */
+int tool_usage_error(const char *cmd, const char *msg, const char *arg);
+
+/* --inject-step NS of the clock benchmarks: nanoseconds in [-1e12, 1e12]
+ * into *out; 0, or 2 after saying why on standard error. */
+int tool_parse_inject_step(const char *cmd, const char *v, int64_t *out);
+
+/* Creates a local network of be_worker back-ends (tool_net_opts) whose
+ * rank r's clock reads r * step ns off (GROVE_CLOCK_INJECT_NS, which each
+ * process reads when it starts).  grove_net_create's result; on failure
+ * says why on standard error, prefixed by cmd. */
+int tool_net_create_injected(const char *cmd, const tool_programs *pg,
+    const char *topology, unsigned backends, int64_t step, grove_net **out);
 
 #endif
