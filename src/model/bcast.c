@@ -473,36 +473,36 @@ check_system(const grove_logp_params *p, const grove_logp_system *sys,
     uint64_t size, uint32_t elem, char *err, size_t errlen)
 {
 	if (!p || !sys) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	if (sys->clusters == 0 || sys->per_cluster == 0) {
-		logp_err(err, errlen, "impossible cluster map: %u cluster%s of "
+		errfmt(err, errlen, "impossible cluster map: %u cluster%s of "
 		    "%u process%s", sys->clusters,
 		    sys->clusters == 1 ? "" : "s", sys->per_cluster,
 		    sys->per_cluster == 1 ? "" : "es");
 		return GROVE_EINVAL;
 	}
 	if (elem == 0 || size % elem) {
-		logp_err(err, errlen, "message size %llu is not a multiple of "
+		errfmt(err, errlen, "message size %llu is not a multiple of "
 		    "the element size %u", (unsigned long long)size, elem);
 		return GROVE_EINVAL;
 	}
 	if ((unsigned)sys->local >= GROVE_LOGP_NCLASSES ||
 	    (unsigned)sys->wide >= GROVE_LOGP_NCLASSES) {
-		logp_err(err, errlen, "invalid link class");
+		errfmt(err, errlen, "invalid link class");
 		return GROVE_EINVAL;
 	}
 	/* The local class carries LAN trees and the first hop of every WAN
 	 * send (s_w = max(g_l, os_w)). */
 	if ((sys->per_cluster > 1 || sys->clusters > 1) &&
 	    !grove_logp_params_has(p, sys->local)) {
-		logp_err(err, errlen, "the parameters have no '%s' link class",
+		errfmt(err, errlen, "the parameters have no '%s' link class",
 		    grove_logp_class_name(sys->local));
 		return GROVE_ENOENT;
 	}
 	if (sys->clusters > 1 && !grove_logp_params_has(p, sys->wide)) {
-		logp_err(err, errlen, "the parameters have no '%s' link class",
+		errfmt(err, errlen, "the parameters have no '%s' link class",
 		    grove_logp_class_name(sys->wide));
 		return GROVE_ENOENT;
 	}
@@ -522,7 +522,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	int rc;
 
 	if (!out) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	rc = check_system(p, sys, size, elem, err, errlen);
@@ -530,7 +530,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 		return rc;
 	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE &&
 	    how != GROVE_LOGP_PAPER) {
-		logp_err(err, errlen, "invalid search");
+		errfmt(err, errlen, "invalid search");
 		return GROVE_EINVAL;
 	}
 	c.p = p;
@@ -554,7 +554,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 		out->evaluated = 1;
 		break;
 	default:
-		logp_err(err, errlen, "invalid scheme");
+		errfmt(err, errlen, "invalid scheme");
 		return GROVE_EINVAL;
 	}
 	out->scheme = scheme;
@@ -574,7 +574,7 @@ grove_logp_bcast_eval(const grove_logp_params *p,
 	int rc;
 
 	if (!out) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	rc = check_system(p, sys, size, elem, err, errlen);
@@ -585,7 +585,7 @@ grove_logp_bcast_eval(const grove_logp_params *p,
 	c.n = size / elem;
 	c.elem = elem;
 	if (k == 0 || (c.n && k > c.n)) {
-		logp_err(err, errlen, "segment count %llu not in [1, %llu]",
+		errfmt(err, errlen, "segment count %llu not in [1, %llu]",
 		    (unsigned long long)k,
 		    (unsigned long long)(c.n ? c.n : 1));
 		return GROVE_EINVAL;
@@ -593,7 +593,7 @@ grove_logp_bcast_eval(const grove_logp_params *p,
 	if ((sys->clusters > 1 && (d_w == 0 || d_w >= sys->clusters)) ||
 	    (sys->per_cluster > 1 && (d_l == 0 ||
 	    d_l >= sys->per_cluster))) {
-		logp_err(err, errlen, "tree degree out of range (WAN [1, %u], "
+		errfmt(err, errlen, "tree degree out of range (WAN [1, %u], "
 		    "LAN [1, %u])", sys->clusters - 1, sys->per_cluster - 1);
 		return GROVE_EINVAL;
 	}

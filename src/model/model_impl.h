@@ -2,10 +2,10 @@
 #ifndef GROVE_MODEL_IMPL_H
 #define GROVE_MODEL_IMPL_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/errfmt.h"
 #include "grove/logp.h"
 
 struct logp_class_data {
@@ -29,9 +29,6 @@ struct grove_logp_params {
 	char *note;
 };
 
-/* snprintf into err when err is not NULL. */
-void logp_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* Checks one class's values against the rules of
  * grove_logp_params_set_class; on a break writes the reason (naming the

@@ -11,18 +11,6 @@ static const char *const class_names[GROVE_LOGP_NCLASSES] = {
 	"host", "lan", "wan",
 };
 
-void
-logp_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 const char *
 grove_logp_class_name(grove_logp_class c)
 {
@@ -74,15 +62,15 @@ logp_check_samples(double L, const grove_logp_sample *s, size_t n, char *err,
     size_t errlen)
 {
 	if (!is_time(L)) {
-		logp_err(err, errlen, "latency L must be a finite number >= 0");
+		errfmt(err, errlen, "latency L must be a finite number >= 0");
 		return GROVE_EINVAL;
 	}
 	if (n == 0) {
-		logp_err(err, errlen, "no samples");
+		errfmt(err, errlen, "no samples");
 		return GROVE_EINVAL;
 	}
 	if (n > GROVE_LOGP_MAX_SAMPLES) {
-		logp_err(err, errlen, "more than %d samples",
+		errfmt(err, errlen, "more than %d samples",
 		    GROVE_LOGP_MAX_SAMPLES);
 		return GROVE_EINVAL;
 	}
@@ -91,20 +79,20 @@ logp_check_samples(double L, const grove_logp_sample *s, size_t n, char *err,
 
 		if (sz == 0 || (sz & (sz - 1)) ||
 		    sz > (UINT64_C(1) << (GROVE_LOGP_MAX_SAMPLES - 1))) {
-			logp_err(err, errlen, "size %llu is not a power of two "
+			errfmt(err, errlen, "size %llu is not a power of two "
 			    "in [1, 2^%d]", (unsigned long long)sz,
 			    GROVE_LOGP_MAX_SAMPLES - 1);
 			return GROVE_EINVAL;
 		}
 		if (i > 0 && sz <= s[i - 1].size) {
-			logp_err(err, errlen, "size %llu does not follow %llu: "
+			errfmt(err, errlen, "size %llu does not follow %llu: "
 			    "sizes must increase", (unsigned long long)sz,
 			    (unsigned long long)s[i - 1].size);
 			return GROVE_EINVAL;
 		}
 		if (!is_time(s[i].os) || !is_time(s[i].or_) ||
 		    !is_time(s[i].g) || !is_time(s[i].w)) {
-			logp_err(err, errlen, "size %llu: os, or, g and w must "
+			errfmt(err, errlen, "size %llu: os, or, g and w must "
 			    "be finite numbers >= 0", (unsigned long long)sz);
 			return GROVE_EINVAL;
 		}
@@ -120,7 +108,7 @@ grove_logp_params_set_class(grove_logp_params *p, grove_logp_class c,
 	int rc;
 
 	if (!p || (unsigned)c >= GROVE_LOGP_NCLASSES || (n && !samples)) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	rc = logp_check_samples(L, samples, n, err, errlen);

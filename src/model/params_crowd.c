@@ -11,12 +11,12 @@ check_crowd(uint32_t K, const grove_logp_sample *s, size_t n, char *err,
     size_t errlen)
 {
 	if (K < 2 || K > GROVE_LOGP_MAX_CROWD_K) {
-		logp_err(err, errlen, "crowd %u: K must be in [2, %u]", K,
+		errfmt(err, errlen, "crowd %u: K must be in [2, %u]", K,
 		    GROVE_LOGP_MAX_CROWD_K);
 		return GROVE_EINVAL;
 	}
 	if (n == 0 || n > GROVE_LOGP_MAX_SAMPLES) {
-		logp_err(err, errlen, "crowd %u: %zu samples (need 1 to %d)",
+		errfmt(err, errlen, "crowd %u: %zu samples (need 1 to %d)",
 		    K, n, GROVE_LOGP_MAX_SAMPLES);
 		return GROVE_EINVAL;
 	}
@@ -25,19 +25,19 @@ check_crowd(uint32_t K, const grove_logp_sample *s, size_t n, char *err,
 
 		if (sz == 0 || (sz & (sz - 1)) ||
 		    sz > (UINT64_C(1) << (GROVE_LOGP_MAX_SAMPLES - 1))) {
-			logp_err(err, errlen, "crowd %u: size %llu is not a "
+			errfmt(err, errlen, "crowd %u: size %llu is not a "
 			    "power of two in [1, 2^%d]", K,
 			    (unsigned long long)sz, GROVE_LOGP_MAX_SAMPLES - 1);
 			return GROVE_EINVAL;
 		}
 		if (i > 0 && sz <= s[i - 1].size) {
-			logp_err(err, errlen, "crowd %u: size %llu after %llu: "
+			errfmt(err, errlen, "crowd %u: size %llu after %llu: "
 			    "sizes must increase", K, (unsigned long long)sz,
 			    (unsigned long long)s[i - 1].size);
 			return GROVE_EINVAL;
 		}
 		if (!isfinite(s[i].w) || s[i].w < 0) {
-			logp_err(err, errlen, "crowd %u: size %llu: w must be "
+			errfmt(err, errlen, "crowd %u: size %llu: w must be "
 			    "a finite number >= 0", K, (unsigned long long)sz);
 			return GROVE_EINVAL;
 		}
@@ -55,12 +55,12 @@ grove_logp_params_set_crowd(grove_logp_params *p, grove_logp_class c,
 	int rc;
 
 	if (!p || (unsigned)c >= GROVE_LOGP_NCLASSES || !samples) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	cd = &p->cls[c];
 	if (!cd->present) {
-		logp_err(err, errlen, "crowd %u: no class '%s'", K,
+		errfmt(err, errlen, "crowd %u: no class '%s'", K,
 		    grove_logp_class_name(c));
 		return GROVE_ENOENT;
 	}
@@ -71,7 +71,7 @@ grove_logp_params_set_crowd(grove_logp_params *p, grove_logp_class c,
 		;
 	if (at == cd->ncrowds || cd->crowd[at].K != K) {
 		if (cd->ncrowds == GROVE_LOGP_MAX_CROWDS) {
-			logp_err(err, errlen, "crowd %u: more than %d crowds "
+			errfmt(err, errlen, "crowd %u: more than %d crowds "
 			    "in class '%s'", K, GROVE_LOGP_MAX_CROWDS,
 			    grove_logp_class_name(c));
 			return GROVE_EINVAL;

@@ -101,12 +101,12 @@ finish_section(grove_logp_params *p, struct section *sec, char *err,
 		return 0;
 	name = grove_logp_class_name((grove_logp_class)sec->cls);
 	if (!sec->have_L) {
-		logp_err(err, errlen, "line %u: class '%s' has no 'L' line",
+		errfmt(err, errlen, "line %u: class '%s' has no 'L' line",
 		    sec->line, name);
 		return GROVE_EINVAL;
 	}
 	if (sec->n == 0) {
-		logp_err(err, errlen, "line %u: class '%s' has no samples",
+		errfmt(err, errlen, "line %u: class '%s' has no samples",
 		    sec->line, name);
 		return GROVE_EINVAL;
 	}
@@ -131,34 +131,34 @@ parse_crowd(struct section *sec, char **tok, int ntok, unsigned line,
 	double w;
 
 	if (sec->cls < 0) {
-		logp_err(err, errlen, "line %u: 'crowd' before any 'class' "
+		errfmt(err, errlen, "line %u: 'crowd' before any 'class' "
 		    "line", line);
 		return GROVE_EINVAL;
 	}
 	if (ntok != 4 || parse_size(tok[1], &K) || K < 2 ||
 	    K > GROVE_LOGP_MAX_CROWD_K || parse_size(tok[2], &sz) ||
 	    parse_time(tok[3], &w)) {
-		logp_err(err, errlen, "line %u: expected 'crowd K SIZE W' (K "
+		errfmt(err, errlen, "line %u: expected 'crowd K SIZE W' (K "
 		    "in [2, %u], W microseconds)", line,
 		    GROVE_LOGP_MAX_CROWD_K);
 		return GROVE_EINVAL;
 	}
 	if (sz == 0 || (sz & (sz - 1)) ||
 	    sz > (UINT64_C(1) << (GROVE_LOGP_MAX_SAMPLES - 1))) {
-		logp_err(err, errlen, "line %u: size '%.40s' is not a power of "
+		errfmt(err, errlen, "line %u: size '%.40s' is not a power of "
 		    "two in [1, 2^%d]", line, tok[2],
 		    GROVE_LOGP_MAX_SAMPLES - 1);
 		return GROVE_EINVAL;
 	}
 	cr = sec->ncrowds ? &sec->crowd[sec->ncrowds - 1] : NULL;
 	if (cr && K < cr->K) {
-		logp_err(err, errlen, "line %u: crowd %llu after %u: K must "
+		errfmt(err, errlen, "line %u: crowd %llu after %u: K must "
 		    "increase", line, (unsigned long long)K, cr->K);
 		return GROVE_EINVAL;
 	}
 	if (!cr || K > cr->K) {
 		if (sec->ncrowds == GROVE_LOGP_MAX_CROWDS) {
-			logp_err(err, errlen, "line %u: more than %d crowds "
+			errfmt(err, errlen, "line %u: more than %d crowds "
 			    "in one class", line, GROVE_LOGP_MAX_CROWDS);
 			return GROVE_EINVAL;
 		}
@@ -167,13 +167,13 @@ parse_crowd(struct section *sec, char **tok, int ntok, unsigned line,
 		cr->n = 0;
 	}
 	if (cr->n > 0 && sz <= cr->s[cr->n - 1].size) {
-		logp_err(err, errlen, "line %u: crowd %u: size %llu after %llu: "
+		errfmt(err, errlen, "line %u: crowd %u: size %llu after %llu: "
 		    "sizes must increase", line, cr->K, (unsigned long long)sz,
 		    (unsigned long long)cr->s[cr->n - 1].size);
 		return GROVE_EINVAL;
 	}
 	if (cr->n == GROVE_LOGP_MAX_SAMPLES) {
-		logp_err(err, errlen, "line %u: crowd %u: more than %d "
+		errfmt(err, errlen, "line %u: crowd %u: more than %d "
 		    "samples", line, cr->K, GROVE_LOGP_MAX_SAMPLES);
 		return GROVE_EINVAL;
 	}
@@ -192,12 +192,12 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 	uint64_t sz;
 
 	if (sec->cls < 0) {
-		logp_err(err, errlen, "line %u: sample before any 'class' line",
+		errfmt(err, errlen, "line %u: sample before any 'class' line",
 		    line);
 		return GROVE_EINVAL;
 	}
 	if (ntok != 4 && ntok != 5) {
-		logp_err(err, errlen, "line %u: a sample is 'SIZE OS OR G "
+		errfmt(err, errlen, "line %u: a sample is 'SIZE OS OR G "
 		    "[W]' (4 or 5 numbers), found %s%d field%s", line,
 		    ntok > 5 ? "more than " : "", ntok > 5 ? 5 : ntok,
 		    ntok == 1 ? "" : "s");
@@ -205,19 +205,19 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 	}
 	if (parse_size(tok[0], &sz) || sz == 0 || (sz & (sz - 1)) ||
 	    sz > (UINT64_C(1) << (GROVE_LOGP_MAX_SAMPLES - 1))) {
-		logp_err(err, errlen, "line %u: size '%.40s' is not a power of "
+		errfmt(err, errlen, "line %u: size '%.40s' is not a power of "
 		    "two in [1, 2^%d]", line, tok[0],
 		    GROVE_LOGP_MAX_SAMPLES - 1);
 		return GROVE_EINVAL;
 	}
 	if (sec->n > 0 && sz <= sec->s[sec->n - 1].size) {
-		logp_err(err, errlen, "line %u: size %llu after %llu: sizes "
+		errfmt(err, errlen, "line %u: size %llu after %llu: sizes "
 		    "must increase", line, (unsigned long long)sz,
 		    (unsigned long long)sec->s[sec->n - 1].size);
 		return GROVE_EINVAL;
 	}
 	if (sec->n == GROVE_LOGP_MAX_SAMPLES) {
-		logp_err(err, errlen, "line %u: more than %d samples in "
+		errfmt(err, errlen, "line %u: more than %d samples in "
 		    "one class", line, GROVE_LOGP_MAX_SAMPLES);
 		return GROVE_EINVAL;
 	}
@@ -226,7 +226,7 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 	if (parse_time(tok[1], &smp.os) || parse_time(tok[2], &smp.or_) ||
 	    parse_time(tok[3], &smp.g) || (ntok == 5 &&
 	    parse_time(tok[4], &smp.w))) {
-		logp_err(err, errlen, "line %u: os, or, g and w must be finite "
+		errfmt(err, errlen, "line %u: os, or, g and w must be finite "
 		    "numbers >= 0 (microseconds)", line);
 		return GROVE_EINVAL;
 	}
@@ -244,12 +244,12 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 
 	if (!*have_header) {
 		if (ntok != 2 || strcmp(tok[0], LOGP_MAGIC)) {
-			logp_err(err, errlen, "line %u: expected the header "
+			errfmt(err, errlen, "line %u: expected the header "
 			    "'" LOGP_MAGIC " %d'", line, LOGP_VERSION);
 			return GROVE_EINVAL;
 		}
 		if (strcmp(tok[1], "1")) {
-			logp_err(err, errlen, "line %u: unsupported format "
+			errfmt(err, errlen, "line %u: unsupported format "
 			    "version '%.20s' (this reads %d)", line, tok[1],
 			    LOGP_VERSION);
 			return GROVE_EINVAL;
@@ -259,7 +259,7 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 	}
 	if (!strcmp(tok[0], "class")) {
 		if (ntok != 2 || grove_logp_class_parse(tok[1], &c)) {
-			logp_err(err, errlen, "line %u: expected 'class host', "
+			errfmt(err, errlen, "line %u: expected 'class host', "
 			    "'class lan' or 'class wan'", line);
 			return GROVE_EINVAL;
 		}
@@ -267,7 +267,7 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 		if (rc)
 			return rc;
 		if (grove_logp_params_has(p, c)) {
-			logp_err(err, errlen, "line %u: class '%s' appears "
+			errfmt(err, errlen, "line %u: class '%s' appears "
 			    "twice", line, tok[1]);
 			return GROVE_EINVAL;
 		}
@@ -280,13 +280,13 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 		uint64_t n = 0;
 
 		if (*have_cores) {
-			logp_err(err, errlen, "line %u: second 'cores' line",
+			errfmt(err, errlen, "line %u: second 'cores' line",
 			    line);
 			return GROVE_EINVAL;
 		}
 		if (ntok != 2 || parse_size(tok[1], &n) || n == 0 ||
 		    n > GROVE_LOGP_MAX_CORES) {
-			logp_err(err, errlen, "line %u: expected 'cores N' "
+			errfmt(err, errlen, "line %u: expected 'cores N' "
 			    "(a whole number in [1, %u])", line,
 			    GROVE_LOGP_MAX_CORES);
 			return GROVE_EINVAL;
@@ -296,18 +296,18 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 	}
 	if (!strcmp(tok[0], "L")) {
 		if (sec->cls < 0) {
-			logp_err(err, errlen, "line %u: 'L' before any 'class' "
+			errfmt(err, errlen, "line %u: 'L' before any 'class' "
 			    "line", line);
 			return GROVE_EINVAL;
 		}
 		if (sec->have_L) {
-			logp_err(err, errlen, "line %u: second 'L' in class "
+			errfmt(err, errlen, "line %u: second 'L' in class "
 			    "'%s'", line,
 			    grove_logp_class_name((grove_logp_class)sec->cls));
 			return GROVE_EINVAL;
 		}
 		if (ntok != 2 || parse_time(tok[1], &sec->L)) {
-			logp_err(err, errlen, "line %u: expected 'L "
+			errfmt(err, errlen, "line %u: expected 'L "
 			    "MICROSECONDS' (a finite number >= 0)", line);
 			return GROVE_EINVAL;
 		}
@@ -318,7 +318,7 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 		return parse_crowd(sec, tok, ntok, line, err, errlen);
 	if (tok[0][0] >= '0' && tok[0][0] <= '9')
 		return parse_sample(sec, tok, ntok, line, err, errlen);
-	logp_err(err, errlen, "line %u: unknown statement '%.40s' (expected "
+	errfmt(err, errlen, "line %u: unknown statement '%.40s' (expected "
 	    "'class', 'L', 'cores', 'crowd' or a sample)", line, tok[0]);
 	return GROVE_EINVAL;
 }
@@ -336,7 +336,7 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 	const char *s = text;
 
 	if (!text || !out) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	*out = NULL;
@@ -345,7 +345,7 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 	if (!sec || rc) {
 		free(sec);
 		grove_logp_params_destroy(p);
-		logp_err(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		return GROVE_ENOMEM;
 	}
 	sec->cls = -1;
@@ -357,7 +357,7 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 
 		line++;
 		if (len > LOGP_MAX_LINE) {
-			logp_err(err, errlen, "line %u: longer than %d "
+			errfmt(err, errlen, "line %u: longer than %d "
 			    "characters", line, LOGP_MAX_LINE);
 			rc = GROVE_EINVAL;
 			goto out;
@@ -377,7 +377,7 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 			goto out;
 	}
 	if (!have_header) {
-		logp_err(err, errlen, "line %u: no header (expected '"
+		errfmt(err, errlen, "line %u: no header (expected '"
 		    LOGP_MAGIC " %d')", line ? line : 1, LOGP_VERSION);
 		rc = GROVE_EINVAL;
 		goto out;
@@ -386,7 +386,7 @@ grove_logp_params_parse_string(const char *text, grove_logp_params **out,
 	if (rc)
 		goto out;
 	if (!p->cls[0].present && !p->cls[1].present && !p->cls[2].present) {
-		logp_err(err, errlen, "line %u: no 'class' section", line);
+		errfmt(err, errlen, "line %u: no 'class' section", line);
 		rc = GROVE_EINVAL;
 		goto out;
 	}
@@ -410,32 +410,32 @@ grove_logp_params_load(const char *path, grove_logp_params **out, char *err,
 	int rc;
 
 	if (!path || !out) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	f = fopen(path, "r");
 	if (!f) {
 		int e = errno;
 
-		logp_err(err, errlen, "cannot open: %s", strerror(e));
+		errfmt(err, errlen, "cannot open: %s", strerror(e));
 		return e == ENOENT ? GROVE_ENOENT : GROVE_ESYS;
 	}
 	text = malloc(LOGP_MAX_FILE + 1);
 	if (!text) {
 		fclose(f);
-		logp_err(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		return GROVE_ENOMEM;
 	}
 	n = fread(text, 1, LOGP_MAX_FILE + 1, f);
 	if (ferror(f)) {
-		logp_err(err, errlen, "read failed: %s", strerror(errno));
+		errfmt(err, errlen, "read failed: %s", strerror(errno));
 		rc = GROVE_ESYS;
 	} else if (n > LOGP_MAX_FILE) {
-		logp_err(err, errlen, "larger than %d bytes: not a parameter "
+		errfmt(err, errlen, "larger than %d bytes: not a parameter "
 		    "file", LOGP_MAX_FILE);
 		rc = GROVE_EINVAL;
 	} else if (memchr(text, '\0', n)) {
-		logp_err(err, errlen, "contains a NUL byte: not a parameter "
+		errfmt(err, errlen, "contains a NUL byte: not a parameter "
 		    "file");
 		rc = GROVE_EINVAL;
 	} else {
@@ -527,19 +527,19 @@ grove_logp_params_save(const grove_logp_params *p, const char *path,
 	int rc;
 
 	if (!p || !path) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	f = fopen(path, "w");
 	if (!f) {
-		logp_err(err, errlen, "cannot create: %s", strerror(errno));
+		errfmt(err, errlen, "cannot create: %s", strerror(errno));
 		return GROVE_ESYS;
 	}
 	rc = grove_logp_params_write(p, f);
 	if (fclose(f) && !rc)
 		rc = GROVE_ESYS;
 	if (rc)
-		logp_err(err, errlen, "write failed: %s", strerror(errno));
+		errfmt(err, errlen, "write failed: %s", strerror(errno));
 	return rc;
 }
 

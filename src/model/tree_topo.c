@@ -44,28 +44,28 @@ check_tree(const int32_t *parent, uint32_t P, const char *host, char *err,
     size_t errlen)
 {
 	if (!parent || P < 2) {
-		logp_err(err, errlen, "a topology needs a tree of at least 2 "
+		errfmt(err, errlen, "a topology needs a tree of at least 2 "
 		    "processes (the root and a receiver)");
 		return GROVE_EINVAL;
 	}
 	if (P > (uint32_t)INT32_MAX / 2) {
-		logp_err(err, errlen, "too many processes: %u", P);
+		errfmt(err, errlen, "too many processes: %u", P);
 		return GROVE_EINVAL;
 	}
 	if (parent[0] != -1) {
-		logp_err(err, errlen, "process 0 must be the root (parent -1)");
+		errfmt(err, errlen, "process 0 must be the root (parent -1)");
 		return GROVE_EINVAL;
 	}
 	for (uint32_t i = 1; i < P; i++) {
 		if (parent[i] < 0 || (uint32_t)parent[i] >= i) {
-			logp_err(err, errlen, "process %u: parent %d is not in "
+			errfmt(err, errlen, "process %u: parent %d is not in "
 			    "[0, %u)", i, parent[i], i);
 			return GROVE_EINVAL;
 		}
 	}
 	if (!host[0] || strspn(host, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(host)) {
-		logp_err(err, errlen, "bad host name '%.60s'", host);
+		errfmt(err, errlen, "bad host name '%.60s'", host);
 		return GROVE_EINVAL;
 	}
 	return 0;
@@ -83,7 +83,7 @@ grove_logp_tree_to_mrnet(const int32_t *parent, uint32_t P,
 	int rc;
 
 	if (!out) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	*out = NULL;
@@ -101,7 +101,7 @@ grove_logp_tree_to_mrnet(const int32_t *parent, uint32_t P,
 	f = open_memstream(&buf, &len);
 	if (!first || !size || !e || !f) {
 		rc = GROVE_ENOMEM;
-		logp_err(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		goto out;
 	}
 	for (uint32_t i = 0; i < P; i++)
@@ -143,7 +143,7 @@ grove_logp_tree_to_mrnet(const int32_t *parent, uint32_t P,
 	if (fclose(f)) {
 		f = NULL;
 		rc = GROVE_ENOMEM;
-		logp_err(err, errlen, "out of memory");
+		errfmt(err, errlen, "out of memory");
 		goto out;
 	}
 	f = NULL;
@@ -167,7 +167,7 @@ grove_logp_tree_to_topo(const int32_t *parent, uint32_t P,
 	int rc;
 
 	if (!out) {
-		logp_err(err, errlen, "invalid argument");
+		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
 	*out = NULL;

@@ -144,19 +144,19 @@ spec_levels(const char *spec, const char *s, struct spec *sp, char *err,
 		uint32_t v;
 
 		if (sp->nl == TOPO_MAX_LEVELS) {
-			topo_err(err, errlen, "bad topology spec '%.64s': more "
+			errfmt(err, errlen, "bad topology spec '%.64s': more "
 			    "than %d levels", spec, TOPO_MAX_LEVELS);
 			return GROVE_ETOPO;
 		}
 		if (spec_num(s, len, TOPO_MAX_BACKENDS, &v)) {
-			topo_err(err, errlen, "bad topology spec '%.64s': level "
+			errfmt(err, errlen, "bad topology spec '%.64s': level "
 			    "%u fan-out '%.*s' is not a number from 1 to %u",
 			    spec, sp->nl + 1, (int)(len > 32 ? 32 : len), s,
 			    TOPO_MAX_BACKENDS);
 			return GROVE_ETOPO;
 		}
 		if (v == 0) {
-			topo_err(err, errlen, "bad topology spec '%.64s': level "
+			errfmt(err, errlen, "bad topology spec '%.64s': level "
 			    "%u fan-out must be at least 1", spec, sp->nl + 1);
 			return GROVE_ETOPO;
 		}
@@ -189,17 +189,17 @@ spec_parse(const char *spec, struct spec *sp, char *err, size_t errlen)
 		sp->kind = SPEC_KNOMIAL;
 		arg = spec + 8;
 	} else {
-		topo_err(err, errlen, "unknown topology spec '%.64s' (expected "
+		errfmt(err, errlen, "unknown topology spec '%.64s' (expected "
 		    "flat, kary:K, knomial:K or levels:AxBx...)", spec);
 		return GROVE_ETOPO;
 	}
 	if (spec_num(arg, strlen(arg), TOPO_MAX_BACKENDS, &sp->k)) {
-		topo_err(err, errlen, "bad topology spec '%.64s': K '%.32s' is "
+		errfmt(err, errlen, "bad topology spec '%.64s': K '%.32s' is "
 		    "not a number from 2 to %u", spec, arg, TOPO_MAX_BACKENDS);
 		return GROVE_ETOPO;
 	}
 	if (sp->k < 2) {
-		topo_err(err, errlen, "bad topology spec '%.64s': K must be at "
+		errfmt(err, errlen, "bad topology spec '%.64s': K must be at "
 		    "least 2", spec);
 		return GROVE_ETOPO;
 	}
@@ -215,12 +215,12 @@ spec_backends(const char *spec, const struct spec *sp, uint32_t *backends,
 
 	if (sp->kind != SPEC_LEVELS) {
 		if (*backends == 0) {
-			topo_err(err, errlen, "topology spec '%.64s' needs a "
+			errfmt(err, errlen, "topology spec '%.64s' needs a "
 			    "back-end count of at least 1", spec);
 			return GROVE_ETOPO;
 		}
 		if (*backends > TOPO_MAX_BACKENDS) {
-			topo_err(err, errlen, "%u back-ends is more than the "
+			errfmt(err, errlen, "%u back-ends is more than the "
 			    "limit of %u", *backends, TOPO_MAX_BACKENDS);
 			return GROVE_ETOPO;
 		}
@@ -230,14 +230,14 @@ spec_backends(const char *spec, const struct spec *sp, uint32_t *backends,
 		prod *= sp->f[i];
 		nodes += prod;
 		if (prod > TOPO_MAX_BACKENDS || nodes > TOPO_MAX_NODES) {
-			topo_err(err, errlen, "topology spec '%.64s' makes more "
+			errfmt(err, errlen, "topology spec '%.64s' makes more "
 			    "than %u back-ends or %u nodes", spec,
 			    TOPO_MAX_BACKENDS, TOPO_MAX_NODES);
 			return GROVE_ETOPO;
 		}
 	}
 	if (*backends && *backends != prod) {
-		topo_err(err, errlen, "topology spec '%.64s' makes %llu "
+		errfmt(err, errlen, "topology spec '%.64s' makes %llu "
 		    "back-ends, not %u", spec, (unsigned long long)prod,
 		    *backends);
 		return GROVE_ETOPO;
@@ -259,7 +259,7 @@ grove_topo_generate(const char *spec, uint32_t backends,
 		return GROVE_EINVAL;
 	*out = NULL;
 	if (!spec) {
-		topo_err(err, errlen, "no topology spec");
+		errfmt(err, errlen, "no topology spec");
 		return GROVE_EINVAL;
 	}
 	rc = spec_parse(spec, &sp, err, errlen);
@@ -290,7 +290,7 @@ grove_topo_generate(const char *spec, uint32_t backends,
 		    topo_place_localhost(t);
 	if (rc) {
 		grove_topo_destroy(t);
-		topo_err(err, errlen, "cannot build topology '%.64s': %s",
+		errfmt(err, errlen, "cannot build topology '%.64s': %s",
 		    spec, grove_strerror(rc));
 		return rc;
 	}

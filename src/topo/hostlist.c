@@ -51,13 +51,13 @@ hl_line(grove_hostlist *hl, const char *s, size_t len, uint32_t line,
 		i++;
 	he = i;
 	if (he == hs || (i < len && s[i] != ':')) {
-		topo_err(err, errlen, "line %u: bad host entry '%.*s' "
+		errfmt(err, errlen, "line %u: bad host entry '%.*s' "
 		    "(expected 'host' or 'host:slots')", line,
 		    (int)(len - hs > 64 ? 64 : len - hs), s + hs);
 		return GROVE_ETOPO;
 	}
 	if (he - hs > TOPO_MAX_HOSTNAME) {
-		topo_err(err, errlen, "line %u: host name longer than %d "
+		errfmt(err, errlen, "line %u: host name longer than %d "
 		    "characters", line, TOPO_MAX_HOSTNAME);
 		return GROVE_ETOPO;
 	}
@@ -69,7 +69,7 @@ hl_line(grove_hostlist *hl, const char *s, size_t len, uint32_t line,
 		    slots <= UINT32_MAX)
 			slots = slots * 10 + (uint64_t)(s[i++] - '0');
 		if (i == ds || i < len || slots == 0 || slots > UINT32_MAX) {
-			topo_err(err, errlen, "line %u: bad slot count '%.*s' "
+			errfmt(err, errlen, "line %u: bad slot count '%.*s' "
 			    "for host '%.*s' (expected a number >= 1)", line,
 			    (int)(len - ds > 32 ? 32 : len - ds), s + ds,
 			    (int)(he - hs), s + hs);
@@ -92,7 +92,7 @@ grove_hostlist_parse_string(const char *text, grove_hostlist **out,
 		return GROVE_EINVAL;
 	*out = NULL;
 	if (!text) {
-		topo_err(err, errlen, "no host list text");
+		errfmt(err, errlen, "no host list text");
 		return GROVE_EINVAL;
 	}
 	hl = calloc(1, sizeof *hl);
@@ -109,13 +109,13 @@ grove_hostlist_parse_string(const char *text, grove_hostlist **out,
 		p = nl ? nl + 1 : end;
 	}
 	if (!rc && hl->n == 0) {
-		topo_err(err, errlen, "line %u: the host list names no host",
+		errfmt(err, errlen, "line %u: the host list names no host",
 		    line ? line : 1);
 		rc = GROVE_ETOPO;
 	}
 	if (rc) {
 		if (rc == GROVE_ENOMEM)
-			topo_err(err, errlen, "out of memory");
+			errfmt(err, errlen, "out of memory");
 		grove_hostlist_destroy(hl);
 		return rc;
 	}
@@ -135,7 +135,7 @@ topo_read_file(const char *path, char **text, char *err, size_t errlen)
 	*text = NULL;
 	f = fopen(path, "r");
 	if (!f) {
-		topo_err(err, errlen, "cannot open: %s", strerror(errno));
+		errfmt(err, errlen, "cannot open: %s", strerror(errno));
 		return errno == ENOENT ? GROVE_ENOENT : GROVE_ESYS;
 	}
 	do {
@@ -147,7 +147,7 @@ topo_read_file(const char *path, char **text, char *err, size_t errlen)
 			if (!nb) {
 				free(buf);
 				fclose(f);
-				topo_err(err, errlen, "out of memory");
+				errfmt(err, errlen, "out of memory");
 				return GROVE_ENOMEM;
 			}
 			buf = nb;
@@ -156,7 +156,7 @@ topo_read_file(const char *path, char **text, char *err, size_t errlen)
 		len += got;
 	} while (got > 0);
 	if (ferror(f)) {
-		topo_err(err, errlen, "read error: %s", strerror(errno));
+		errfmt(err, errlen, "read error: %s", strerror(errno));
 		free(buf);
 		fclose(f);
 		return GROVE_ESYS;
@@ -169,7 +169,7 @@ topo_read_file(const char *path, char **text, char *err, size_t errlen)
 
 		for (size_t i = 0; i < at; i++)
 			line += buf[i] == '\n';
-		topo_err(err, errlen, "line %u: NUL byte in text file", line);
+		errfmt(err, errlen, "line %u: NUL byte in text file", line);
 		free(buf);
 		return GROVE_ETOPO;
 	}

@@ -265,7 +265,7 @@ next_token(struct parser *p, struct token *t)
 	while (s[p->pos] >= '0' && s[p->pos] <= '9') {
 		inst = inst * 10 + (uint64_t)(s[p->pos++] - '0');
 		if (inst > UINT32_MAX) {
-			topo_err(p->err, p->errlen, "line %u: instance number "
+			errfmt(p->err, p->errlen, "line %u: instance number "
 			    "in '%.*s' is larger than %u", t->line,
 			    bad_len(t->start), t->start, UINT32_MAX);
 			return GROVE_ETOPO;
@@ -274,7 +274,7 @@ next_token(struct parser *p, struct token *t)
 	if (!is_delim((unsigned char)s[p->pos]))
 		return 0;
 	if (he - hs > TOPO_MAX_HOSTNAME) {
-		topo_err(p->err, p->errlen, "line %u: host name longer than "
+		errfmt(p->err, p->errlen, "line %u: host name longer than "
 		    "%d characters", t->line, TOPO_MAX_HOSTNAME);
 		return GROVE_ETOPO;
 	}
@@ -294,11 +294,11 @@ syntax_error(struct parser *p, const struct token *t, const char *expected,
     uint32_t stmt_line)
 {
 	if (t->kind == TOK_EOF)
-		topo_err(p->err, p->errlen, "line %u: syntax error at end of "
+		errfmt(p->err, p->errlen, "line %u: syntax error at end of "
 		    "file: expected %s (the statement started at line %u)",
 		    last_line(p), expected, stmt_line);
 	else
-		topo_err(p->err, p->errlen, "line %u: syntax error at '%.*s': "
+		errfmt(p->err, p->errlen, "line %u: syntax error at '%.*s': "
 		    "expected %s", t->line, bad_len(t->start), t->start,
 		    expected);
 	return GROVE_ETOPO;
@@ -311,7 +311,7 @@ add_child(struct parser *p, uint32_t par, uint32_t ch, uint32_t line)
 	char a[300], b[300];
 
 	if (c->parent == (int32_t)par) {
-		topo_err(p->err, p->errlen, "line %u: node '%s' is listed twice "
+		errfmt(p->err, p->errlen, "line %u: node '%s' is listed twice "
 		    "as a child of '%s' (first at line %u)", line,
 		    node_name(p, ch, a, sizeof a), node_name(p, par, b,
 		    sizeof b), c->pline);
@@ -320,7 +320,7 @@ add_child(struct parser *p, uint32_t par, uint32_t ch, uint32_t line)
 	if (c->parent >= 0) {
 		char d[300];
 
-		topo_err(p->err, p->errlen, "line %u: node '%s' has two parents "
+		errfmt(p->err, p->errlen, "line %u: node '%s' has two parents "
 		    "('%s' at line %u and '%s')", line,
 		    node_name(p, ch, a, sizeof a),
 		    node_name(p, (uint32_t)c->parent, b, sizeof b), c->pline,
@@ -452,7 +452,7 @@ validate(struct parser *p, uint32_t *order)
 	char a[300], b[300], cyc[1024];
 
 	if (p->n == 0) {
-		topo_err(p->err, p->errlen, "line %u: empty topology: no "
+		errfmt(p->err, p->errlen, "line %u: empty topology: no "
 		    "'host:N => host:N ... ;' statement", last_line(p));
 		return GROVE_ETOPO;
 	}
@@ -460,7 +460,7 @@ validate(struct parser *p, uint32_t *order)
 		if (p->v[i].parent >= 0)
 			continue;
 		if (root != UINT32_MAX) {
-			topo_err(p->err, p->errlen, "line %u: second root '%s' "
+			errfmt(p->err, p->errlen, "line %u: second root '%s' "
 			    "(the first root is '%s' at line %u); a topology "
 			    "has exactly one root", p->v[i].line,
 			    node_name(p, i, a, sizeof a),
@@ -477,12 +477,12 @@ validate(struct parser *p, uint32_t *order)
 			return GROVE_ENOMEM;
 		line = describe_cycle(p, 0, seen, cyc, sizeof cyc);
 		free(seen);
-		topo_err(p->err, p->errlen, "line %u: cycle: %s (the topology "
+		errfmt(p->err, p->errlen, "line %u: cycle: %s (the topology "
 		    "has no root)", line, cyc);
 		return GROVE_ETOPO;
 	}
 	if (p->v[root].first < 0) {
-		topo_err(p->err, p->errlen, "line %u: the root '%s' has no "
+		errfmt(p->err, p->errlen, "line %u: the root '%s' has no "
 		    "children; a topology needs at least one back-end",
 		    p->v[root].line, node_name(p, root, a, sizeof a));
 		return GROVE_ETOPO;
@@ -521,7 +521,7 @@ validate(struct parser *p, uint32_t *order)
 			seen[order[i]] = 0;
 		line = describe_cycle(p, u, seen, cyc, sizeof cyc);
 		free(seen);
-		topo_err(p->err, p->errlen, "line %u: %u node%s not connected "
+		errfmt(p->err, p->errlen, "line %u: %u node%s not connected "
 		    "to the root '%s': cycle %s", line, p->n - k,
 		    p->n - k == 1 ? " is" : "s are",
 		    node_name(p, root, a, sizeof a), cyc);
@@ -590,7 +590,7 @@ grove_topo_parse_string(const char *text, grove_topo **out, char *err,
 		return GROVE_EINVAL;
 	*out = NULL;
 	if (!text) {
-		topo_err(err, errlen, "no topology text");
+		errfmt(err, errlen, "no topology text");
 		return GROVE_EINVAL;
 	}
 	p.s = text;
@@ -605,9 +605,9 @@ grove_topo_parse_string(const char *text, grove_topo **out, char *err,
 	if (!rc)
 		rc = build(&p, order, out);
 	if (rc == GROVE_ENOMEM)
-		topo_err(err, errlen, "line %u: out of memory", p.line);
+		errfmt(err, errlen, "line %u: out of memory", p.line);
 	else if (rc == GROVE_ERANGE)
-		topo_err(err, errlen, "line %u: more than %u nodes", p.line,
+		errfmt(err, errlen, "line %u: more than %u nodes", p.line,
 		    TOPO_MAX_NODES);
 	if (rc == GROVE_ERANGE)
 		rc = GROVE_ETOPO;

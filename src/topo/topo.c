@@ -1,23 +1,10 @@
 /* The topology tree: construction from a pre-order parent array, the
  * accessors and routing. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "topo/topo_impl.h"
-
-void
-topo_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 int
 topo_is_host_char(int c)

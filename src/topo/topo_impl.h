@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/errfmt.h"
 #include "grove/topology.h"
 
 /* Upper bounds that keep a typo ("levels:1000x1000x1000") from asking for
@@ -66,8 +67,5 @@ int topo_read_file(const char *path, char **text, char *err, size_t errlen);
 /* True for the characters a host name may contain. */
 int topo_is_host_char(int c);
 
-/* printf into a caller's error buffer (err may be NULL or errlen 0). */
-void topo_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,0 +1,16 @@
+#include "core/errfmt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void
+errfmt(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
