@@ -49,22 +49,6 @@ usage_error(const char *msg, const char *arg)
 }
 
 static int
-parse_count(const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s[0] || s[0] == '-' || s[0] == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int
 write_out(const grove_topo *t, grove_topo_format fmt, const char *path)
 {
 	FILE *f = stdout;
@@ -130,7 +114,7 @@ cmd_topo(int argc, char **argv)
 			spec = optarg;
 			break;
 		case 'b':
-			if (parse_count(optarg, &backends))
+			if (model_parse_u32(optarg, &backends))
 				return usage_error("--backends needs a "
 				    "non-negative number", optarg);
 			break;

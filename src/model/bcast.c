@@ -509,6 +509,28 @@ check_system(const grove_logp_params *p, const grove_logp_system *sys,
 	return 0;
 }
 
+/* What both entry points check first; fills c for them. */
+static int
+ctx_init(struct ctx *c, const grove_logp_params *p,
+    const grove_logp_system *sys, uint64_t size, uint32_t elem,
+    const grove_logp_plan *out, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!out) {
+		errfmt(err, errlen, "invalid argument");
+		return GROVE_EINVAL;
+	}
+	rc = check_system(p, sys, size, elem, err, errlen);
+	if (rc)
+		return rc;
+	c->p = p;
+	c->sys = *sys;
+	c->n = size / elem;
+	c->elem = elem;
+	return 0;
+}
+
 int
 grove_logp_bcast_plan(const grove_logp_params *p,
     const grove_logp_system *sys, grove_logp_scheme scheme, uint64_t size,
@@ -521,11 +543,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	uint64_t evaluated;
 	int rc;
 
-	if (!out) {
-		errfmt(err, errlen, "invalid argument");
-		return GROVE_EINVAL;
-	}
-	rc = check_system(p, sys, size, elem, err, errlen);
+	rc = ctx_init(&c, p, sys, size, elem, out, err, errlen);
 	if (rc)
 		return rc;
 	if (how != GROVE_LOGP_HEURISTIC && how != GROVE_LOGP_EXHAUSTIVE &&
@@ -533,10 +551,6 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 		errfmt(err, errlen, "invalid search");
 		return GROVE_EINVAL;
 	}
-	c.p = p;
-	c.sys = *sys;
-	c.n = size / elem;
-	c.elem = elem;
 	memset(out, 0, sizeof *out);
 	switch (scheme) {
 	case GROVE_LOGP_OPTIMIZED:
@@ -573,17 +587,9 @@ grove_logp_bcast_eval(const grove_logp_params *p,
 	grove_logp_link w, l;
 	int rc;
 
-	if (!out) {
-		errfmt(err, errlen, "invalid argument");
-		return GROVE_EINVAL;
-	}
-	rc = check_system(p, sys, size, elem, err, errlen);
+	rc = ctx_init(&c, p, sys, size, elem, out, err, errlen);
 	if (rc)
 		return rc;
-	c.p = p;
-	c.sys = *sys;
-	c.n = size / elem;
-	c.elem = elem;
 	if (k == 0 || (c.n && k > c.n)) {
 		errfmt(err, errlen, "segment count %llu not in [1, %llu]",
 		    (unsigned long long)k,
