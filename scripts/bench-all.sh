@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs `grove bench micro --json` for every row of the MRNet reference
 # table (docs/benchmarks.md) plus 1024 back-ends, and prints a markdown
-# table next to MRNet's numbers with the targets checked.
+# table next to MRNet's numbers with the targets checked.  Before each
+# run, `grove bench floor` measures the same tree of bare processes (this
+# machine's floor right now), so Grove's numbers can be read against what
+# the kernel charges for the same pattern at the same time.
 #
 #   scripts/bench-all.sh [--build DIR] [--rt-iters R] [--thru-iters T]
 #                        [--repeat K] [--json-out FILE]
@@ -62,6 +65,10 @@ for row in "${ROWS[@]}"; do
 	read -r topo n ref_i ref_rt ref_w <<<"$row"
 	for ((k = 1; k <= repeat; k++)); do
 		echo "bench-all: $topo, $n back-ends (run $k of $repeat)" >&2
+		if json=$("$grove" bench floor --topology "$topo" \
+			--backends "$n" --rt-iters "$rt" --json); then
+			echo "$json" >>"$out"
+		fi
 		if json=$("$grove" bench micro --topology "$topo" \
 			--backends "$n" --rt-iters "$rt" --thru-iters "$thru" \
 			--json); then
@@ -76,7 +83,9 @@ done
 
 python3 - "$out" "$out.ref" "$repeat" <<'PY'
 import json, sys
-runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+floors = [r for r in lines if "fork_tree_s" in r]
+runs = [r for r in lines if "fork_tree_s" not in r]
 refs = [l.split() for l in open(sys.argv[2]) if l.strip()]
 repeat = int(sys.argv[3])
 first = next((r for r in runs if "error" not in r), {})
@@ -84,8 +93,9 @@ print(f"commit {first.get('commit', 'unknown')}, "
       f"{first.get('cpu', '?')}, {first.get('cpus', '?')} CPUs"
       + (f", best of {repeat} runs" if repeat > 1 else "") + "\n")
 print("| topology | BEs | CPs | instantiation s | round trip ms | waves/s "
-      "| MRNet inst. s | MRNet rt ms | MRNet waves/s | targets |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+      "| MRNet inst. s | MRNet rt ms | MRNet waves/s | targets "
+      "| floor: spawn s | floor: rt ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 def num(x):
     return None if x == "-" else float(x)
 fmt = lambda v: "-" if v is None else f"{v:g}"
@@ -93,11 +103,15 @@ for topo, n, ri, rrt, rw in refs:
     ri, rrt, rw = num(ri), num(rrt), num(rw)
     mine = [r for r in runs
             if r["topology"] == topo and r["backends"] == int(n)]
+    fl = [r for r in floors
+          if r["topology"] == topo and r["backends"] == int(n)]
+    fl_spawn = f"{min(r['spawn_s'] for r in fl):.3f}" if fl else "-"
+    fl_rt = f"{min(r['roundtrip_s'] for r in fl) * 1e3:.3f}" if fl else "-"
     ok = [r for r in mine if "error" not in r]
     if not ok or len(ok) < len(mine):
         print(f"| {topo} | {n} | | FAILED ({len(mine) - len(ok)} of "
               f"{len(mine)} runs) | | | {fmt(ri)} | {fmt(rrt)} | {fmt(rw)} "
-              f"| no |")
+              f"| no | {fl_spawn} | {fl_rt} |")
         continue
     inst = min(r["instantiation_s"] for r in ok)
     rt_ms = min(r["roundtrip_s"] for r in ok) * 1e3
@@ -113,7 +127,7 @@ for topo, n, ri, rrt, rw in refs:
         verdict = "met" if not misses else "missed: " + ",".join(misses)
     print(f"| {topo} | {n} | {ok[0].get('cps', '')} "
           f"| {inst:.3f} | {rt_ms:.3f} | {w:.0f} | {fmt(ri)} | {fmt(rrt)} "
-          f"| {fmt(rw)} | {verdict} |")
+          f"| {fmt(rw)} | {verdict} | {fl_spawn} | {fl_rt} |")
 PY
 rm -f "$out.ref"
 exit $status

@@ -14,6 +14,8 @@
  *                       (bench_bcast.c)
  *   grove bench align   event spaces of several hosts on one timeline
  *                       (bench_align.c)
+ *   grove bench floor   the micro-benchmark's pattern on bare processes:
+ *                       this machine's floor under it (bench_floor.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include "bench_agents.h"
 #include "bench_align.h"
 #include "bench_bcast.h"
+#include "bench_floor.h"
 #include "bench_skew.h"
 #include "bench_stats.h"
 #include "grove/grove.h"
@@ -231,68 +234,11 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 	return rc;
 }
 
-/* Prints s as a JSON string. */
-static void
-json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-/* The CPU model, for the record of where numbers were measured. */
-static void
-cpu_model(char *buf, size_t len)
-{
-	snprintf(buf, len, "unknown");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "model name", 10))
-			continue;
-		char *colon = strchr(line, ':');
-		if (!colon)
-			break;
-		colon++;
-		while (*colon == ' ' || *colon == '\t')
-			colon++;
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(buf, len, "%s", colon);
-		break;
-	}
-	fclose(f);
-}
-
-static void
-json_machine(void)
-{
-	char cpu[256];
-	cpu_model(cpu, sizeof cpu);
-	printf(", \"cpu\": ");
-	json_str(cpu);
-	printf(", \"cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
-	const char *commit = getenv("GROVE_COMMIT");
-	if (commit && *commit) {
-		printf(", \"commit\": ");
-		json_str(commit);
-	}
-}
-
 static void
 micro_print_json(const micro_cfg *c, const micro_res *r)
 {
 	printf("{\"topology\": ");
-	json_str(c->spec);
+	tool_json_str(c->spec);
 	printf(", \"backends\": %u, \"cps\": %" PRIu32 ", \"depth\": %"
 	    PRIu32, c->backends, r->cps, r->depth);
 	printf(", \"instantiation_s\": %.6f", r->inst_s);
@@ -303,7 +249,7 @@ micro_print_json(const micro_cfg *c, const micro_res *r)
 	printf(", \"throughput_waves_per_s\": %.1f, \"throughput_s\": %.6f"
 	    ", \"thru_iters\": %d", r->thru_wps, r->thru_s, c->thru_iters);
 	printf(", \"shutdown_s\": %.6f", r->shutdown_s);
-	json_machine();
+	tool_json_machine();
 	printf("}\n");
 }
 
@@ -342,6 +288,8 @@ bench_usage(FILE *f)
 	    "[--sizes LIST] ... (--help)\n"
 	    "       grove bench align [--topology SPEC] [--backends N] "
 	    "[--inject-step NS] ...\n"
+	    "       grove bench floor [--topology SPEC] [--backends N] "
+	    "[--rt-iters R] [--json]\n"
 	    "\n"
 	    "micro: instantiation latency (spawn mode, be_worker), round "
 	    "trip of a\n"
@@ -364,6 +312,9 @@ bench_usage(FILE *f)
 	    "skew: error of grove_net_clock_skew against the true offsets "
 	    "(see\n"
 	    "  grove bench skew --help).\n"
+	    "floor: the micro-benchmark's tree and round trip on bare "
+	    "processes\n  (fork, unix sockets, epoll; no Grove code): this "
+	    "machine's floor.\n"
 	    "align: accuracy of the event spaces of several hosts on the "
 	    "front-end's\n  timeline (see grove bench align --help).\n"
 	    "\n"
@@ -628,7 +579,7 @@ bench_trace(int argc, char **argv)
 		print_summary_json("overhead_roundtrip_pct", tp.rt_wall, n, 100);
 		print_summary_json("overhead_throughput_pct", tp.th_wall, n, 100);
 		printf(", \"topology\": ");
-		json_str(c.spec);
+		tool_json_str(c.spec);
 		printf(", \"backends\": %u, \"rounds\": %d, \"rt_iters\": %d"
 		    ", \"thru_iters\": %d", c.backends, rounds, c.rt_iters,
 		    c.thru_iters);
@@ -658,7 +609,7 @@ bench_trace(int argc, char **argv)
 		    ", \"throughput_off_waves_per_s\": %.1f"
 		    ", \"throughput_on_waves_per_s\": %.1f", rt_best[0],
 		    rt_best[1], wps_best[0], wps_best[1]);
-		json_machine();
+		tool_json_machine();
 		printf("}\n");
 	} else {
 		printf("grove bench trace\n");
@@ -732,6 +683,8 @@ cmd_bench(int argc, char **argv)
 		return bench_bcast(argc, argv);
 	if (!strcmp(argv[1], "align"))
 		return bench_align(argc, argv);
+	if (!strcmp(argv[1], "floor"))
+		return bench_floor(argc, argv);
 	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
 	return bench_usage(stderr);
 }

@@ -182,3 +182,60 @@ tool_cpu_self(void)
 	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
+
+/* Prints s as a JSON string. */
+void
+tool_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+/* The CPU model, for the record of where numbers were measured. */
+static void
+cpu_model(char *buf, size_t len)
+{
+	snprintf(buf, len, "unknown");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "model name", 10))
+			continue;
+		char *colon = strchr(line, ':');
+		if (!colon)
+			break;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+void
+tool_json_machine(void)
+{
+	char cpu[256];
+	cpu_model(cpu, sizeof cpu);
+	printf(", \"cpu\": ");
+	tool_json_str(cpu);
+	printf(", \"cpus\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
+	const char *commit = getenv("GROVE_COMMIT");
+	if (commit && *commit) {
+		printf(", \"commit\": ");
+		tool_json_str(commit);
+	}
+}

@@ -58,4 +58,11 @@ int tool_parse_inject_step(const char *cmd, const char *v, int64_t *out);
 int tool_net_create_injected(const char *cmd, const tool_programs *pg,
     const char *topology, unsigned backends, int64_t step, grove_net **out);
 
+/* Prints s as a JSON string (quoted, escaped) on standard output. */
+void tool_json_str(const char *s);
+
+/* Prints the fields that say where a benchmark ran, each preceded by
+ * ", ": "cpu" (model), "cpus", and "commit" when $GROVE_COMMIT is set. */
+void tool_json_machine(void);
+
 #endif
