@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fmath.h"
 #include "filter/builtin.h"
 
 enum { OP_SUM, OP_MIN, OP_MAX, OP_N_ };
@@ -76,7 +77,7 @@ typedef void (*store_fn)(void *out, const double *acc, uint64_t n,
 	{                                                                      \
 		T *o = out;                                                    \
 		for (uint64_t i = 0; i < n; i++) {                             \
-			double v = total > 0 ? round(acc[i] / total) : 0;      \
+			double v = total > 0 ? fm_round(acc[i] / total) : 0;      \
 			if (!(v == v))                                         \
 				o[i] = 0;                                      \
 			else if (v <= (double)(MIN))                           \

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/fmath.h"
 #include "model/model_impl.h"
 
 static int
@@ -156,9 +157,9 @@ grove_logp_params_work_at(const grove_logp_params *p, grove_logp_class c,
 	/* The cost of a wake-up grows with how many processes ran on the
 	 * core since (their share of the caches), which the grid spaces
 	 * by factors: interpolate in log2 K. */
-	x = log2(per_core);
-	x0 = log2((double)lo->K);
-	x1 = log2((double)hi->K);
+	x = fm_log2(per_core);
+	x0 = fm_log2((double)lo->K);
+	x1 = fm_log2((double)hi->K);
 	y0 = logp_work_curve(lo->s, lo->n, m);
 	y1 = logp_work_curve(hi->s, hi->n, m);
 	*out = y0 + (y1 - y0) * (x - x0) / (x1 - x0);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/fmath.h"
 #include "grove/error.h"
 
 int
@@ -17,7 +18,7 @@ emu_line_init(emu_line *l, const grove_link_params *p)
 	if (!p || !isfinite(p->latency_s) || !isfinite(p->bandwidth_Bps) ||
 	    p->latency_s < 0 || p->bandwidth_Bps < 0 || p->latency_s > 3600)
 		return GROVE_EINVAL;
-	l->latency_ns = (uint64_t)llround(p->latency_s * 1e9);
+	l->latency_ns = (uint64_t)fm_round(p->latency_s * 1e9);
 	l->ns_per_byte = p->bandwidth_Bps > 0 ? 1e9 / p->bandwidth_Bps : 0;
 	l->busy_until = 0;
 	return 0;
@@ -29,7 +30,7 @@ emu_schedule(emu_line *l, uint64_t now, size_t bytes)
 	uint64_t start = now > l->busy_until ? now : l->busy_until;
 	/* Rounded per message: the error is below a nanosecond each, far
 	 * under any clock this is compared with. */
-	uint64_t tx = (uint64_t)llround((double)bytes * l->ns_per_byte);
+	uint64_t tx = (uint64_t)fm_round((double)bytes * l->ns_per_byte);
 	l->busy_until = start + tx;
 	return l->busy_until + l->latency_ns;
 }
