@@ -37,6 +37,16 @@ foreach(src ${GROVE_IT_TESTS})
     ENVIRONMENT "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
 endforeach()
 
+# Local children get pipes to their parent; these tests run once more
+# with Unix sockets (GROVE_LOCAL_LINK=socket), the transport of a child
+# that finds no descriptors for pipes, so both paths stay tested.
+foreach(name it_trees it_faults it_streams)
+  add_test(NAME it.${name}.socket COMMAND ${name})
+  set_tests_properties(it.${name}.socket PROPERTIES TIMEOUT 300
+    LABELS integration ENVIRONMENT
+    "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR};GROVE_LOCAL_LINK=socket")
+endforeach()
+
 # Shell-level tests of the command-line tools: tests/cli/*.sh
 file(GLOB GROVE_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cli/*.sh)
 foreach(src ${GROVE_CLI_TESTS})

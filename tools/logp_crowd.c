@@ -1,6 +1,6 @@
 /* A ring of K processes per core passing one message around
  * (logp_crowd.h).  Each runs Grove's own connection layer on a libuv
- * loop over Unix sockets, as the processes of a tree do: it sleeps in its
+ * loop over pipes, as the processes of a tree do: it sleeps in its
  * loop until its predecessor's frame is whole, then forwards it.  None is
  * pinned: the scheduler spreads them over the cores as it does a tree's
  * processes, so a hop pays for waking a process on another core when the
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -156,12 +155,17 @@ logp_crowd_hop(uint32_t per_core, uint32_t cores, size_t m, double *w_s,
 		snprintf(err, errlen, "out of memory");
 		return GROVE_ENOMEM;
 	}
-	for (; made < K; made++)
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-		    &fd[2 * made]) != 0)
+	/* Pipes, as between a node and the children it starts on its own
+	 * host: fd[2e] is written by member e, fd[2e+1] read by e + 1. */
+	for (; made < K; made++) {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) != 0)
 			break;
+		fd[2 * made] = p[1];
+		fd[2 * made + 1] = p[0];
+	}
 	if (made < K || pipe2(report, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "crowd of %u: sockets: %s", K,
+		snprintf(err, errlen, "crowd of %u: pipes: %s", K,
 		    strerror(errno));
 		rc = GROVE_ESYS;
 		goto out;

@@ -32,6 +32,7 @@
 #include "grove/error.h"
 #include "net/conn.h"
 #include "net/sockio.h"
+#include "net/uplink.h"
 
 /* Message tags between driver and peer. */
 enum {
@@ -261,7 +262,7 @@ on_tick(uv_timer_t *t)
 }
 
 static int
-side_open(side *s, int fd, const logp_cfg *cfg, int is_peer)
+side_open(side *s, uplink *u, const logp_cfg *cfg, int is_peer)
 {
 	memset(s, 0, sizeof *s);
 	s->is_peer = is_peer;
@@ -269,7 +270,7 @@ side_open(side *s, int fd, const logp_cfg *cfg, int is_peer)
 		return GROVE_ESYS;
 	uv_timer_init(&s->loop, &s->tick);
 	uv_timer_start(&s->tick, on_tick, 100, 100);
-	int rc = conn_open_fd(&s->loop, fd, &side_ops, s, 0, &s->c);
+	int rc = uplink_conn(&s->loop, u, &side_ops, s, 0, &s->c);
 	if (rc != 0)
 		return rc;
 	s->c->authed = 1; /* a private link: frames of any size */
@@ -344,10 +345,10 @@ peer_or(side *s)
 }
 
 static int
-peer_main(int fd, const logp_cfg *cfg)
+peer_main(uplink *u, const logp_cfg *cfg)
 {
 	side s;
-	int rc = side_open(&s, fd, cfg, 1);
+	int rc = side_open(&s, u, cfg, 1);
 	if (rc == 0)
 		rc = wire_pack(&s.ack, WIRE_T_DATA, 0, T_ACK, 0, 0, "");
 	while (rc == 0 && !s.quit && !s.closed) {
@@ -637,22 +638,28 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 	return 0;
 }
 
-/* The two ends of the link: a socket pair for "host", loopback TCP
- * otherwise.  Returns the driver's fd and the peer's in *peer_fd (for
- * TCP the peer connects after the fork: *peer_fd = -1, *port set). */
+/* The two ends of the link: for "host" two pipes, as between a node and
+ * a child it starts on its own host; loopback TCP otherwise (the peer
+ * connects after the fork: *peer closed, *port set). */
 static int
-open_link(logp_link link, int *drv, int *peer_fd, int *listener,
+open_link(logp_link link, uplink *drv, uplink *peer, int *listener,
     uint16_t *port, char *err, size_t errlen)
 {
-	*drv = *peer_fd = *listener = -1;
+	drv->rfd = drv->wfd = peer->rfd = peer->wfd = *listener = -1;
 	if (link == LOGP_HOST) {
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-			snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		int down[2], up[2];
+		if (pipe2(down, O_CLOEXEC) != 0) {
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
 			return GROVE_ESYS;
 		}
-		*drv = sv[0];
-		*peer_fd = sv[1];
+		if (pipe2(up, O_CLOEXEC) != 0) {
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
+			close(down[0]);
+			close(down[1]);
+			return GROVE_ESYS;
+		}
+		*drv = (uplink){up[0], down[1]};
+		*peer = (uplink){down[0], up[1]};
 		return 0;
 	}
 	struct sockaddr_in sa = {.sin_family = AF_INET,
@@ -685,7 +692,7 @@ accept_peer(int listener, char *err, size_t errlen)
 }
 
 static void
-peer_process(const logp_cfg *cfg, int peer_fd, int listener, uint16_t port,
+peer_process(const logp_cfg *cfg, uplink *peer, int listener, uint16_t port,
     pid_t parent)
 {
 	/* Never outlive the driver. */
@@ -695,14 +702,16 @@ peer_process(const logp_cfg *cfg, int peer_fd, int listener, uint16_t port,
 	if (listener >= 0) {
 		char why[256];
 		close(listener);
-		peer_fd = sockio_connect("127.0.0.1", port, 10000, why, sizeof why);
-		if (peer_fd < 0) {
+		int fd = sockio_connect("127.0.0.1", port, 10000, why,
+		    sizeof why);
+		if (fd < 0) {
 			fprintf(stderr, "grove logp: peer: %s\n", why);
 			_exit(1);
 		}
-		sockio_tune(peer_fd, 20000);
+		sockio_tune(fd, 20000);
+		*peer = (uplink){fd, fd};
 	}
-	_exit(peer_main(peer_fd, cfg) == 0 ? 0 : 1);
+	_exit(peer_main(peer, cfg) == 0 ? 0 : 1);
 }
 
 static void
@@ -748,9 +757,10 @@ logp_measure(const logp_cfg *cfg, logp_table *out, char *err, size_t errlen)
 		rc = GROVE_ENOMEM;
 		goto out;
 	}
-	int drv = -1, peer_fd = -1, listener = -1;
+	uplink drv, peer;
+	int listener = -1;
 	uint16_t port = 0;
-	if ((rc = open_link(cfg->link, &drv, &peer_fd, &listener, &port, err,
+	if ((rc = open_link(cfg->link, &drv, &peer, &listener, &port, err,
 	    errlen)) != 0)
 		goto out;
 	double t_start = (double)now_ns() * 1e-9;
@@ -758,32 +768,31 @@ logp_measure(const logp_cfg *cfg, logp_table *out, char *err, size_t errlen)
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (drv >= 0)
-			close(drv);
-		peer_process(cfg, peer_fd, listener, port, parent);
+		uplink_close(&drv);
+		peer_process(cfg, &peer, listener, port, parent);
 	}
-	if (peer_fd >= 0)
-		close(peer_fd);
+	uplink_close(&peer);
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		if (listener >= 0)
 			close(listener);
-		if (drv >= 0)
-			close(drv);
+		uplink_close(&drv);
 		rc = GROVE_ESYS;
 		goto out;
 	}
 	if (listener >= 0) {
-		drv = accept_peer(listener, err, errlen);
+		int fd = accept_peer(listener, err, errlen);
 		close(listener);
-		if (drv < 0)
-			rc = drv;
+		if (fd < 0)
+			rc = fd;
+		else
+			drv = (uplink){fd, fd};
 	}
 	side s;
 	memset(&s, 0, sizeof s);
 	int opened = 0;
 	if (rc == 0) {
-		rc = side_open(&s, drv, cfg, 0);
+		rc = side_open(&s, &drv, cfg, 0);
 		opened = 1;
 		if (rc != 0)
 			snprintf(err, errlen, "cannot use the link: %s",

@@ -145,14 +145,14 @@ read_auth_frame(int fd, uint16_t want, int timeout_ms, grove_packet **out,
 }
 
 int
-auth_child_handshake(int fd, const uint8_t secret[AUTH_SECRET_LEN],
+auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
     uint32_t node, int timeout_ms, char *err, size_t errlen)
 {
 	grove_packet *ch = NULL, *hello = NULL, *ok = NULL;
 	const uint8_t *np = NULL, *pp = NULL;
 	uint64_t nlen = 0, plen = 0;
 	uint8_t nc[AUTH_NONCE_LEN], pc[AUTH_PROOF_LEN], expect[AUTH_PROOF_LEN];
-	int rc = read_auth_frame(fd, WIRE_T_AUTH_CHALLENGE, timeout_ms, &ch, err,
+	int rc = read_auth_frame(rfd, WIRE_T_AUTH_CHALLENGE, timeout_ms, &ch, err,
 	    errlen);
 	if (rc != 0)
 		goto out;
@@ -171,11 +171,11 @@ auth_child_handshake(int fd, const uint8_t secret[AUTH_SECRET_LEN],
 		goto out;
 	size_t hlen;
 	const uint8_t *hb = wire_packet_bytes(hello, &hlen);
-	if ((rc = sockio_write_all(fd, hb, hlen, timeout_ms)) != 0) {
+	if ((rc = sockio_write_all(wfd, hb, hlen, timeout_ms)) != 0) {
 		snprintf(err, errlen, "handshake: could not send hello");
 		goto out;
 	}
-	rc = read_auth_frame(fd, WIRE_T_AUTH_OK, timeout_ms, &ok, err, errlen);
+	rc = read_auth_frame(rfd, WIRE_T_AUTH_OK, timeout_ms, &ok, err, errlen);
 	if (rc != 0)
 		goto out;
 	if (grove_packet_unpack(ok, "%auc", &pp, &plen) != 0 ||

@@ -54,10 +54,11 @@ void auth_network_id(const uint8_t secret[AUTH_SECRET_LEN], char out[17]);
 int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
     const uint8_t b[AUTH_PROOF_LEN]);
 
-/* The child side, blocking, on a connected socket: read the challenge,
- * send HELLO, check AUTH_OK.  Returns 0, GROVE_EAUTH (parent's proof
- * wrong), GROVE_EPROTO, GROVE_ECLOSED or GROVE_ETIMEDOUT; err says why. */
-int auth_child_handshake(int fd, const uint8_t secret[AUTH_SECRET_LEN],
+/* The child side, blocking, on a connected socket (rfd == wfd) or a
+ * pair of non-blocking pipes: read the challenge from rfd, send HELLO on
+ * wfd, check AUTH_OK.  Returns 0, GROVE_EAUTH (parent's proof wrong),
+ * GROVE_EPROTO, GROVE_ECLOSED or GROVE_ETIMEDOUT; err says why. */
+int auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
     uint32_t node, int timeout_ms, char *err, size_t errlen);
 
 #endif

@@ -17,6 +17,7 @@ boot_init(boot *b)
 	memset(b, 0, sizeof *b);
 	b->timeout_ms = 30000;
 	b->heartbeat_ms = 1000;
+	b->parent_rfd = b->parent_wfd = -1;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "127.0.0.1");
 	snprintf(b->rsh, sizeof b->rsh, "ssh");
 }
@@ -49,6 +50,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	    b->log_level);
 	if (b->parent_unix[0])
 		fprintf(f, "parent-unix %s\n", b->parent_unix);
+	if (b->parent_rfd >= 0)
+		fprintf(f, "parent-fds %d %d\n", b->parent_rfd, b->parent_wfd);
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
 	    b->be_exe);
 	for (int i = 0; i < b->be_argc; i++)
@@ -125,6 +128,16 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 			b->rank = (uint32_t)strtoul(val, NULL, 10);
 		} else if (!strcmp(line, "parent-unix")) {
 			rc = copy_str(b->parent_unix, sizeof b->parent_unix, val);
+		} else if (!strcmp(line, "parent-fds")) {
+			/* Inherited descriptors: never stdin/out/err. */
+			int r, w, used = 0;
+			if (sscanf(val, "%d %d%n", &r, &w, &used) != 2 ||
+			    val[used] || r < 3 || w < 3 || r == w)
+				rc = GROVE_EINVAL;
+			else {
+				b->parent_rfd = r;
+				b->parent_wfd = w;
+			}
 		} else if (!strcmp(line, "parent-node")) {
 			b->parent_node = (uint32_t)strtoul(val, NULL, 10);
 		} else if (!strcmp(line, "backends")) {

@@ -31,6 +31,7 @@ typedef struct write_req {
 } write_req;
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void conn_handle_closed(uv_handle_t *h);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 
 static conn *
@@ -43,6 +44,8 @@ conn_alloc(const conn_ops *ops, void *owner, long tag)
 	c->owner = owner;
 	c->tag = tag;
 	c->h.handle.data = c;
+	c->ws = &c->h.stream;
+	c->open_handles = 1;
 	c->last_rx_ms = sockio_now_ms();
 	snprintf(c->peer, sizeof c->peer, "peer");
 	return c;
@@ -57,19 +60,59 @@ conn_open_fd(uv_loop_t *loop, int fd, const conn_ops *ops, void *owner,
 		return GROVE_ENOMEM;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof ss;
-	int is_unix = getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
-	    ss.ss_family == AF_UNIX;
-	int rc = is_unix ? uv_pipe_init(loop, &c->h.pipe, 0)
+	int is_sock = getsockname(fd, (struct sockaddr *)&ss, &sl) == 0;
+	/* libuv's pipe handle serves Unix sockets and plain pipes alike (a
+	 * pipe is one direction: reading or writing only). */
+	int is_pipe = !is_sock || ss.ss_family == AF_UNIX;
+	int rc = is_pipe ? uv_pipe_init(loop, &c->h.pipe, 0)
 	    : uv_tcp_init(loop, &c->h.tcp);
 	if (rc == 0)
-		rc = is_unix ? uv_pipe_open(&c->h.pipe, fd)
+		rc = is_pipe ? uv_pipe_open(&c->h.pipe, fd)
 		    : uv_tcp_open(&c->h.tcp, fd);
 	if (rc != 0) {
 		free(c);
 		return GROVE_ESYS;
 	}
 	c->h.handle.data = c;
-	sockio_tune(fd, 20000);
+	if (is_sock)
+		sockio_tune(fd, 20000);
+	conn_read_start(c);
+	*out = c;
+	return 0;
+}
+
+int
+conn_open_pipes(uv_loop_t *loop, int rfd, int wfd, const conn_ops *ops,
+    void *owner, long tag, conn **out)
+{
+	conn *c = conn_alloc(ops, owner, tag);
+	if (!c) {
+		close(rfd);
+		close(wfd);
+		return GROVE_ENOMEM;
+	}
+	/* uv_pipe_init cannot fail on Linux; uv_pipe_open can, and a handle
+	 * that opened its descriptor closes it itself. */
+	uv_pipe_init(loop, &c->h.pipe, 0);
+	uv_pipe_init(loop, &c->wpipe, 0);
+	c->h.handle.data = c;
+	c->wpipe.data = c;
+	c->ws = (uv_stream_t *)&c->wpipe;
+	c->split = 1;
+	c->open_handles = 2;
+	int rr = uv_pipe_open(&c->h.pipe, rfd);
+	if (rr != 0)
+		close(rfd);
+	int rw = uv_pipe_open(&c->wpipe, wfd);
+	if (rw != 0)
+		close(wfd);
+	if (rr != 0 || rw != 0) {
+		c->closing = 1;
+		uv_close(&c->h.handle, conn_handle_closed);
+		uv_close((uv_handle_t *)&c->wpipe, conn_handle_closed);
+		return GROVE_ESYS;
+	}
+	snprintf(c->peer, sizeof c->peer, "local process");
 	conn_read_start(c);
 	*out = c;
 	return 0;
@@ -452,7 +495,7 @@ conn_flush(conn *c)
 		trace_ring_settle();
 		uint64_t t0 = hint ? hint : grove_trace_begin();
 		hint = 0;
-		int w = uv_try_write(&c->h.stream, iov, (unsigned)n);
+		int w = uv_try_write(c->ws, iov, (unsigned)n);
 		if (w < 0 && w != UV_EAGAIN) {
 			conn_close(c, GROVE_ECLOSED, uv_strerror(w));
 			return GROVE_ECLOSED;
@@ -495,7 +538,7 @@ conn_flush(conn *c)
 				wr->pkts[i] = c->wq[k + i];
 				wr->bytes += iov[k + i].len;
 			}
-			int rc = uv_write(&wr->req, &c->h.stream, iov + k,
+			int rc = uv_write(&wr->req, c->ws, iov + k,
 			    (unsigned)rest, on_write);
 			if (rc != 0) {
 				for (size_t i = 0; i < rest; i++)
@@ -516,10 +559,13 @@ conn_flush(conn *c)
 	return 0;
 }
 
+/* The loop is done with one of c's handles; c goes with the last. */
 static void
-on_closed(uv_handle_t *h)
+conn_handle_closed(uv_handle_t *h)
 {
 	conn *c = h->data;
+	if (--c->open_handles > 0)
+		return;
 	rxbuf_fini(&c->rx);
 	free(c->wq);
 	free(c);
@@ -542,7 +588,9 @@ conn_close(conn *c, int err, const char *why)
 		c->emu = NULL;
 	}
 	/* Pending uv_writes complete with UV_ECANCELED and free themselves. */
-	uv_close(&c->h.handle, on_closed);
+	uv_close(&c->h.handle, conn_handle_closed);
+	if (c->split)
+		uv_close((uv_handle_t *)&c->wpipe, conn_handle_closed);
 	c->ops->on_close(c, err, why);
 }
 

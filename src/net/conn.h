@@ -37,13 +37,20 @@ typedef struct conn_ops {
 
 struct conn {
 	/* TCP between hosts, a Unix socket between processes of one host
-	 * (about half the kernel cost per message). */
+	 * (about half the kernel cost per message), or, between a parent and
+	 * a child it started on its own host, two pipes: h reads one, wpipe
+	 * writes the other (a pipe costs the kernel about a third of what a
+	 * Unix socket does per message here). */
 	union {
 		uv_tcp_t tcp;
 		uv_pipe_t pipe;
 		uv_stream_t stream;
 		uv_handle_t handle;
 	} h;
+	uv_pipe_t wpipe;    /* the write side of a pipe pair (split) */
+	uv_stream_t *ws;    /* where writes go: &h.stream, or &wpipe */
+	int split;          /* 1: h reads, wpipe writes */
+	int open_handles;   /* handles not yet closed by the loop */
 	const conn_ops *ops;
 	void *owner;      /* the node / be that owns this conn */
 	long tag;         /* owner's index (child slot, -1 parent) */
@@ -84,12 +91,16 @@ struct conn {
 #define CONN_HWM (8u << 20)
 #define CONN_LWM (2u << 20)
 
-/* Wrap an accepted/connected socket fd (or an initialised uv_tcp_t via
- * conn_new_accepted).  Starts reading. */
+/* Wrap an accepted/connected socket fd, or one end of a pipe (a link
+ * in one direction).  Starts reading. */
 int conn_open_fd(uv_loop_t *loop, int fd, const conn_ops *ops, void *owner,
     long tag, conn **out);
 int conn_accept(uv_stream_t *server, const conn_ops *ops, void *owner,
     conn **out);
+/* A link over two pipes: bytes arrive on rfd and leave on wfd.  Takes
+ * both descriptors, also when it fails.  Starts reading. */
+int conn_open_pipes(uv_loop_t *loop, int rfd, int wfd, const conn_ops *ops,
+    void *owner, long tag, conn **out);
 
 void conn_read_start(conn *c);
 void conn_read_stop(conn *c);

@@ -122,8 +122,17 @@ sockio_write_all(int fd, const void *buf, size_t len, int timeout_ms)
 {
 	uint64_t deadline = sockio_now_ms() + (uint64_t)timeout_ms;
 	const uint8_t *p = buf;
+	int is_pipe = 0;
 	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		/* send() keeps a closed socket from raising SIGPIPE; a pipe
+		 * (a link to a parent on the same host) takes write(), and
+		 * Grove's processes ignore SIGPIPE. */
+		ssize_t n = is_pipe ? write(fd, p, len) :
+		    send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == ENOTSOCK && !is_pipe) {
+			is_pipe = 1;
+			continue;
+		}
 		if (n > 0) {
 			p += n;
 			len -= (size_t)n;

@@ -61,7 +61,7 @@ child_env(void)
  * is live across vfork.  The child only makes system calls. */
 static pid_t __attribute__((noinline))
 start_process(const char *path, char *const *av, char **env, int in_fd,
-    int err_fd, int local)
+    int err_fd, int local, const int *keep, int nkeep)
 {
 	pid_t parent = getpid();
 	pid_t pid = vfork();
@@ -74,6 +74,11 @@ start_process(const char *path, char *const *av, char **env, int in_fd,
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(127);
+		/* The child's own descriptor table: the parent's copies stay
+		 * close-on-exec, so no other child inherits them. */
+		for (int i = 0; i < nkeep; i++)
+			if (fcntl(keep[i], F_SETFD, 0) < 0)
+				goto fail;
 	}
 	execvpe(path, av, env);
 fail:
@@ -85,8 +90,8 @@ fail:
 
 int
 spawn_child(const char *host, const char *rsh, const char *exe,
-    char *const argv[], const char *boot, size_t boot_len, pid_t *pidp,
-    char *err, size_t errlen)
+    char *const argv[], const char *boot, size_t boot_len, const int *keep,
+    int nkeep, pid_t *pidp, char *err, size_t errlen)
 {
 	int local = spawn_host_is_local(host);
 	int in[2] = {-1, -1}, ep[2] = {-1, -1};
@@ -122,7 +127,8 @@ spawn_child(const char *host, const char *rsh, const char *exe,
 	fcntl(in[1], F_SETPIPE_SZ, 1 << 20);
 	const char *path = local ? exe : rsh;
 	char *const *av = local ? argv : rargv;
-	pid_t pid = start_process(path, av, env, in[0], ep[1], local);
+	pid_t pid = start_process(path, av, env, in[0], ep[1], local, keep,
+	    local ? nkeep : 0);
 	if (pid < 0) {
 		snprintf(err, errlen, "%s: fork: %s", host, strerror(errno));
 		goto out;

@@ -16,10 +16,12 @@
 int spawn_host_is_local(const char *host);
 
 /* Start exe with argv (argv[0] included, NULL-terminated) on host.
- * Returns 0 and *pid, or GROVE_ESPAWN with err naming the host, the program
- * and the reason (e.g. exec's errno). */
+ * keep[0..nkeep) are close-on-exec descriptors a local child inherits
+ * under the same numbers (its link to this process); ignored for a
+ * remote host.  Returns 0 and *pid, or GROVE_ESPAWN with err naming the
+ * host, the program and the reason (e.g. exec's errno). */
 int spawn_child(const char *host, const char *rsh, const char *exe,
-    char *const argv[], const char *boot, size_t boot_len, pid_t *pid,
-    char *err, size_t errlen);
+    char *const argv[], const char *boot, size_t boot_len, const int *keep,
+    int nkeep, pid_t *pid, char *err, size_t errlen);
 
 #endif

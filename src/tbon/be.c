@@ -17,6 +17,7 @@
 #include "net/conn.h"
 #include "net/emu_setup.h"
 #include "net/sockio.h"
+#include "net/uplink.h"
 #include "tbon/pktq.h"
 #include "tbon/segment.h"
 #include "tbon/ship.h"
@@ -127,39 +128,41 @@ be_on_close(conn *c, int err, const char *why)
 
 static const conn_ops be_ops = {be_on_packet, be_on_close, NULL};
 
+/* Connects to the parent (inherited pipes, its Unix socket, or TCP; see
+ * net/uplink.h), proves the secret and starts the loop. */
 static int
-be_connect(grove_be *be, const char *host, uint16_t port, const char *unix_name,
-    uint32_t parent, const char *netid,
+be_connect(grove_be *be, int parent_rfd, int parent_wfd, const char *host,
+    uint16_t port, const char *unix_name, uint32_t parent, const char *netid,
     const uint8_t secret[AUTH_SECRET_LEN], int timeout_ms)
 {
 	char err[512];
 	struct sigaction sa;
 	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
 		signal(SIGPIPE, SIG_IGN);
-	int fd = unix_name && *unix_name
-	    ? sockio_connect_unix(unix_name, timeout_ms, err, sizeof err)
-	    : sockio_connect(host, port, timeout_ms, err, sizeof err);
-	if (fd < 0) {
-		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
-		return fd;
-	}
-	int rc = auth_child_handshake(fd, secret, be->node, AUTH_TIMEOUT_MS, err,
-	    sizeof err);
+	uplink u;
+	int rc = uplink_open(parent_rfd, parent_wfd, unix_name, host, port,
+	    timeout_ms, &u, err, sizeof err);
 	if (rc != 0) {
 		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
-		close(fd);
+		return rc;
+	}
+	rc = auth_child_handshake(u.rfd, u.wfd, secret, be->node,
+	    AUTH_TIMEOUT_MS, err, sizeof err);
+	if (rc != 0) {
+		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
+		uplink_close(&u);
 		return rc;
 	}
 	grove_log_set_identity("be", be->rank);
 	grove_trace_init(netid, "be", be->rank);
 	be->clock_inject_ns = skew_inject_from_env(0, be->rank);
 	if (uv_loop_init(&be->loop) != 0) {
-		close(fd);
+		uplink_close(&u);
 		return GROVE_ESYS;
 	}
 	be->loop_ready = 1;
 	uv_timer_init(&be->loop, &be->wait_timer);
-	if ((rc = conn_open_fd(&be->loop, fd, &be_ops, be, -1, &be->parent)) != 0)
+	if ((rc = uplink_conn(&be->loop, &u, &be_ops, be, -1, &be->parent)) != 0)
 		return rc;
 	be->parent->authed = 1;
 	snprintf(be->parent->peer, sizeof be->parent->peer, "node %u", parent);
@@ -219,9 +222,8 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		be->backends = b.backends;
 		if (b.log_level > grove_log_level_)
 			grove_log_level_ = b.log_level;
-		rc = be_connect(be, b.parent_host, b.parent_port, b.parent_unix,
-		    b.parent_node, b.netid,
-		    secret,
+		rc = be_connect(be, b.parent_rfd, b.parent_wfd, b.parent_host,
+		    b.parent_port, b.parent_unix, b.parent_node, b.netid, secret,
 		    b.timeout_ms);
 	}
 	if (rc == 0)
@@ -253,7 +255,8 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	*out = be;
 	char netid[17];
 	auth_network_id(secret, netid);
-	int rc = be_connect(be, host, port, NULL, parent, netid, secret, 30000);
+	int rc = be_connect(be, -1, -1, host, port, NULL, parent, netid, secret,
+	    30000);
 	if (rc == 0)
 		rc = emu_setup_conn(be->parent, NULL, 1, node, parent, be->err,
 		    sizeof be->err);

@@ -22,6 +22,7 @@
 #include "net/boot.h"
 #include "net/conn.h"
 #include "net/sockio.h"
+#include "net/uplink.h"
 #include "tbon/node.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
@@ -270,19 +271,18 @@ run(commnode *cn)
 		return 2;
 	}
 	cn->parent_is_cp = me->parent > 0;
-	int fd = b->parent_unix[0]
-	    ? sockio_connect_unix(b->parent_unix, b->timeout_ms, err, sizeof err)
-	    : sockio_connect(b->parent_host, b->parent_port, b->timeout_ms, err,
-		  sizeof err);
-	if (fd < 0) {
+	uplink up;
+	if (uplink_open(b->parent_rfd, b->parent_wfd, b->parent_unix,
+	    b->parent_host, b->parent_port, b->timeout_ms, &up, err,
+	    sizeof err) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
 		grove_topo_destroy(topo);
 		return 1;
 	}
-	if ((rc = auth_child_handshake(fd, secret, b->node, AUTH_TIMEOUT_MS, err,
-	    sizeof err)) != 0) {
+	if ((rc = auth_child_handshake(up.rfd, up.wfd, secret, b->node,
+	    AUTH_TIMEOUT_MS, err, sizeof err)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
-		close(fd);
+		uplink_close(&up);
 		grove_topo_destroy(topo);
 		return 1;
 	}
@@ -291,21 +291,22 @@ run(commnode *cn)
 	if ((rc = node_init(n, &cp_hooks, cn, topo, b->node, secret, b->netid,
 	    b->bind_addr, err, sizeof err)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
-		close(fd);
+		uplink_close(&up);
 		return 1;
 	}
 	if (b->clusters && (rc = grove_cluster_map_parse_string(b->clusters,
 	    &n->clusters, err, sizeof err)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: cluster map: %s\n",
 		    b->node, err);
-		close(fd);
+		uplink_close(&up);
 		node_fini(n);
 		return 2;
 	}
 	n->attach = b->attach;
 	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms : 1000;
 	n->timeout_ms = b->timeout_ms;
-	if ((rc = conn_open_fd(&n->loop, fd, &parent_ops, cn, -1, &n->parent)) != 0) {
+	if ((rc = uplink_conn(&n->loop, &up, &parent_ops, cn, -1,
+	    &n->parent)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: cannot use parent link\n",
 		    b->node);
 		node_fini(n);

@@ -112,26 +112,46 @@ pending_index(node *n, conn *c)
 	return -1;
 }
 
+static void pending_add(node *n, conn *c);
+
 static void
 on_connection(uv_stream_t *server, int status)
 {
 	node *n = server->data;
 	conn *c = NULL;
 	int rc = status < 0 ? status : conn_accept(server, &pending_ops, n, &c);
-	if (rc != 0) {
-		/* Most likely out of descriptors: say so where it shows. */
-		struct rlimit rl;
-		char msg[256];
-		getrlimit(RLIMIT_NOFILE, &rl);
-		snprintf(msg, sizeof msg, "node %u cannot accept a child "
-		    "connection (%s; open-file limit %lu: raise ulimit -n)", n->id,
-		    status < 0 ? uv_strerror(status) : "accept failed",
-		    (unsigned long)rl.rlim_cur);
-		log_error("%s", msg);
-		if (!node_children_ready(n))
-			node_launch_fail(n, msg);
+	if (rc == 0) {
+		pending_add(n, c);
 		return;
 	}
+	/* Most likely out of descriptors: say so where it shows. */
+	struct rlimit rl;
+	char msg[256];
+	getrlimit(RLIMIT_NOFILE, &rl);
+	snprintf(msg, sizeof msg, "node %u cannot accept a child connection "
+	    "(%s; open-file limit %lu: raise ulimit -n)", n->id,
+	    status < 0 ? uv_strerror(status) : "accept failed",
+	    (unsigned long)rl.rlim_cur);
+	log_error("%s", msg);
+	if (!node_children_ready(n))
+		node_launch_fail(n, msg);
+}
+
+int
+node_adopt_child_pipes(node *n, int rfd, int wfd)
+{
+	conn *c = NULL;
+	int rc = conn_open_pipes(&n->loop, rfd, wfd, &pending_ops, n, -2, &c);
+	if (rc == 0)
+		pending_add(n, c);
+	return rc;
+}
+
+/* A new link from a child: it must answer a challenge before anything
+ * else counts (net/auth.h). */
+static void
+pending_add(node *n, conn *c)
+{
 	if (n->n_pending == n->cap_pending) {
 		size_t cap = n->cap_pending ? n->cap_pending * 2 : 16;
 		conn **np = realloc(n->pending, cap * sizeof *np);
@@ -615,7 +635,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	 * would hit the usual soft limit of 1024, so raise it as far as the
 	 * hard limit allows (only when needed). */
 	struct rlimit rl;
-	rlim_t want = (rlim_t)me->n_children + 256;
+	/* Two pipes per local child (one socket when there are not enough). */
+	rlim_t want = 2 * (rlim_t)me->n_children + 256;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want) {
 		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 		if (setrlimit(RLIMIT_NOFILE, &rl) == 0)

@@ -172,6 +172,11 @@ void node_fini(node *n);
 struct boot;
 int node_launch_children(node *n, const struct boot *tmpl, char *err,
     size_t errlen);
+/* A child started on this host gets its link as two pipes: this end
+ * reads rfd and writes wfd (node takes both, also on failure) and,
+ * like an accepted connection, waits for the child's proof of the
+ * secret.  0 or a grove_err. */
+int node_adopt_child_pipes(node *n, int rfd, int wfd);
 /* 1 when every child this node waits for has reported ready. */
 int node_children_ready(const node *n);
 

@@ -1,9 +1,12 @@
 /* Starting a node's children and watching them come up (internal). */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "grove/error.h"
@@ -41,6 +44,67 @@ node_launch_fail(node *n, const char *msg)
 	log_error("%s", msg);
 }
 
+/* The two pipes of a link to a local child: it reads child_r and writes
+ * child_w; this process reads mine_r and writes mine_w.  All close-on-
+ * exec and at least 3 (the child finds them by number in its bootstrap,
+ * and 0-2 are its standard streams); -1 when not used. */
+typedef struct child_pipes {
+	int child_r, child_w, mine_r, mine_w;
+} child_pipes;
+
+static void
+child_pipes_close(child_pipes *cp)
+{
+	int *fds[4] = {&cp->child_r, &cp->child_w, &cp->mine_r, &cp->mine_w};
+	for (int i = 0; i < 4; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* A descriptor moved to 3 or above (a process may run with 0-2 closed). */
+static int
+above_stdio(int fd)
+{
+	if (fd < 0 || fd > 2)
+		return fd;
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return d;
+}
+
+/* GROVE_LOCAL_LINK=socket makes local children connect to this node's
+ * Unix socket as remote ones connect over TCP: for comparing the two
+ * transports, and for testing the socket path on one host. */
+static int
+local_links_are_pipes(void)
+{
+	const char *s = getenv("GROVE_LOCAL_LINK");
+	return !s || strcmp(s, "socket") != 0;
+}
+
+static void
+child_pipes_open(child_pipes *cp, int want)
+{
+	int down[2], up[2];
+	cp->child_r = cp->child_w = cp->mine_r = cp->mine_w = -1;
+	if (!want || pipe2(down, O_CLOEXEC) != 0)
+		return;
+	if (pipe2(up, O_CLOEXEC) != 0) {
+		close(down[0]);
+		close(down[1]);
+		return;
+	}
+	cp->child_r = above_stdio(down[0]);
+	cp->mine_w = above_stdio(down[1]);
+	cp->mine_r = above_stdio(up[0]);
+	cp->child_w = above_stdio(up[1]);
+	if (cp->child_r < 0 || cp->child_w < 0 || cp->mine_r < 0 ||
+	    cp->mine_w < 0)
+		child_pipes_close(cp);
+}
+
 int
 node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 {
@@ -61,6 +125,13 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 			snprintf(b.parent_unix, sizeof b.parent_unix, "%s", n->uname);
 		else
 			b.parent_unix[0] = 0;
+		/* A local child's link is a pair of pipes made here (without
+		 * them, e.g. out of descriptors, it connects to the socket). */
+		child_pipes cp;
+		child_pipes_open(&cp, spawn_host_is_local(ch->host) &&
+		    local_links_are_pipes());
+		b.parent_rfd = cp.child_r;
+		b.parent_wfd = cp.child_w;
 		/* Children reach us at the bound address, or our host name when
 		 * we listen on every interface. */
 		const char *ph = strcmp(n->bind_addr, "0.0.0.0") &&
@@ -77,6 +148,7 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		}
 		int rc = boot_write(&b, is_cp, &text, &len);
 		if (rc != 0) {
+			child_pipes_close(&cp);
 			snprintf(err, errlen, "out of memory");
 			return rc;
 		}
@@ -85,6 +157,7 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		if (!is_cp) {
 			be_argv = calloc((size_t)tmpl->be_argc + 2, sizeof *be_argv);
 			if (!be_argv) {
+				child_pipes_close(&cp);
 				free(text);
 				return GROVE_ENOMEM;
 			}
@@ -93,11 +166,23 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 				be_argv[a + 1] = tmpl->be_argv[a];
 		}
 		char why[600];
+		int keep[2] = {cp.child_r, cp.child_w};
 		rc = spawn_child(ch->host, tmpl->rsh, is_cp ? tmpl->commnode :
-		    tmpl->be_exe, is_cp ? cp_argv : be_argv, text, len, &ch->pid, why,
-		    sizeof why);
+		    tmpl->be_exe, is_cp ? cp_argv : be_argv, text, len, keep,
+		    cp.child_r >= 0 ? 2 : 0, &ch->pid, why, sizeof why);
 		free(text);
 		free(be_argv);
+		if (rc == 0 && cp.child_r >= 0) {
+			/* The child holds its ends now; ours alone carry EOF. */
+			close(cp.child_r);
+			close(cp.child_w);
+			cp.child_r = cp.child_w = -1;
+			rc = node_adopt_child_pipes(n, cp.mine_r, cp.mine_w);
+			cp.mine_r = cp.mine_w = -1;
+			if (rc != 0)
+				snprintf(why, sizeof why, "cannot watch its pipes");
+		}
+		child_pipes_close(&cp);
 		if (rc != 0) {
 			char who[128];
 			node_describe_child(n, ch, who, sizeof who);

@@ -382,7 +382,7 @@ client_body(const ctx *c, client_kind k, mcase m, client_res *r)
 	case C_WRONG_SECRET: {
 		uint8_t bad[AUTH_SECRET_LEN];
 		auth_secret_new(bad);
-		r->hs_rc = auth_child_handshake(fd, bad, c->fake_node, 10000,
+		r->hs_rc = auth_child_handshake(fd, fd, bad, c->fake_node, 10000,
 		    r->err, sizeof r->err);
 		r->must_close = 1;
 		break;
@@ -411,7 +411,7 @@ client_body(const ctx *c, client_kind k, mcase m, client_res *r)
 		break;
 	case C_AUTH_LEAVE:
 	case C_MALFORMED:
-		r->hs_rc = auth_child_handshake(fd, c->secret, c->fake_node,
+		r->hs_rc = auth_child_handshake(fd, fd, c->secret, c->fake_node,
 		    10000, r->err, sizeof r->err);
 		if (r->hs_rc != 0 || k == C_AUTH_LEAVE)
 			break;
