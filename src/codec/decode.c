@@ -49,18 +49,31 @@ dec_string(const uint8_t *P, size_t plen, size_t *o)
 	return s;
 }
 
+/* The kind of item i: kept in the packet for short formats, else parsed
+ * from the format (*pos: where item i starts in it). */
+static int
+dec_item_kind(const grove_packet *p, int i, size_t *pos, wire_fmt_item *f)
+{
+	if (p->nitems <= CODEC_INLINE_ITEMS) {
+		f->type = (grove_type)(p->kinds[i] & ~CODEC_KIND_ARRAY);
+		f->is_array = (p->kinds[i] & CODEC_KIND_ARRAY) != 0;
+		return 1;
+	}
+	return codec_fmt_next(p->fmt, p->hdr.fmt_len, pos, f);
+}
+
 /* Pass 1: validate the payload, point items into it, and count the
  * scratch bytes pass 2 needs. */
 static int
 dec_validate(const grove_packet *p, const uint8_t *P, size_t plen,
     codec_table *t, size_t *scratch)
 {
-	size_t o = 0, scr = 0, pos = 0, flen = strlen(p->fmt);
+	size_t o = 0, scr = 0, pos = 0;
 	wire_fmt_item f;
 
 	for (int i = 0; i < t->n; i++) {
 		grove_item *it = &t->items[i];
-		if (codec_fmt_next(p->fmt, flen, &pos, &f) != 1)
+		if (dec_item_kind(p, i, &pos, &f) != 1)
 			return GROVE_EPROTO; /* cannot happen: checked at wrap */
 		size_t s = grove_type_size(f.type);
 		it->type = f.type;
@@ -173,7 +186,8 @@ dec_table(const grove_packet *p, codec_table *t)
 void
 codec_table_free(grove_packet *p, codec_table *t)
 {
-	free(t->scratch);
+	if (t->scratch)
+		free(t->scratch);
 	if (t != &p->inline_tab)
 		free(t);
 }

@@ -193,7 +193,10 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
 		p->fmt_copy[fmt_len] = '\0';
 		cfmt = p->fmt_copy;
 	}
-	codec_packet_init(p, buf, f, total, &h, nitems, cfmt, 1);
+	uint8_t kinds[CODEC_INLINE_ITEMS] = {0};
+	for (int i = 0; i < nitems && i < CODEC_INLINE_ITEMS; i++)
+		kinds[i] = codec_kind(items[i].type, items[i].is_array);
+	codec_packet_init(p, buf, f, total, &h, nitems, kinds, cfmt, 1);
 	*out = p;
 	return 0;
 }

@@ -2,7 +2,10 @@
  *
  * Bytes are read into reference-counted chunks; each complete frame becomes
  * a packet pointing into its chunk, so nothing is copied except a partial
- * frame carried over into the next chunk.
+ * frame carried over into the next chunk.  The packet structs themselves
+ * are built at the top end of the chunk, growing down towards the bytes
+ * read, so a packet costs no allocation of its own: the chunk is freed
+ * with the last packet that uses it.
  */
 #ifndef GROVE_RXBUF_H
 #define GROVE_RXBUF_H
@@ -10,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/wire.h"
 #include "core/buf.h"
 #include "grove/packet.h"
 
@@ -17,6 +21,8 @@ typedef struct rxbuf {
 	grove_buf *buf;
 	size_t len;  /* bytes of buf holding data */
 	size_t pos;  /* start of the first unparsed frame */
+	size_t top;  /* packet structs are in [top, cap); reads stop at top */
+	wire_fmt_memo memo; /* the format of the last frame */
 } rxbuf;
 
 /* Where the next read may put bytes (at least a few KiB, or a whole large
