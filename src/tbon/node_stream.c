@@ -325,8 +325,9 @@ run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 		 * less per wave). */
 		grove_trace_record(&s->tc_wave, GROVE_OP_WAVE, (int32_t)k, t0, t2);
 	}
-	/* Resume children paused on this stream once their queues drained. */
-	for (uint32_t j = 0; j < s->nslots; j++) {
+	/* Resume children paused on this stream once their queues drained.
+	 * Queues shrink only when waves leave: without one, nothing to do. */
+	for (uint32_t j = 0; released && j < s->nslots; j++) {
 		node_child *ch = &n->children[s->slot_child[j]];
 		if (ch->paused && ch->c &&
 		    sync_queued(s->sync, j) < SYNC_RESUME_PKTS) {
