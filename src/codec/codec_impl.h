@@ -24,6 +24,20 @@ _Static_assert(CODEC_INLINE_ITEMS == WIRE_MEMO_ITEMS,
  * parse the format a second time. */
 #define CODEC_KIND_ARRAY 0x80u
 
+/* grove_type_size for a type known to be valid, inline for the decoder's
+ * and encoder's loops. */
+static inline size_t
+codec_type_size(grove_type t)
+{
+	static const uint8_t size[GROVE_T_STRING + 1] = {
+		[GROVE_T_INT8] = 1, [GROVE_T_UINT8] = 1,
+		[GROVE_T_INT16] = 2, [GROVE_T_UINT16] = 2,
+		[GROVE_T_INT32] = 4, [GROVE_T_UINT32] = 4, [GROVE_T_FLOAT] = 4,
+		[GROVE_T_INT64] = 8, [GROVE_T_UINT64] = 8, [GROVE_T_DOUBLE] = 8,
+	};
+	return size[t];
+}
+
 static inline uint8_t
 codec_kind(grove_type t, int is_array)
 {

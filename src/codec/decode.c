@@ -75,7 +75,7 @@ dec_validate(const grove_packet *p, const uint8_t *P, size_t plen,
 		grove_item *it = &t->items[i];
 		if (dec_item_kind(p, i, &pos, &f) != 1)
 			return GROVE_EPROTO; /* cannot happen: checked at wrap */
-		size_t s = grove_type_size(f.type);
+		size_t s = codec_type_size(f.type);
 		it->type = f.type;
 		it->is_array = f.is_array;
 		it->count = 1;
@@ -141,7 +141,7 @@ dec_fill_scratch(const uint8_t *P, codec_table *t)
 
 	for (int i = 0; i < t->n; i++) {
 		grove_item *it = &t->items[i];
-		size_t s = grove_type_size(it->type);
+		size_t s = codec_type_size(it->type);
 		if (it->type == GROVE_T_STRING) {
 			if (!it->is_array || it->count == 0)
 				continue;
@@ -256,6 +256,26 @@ grove_packet_item(const grove_packet *p, int i, grove_item *out)
 	return 0;
 }
 
+/* memcpy for the four scalar sizes, each a single move. */
+static void
+dec_copy_scalar(void *d, const void *s, size_t size)
+{
+	switch (size) {
+	case 1:
+		memcpy(d, s, 1);
+		break;
+	case 2:
+		memcpy(d, s, 2);
+		break;
+	case 4:
+		memcpy(d, s, 4);
+		break;
+	default:
+		memcpy(d, s, 8);
+		break;
+	}
+}
+
 int
 grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 {
@@ -290,7 +310,8 @@ grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 		} else {
 			void *d = va_arg(ap, void *);
 			if (d)
-				memcpy(d, it->data, grove_type_size(it->type));
+				dec_copy_scalar(d, it->data,
+				    codec_type_size(it->type));
 		}
 	}
 	return 0;

@@ -122,7 +122,7 @@ enc_payload(uint8_t *P, const grove_item *items, int n)
 
 	for (int i = 0; i < n; i++) {
 		const grove_item *it = &items[i];
-		size_t s = grove_type_size(it->type);
+		size_t s = codec_type_size(it->type);
 		if (!it->is_array) {
 			if (it->type == GROVE_T_STRING)
 				o = enc_string(P, o, it->data);
@@ -387,18 +387,19 @@ wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
 	return codec_encode(out, &h, canon, clen, items, nitems);
 }
 
-/* p's frame under the header h: the payload bytes are copied as they are
- * (p's items decoded from them, so they are valid), the header, format and
- * padding are written afresh.  Same layout as codec_encode's. */
+/* p's frame under the header h: the bytes after the header are copied as
+ * they are (p's items decoded from them, so they are valid).  Same layout
+ * as codec_encode's; the padding after the format holds its NUL only if
+ * it did in p. */
 static int
 enc_reframe(grove_packet **out, const grove_packet *p, const wire_hdr *hdr)
 {
 	size_t fmt_len = p->hdr.fmt_len;
-	size_t fpad = wire_pad8(fmt_len);
 	size_t len = p->hdr.len;
-	size_t total = wire_pad8(len);
+	size_t total = p->wire_len;
 	size_t poff = align_to(total, alignof(grove_packet));
-	size_t extra = fmt_len % 8 == 0 ? fmt_len + 1 : 0;
+	size_t extra = codec_fmt_needs_copy(p->frame, fmt_len) ? fmt_len + 1 :
+	    0;
 	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
 	if (!buf)
 		return GROVE_ENOMEM;
@@ -407,12 +408,9 @@ enc_reframe(grove_packet **out, const grove_packet *p, const wire_hdr *hdr)
 	h.len = (uint32_t)len;
 	h.fmt_len = (uint16_t)fmt_len;
 	uint8_t *f = buf->data;
+	memcpy(f + WIRE_HDR_SIZE, p->frame + WIRE_HDR_SIZE,
+	    total - WIRE_HDR_SIZE);
 	enc_header(f, &h);
-	memcpy(f + WIRE_HDR_SIZE, p->fmt, fmt_len);
-	memset(f + WIRE_HDR_SIZE + fmt_len, 0, fpad - fmt_len);
-	size_t at = WIRE_HDR_SIZE + fpad;
-	memcpy(f + at, p->frame + at, len - at);
-	memset(f + len, 0, total - len);
 
 	grove_packet *q = (grove_packet *)(buf->data + poff);
 	const char *cfmt = (const char *)f + WIRE_HDR_SIZE;

@@ -98,6 +98,19 @@ wire_packet_mem(const uint8_t *frame, const wire_hdr *hdr)
 	return wire_pad8(sizeof(grove_packet) + extra);
 }
 
+int
+wire_packet_same_format(const grove_packet *a, const grove_packet *b)
+{
+	if (a->fmt == b->fmt)
+		return 1;
+	if (a->nitems != b->nitems)
+		return 0;
+	/* Canonical formats are equal exactly when their items are. */
+	if (a->nitems <= CODEC_INLINE_ITEMS)
+		return memcmp(a->kinds, b->kinds, sizeof a->kinds) == 0;
+	return strcmp(a->fmt, b->fmt) == 0;
+}
+
 grove_packet *
 grove_packet_ref(grove_packet *p)
 {
@@ -113,7 +126,7 @@ grove_packet_unref(grove_packet *p)
 	    memory_order_acq_rel) != 1)
 		return;
 	codec_table *t = atomic_load_explicit(&p->table, memory_order_acquire);
-	if (t)
+	if (t && (t != &p->inline_tab || t->scratch))
 		codec_table_free(p, t);
 	if (p->in_buf) {
 		/* The struct lives in the buffer: this may free it. */

@@ -151,6 +151,10 @@ int wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
 const wire_hdr *wire_packet_hdr(const grove_packet *p);
 const uint8_t *wire_packet_bytes(const grove_packet *p, size_t *len);
 
+/* 1 when a and b have the same format (cheaper than comparing the
+ * strings), else 0. */
+int wire_packet_same_format(const grove_packet *a, const grove_packet *b);
+
 /* Set the originating rank.  Allowed only on a packet nobody else holds
  * yet (refcount 1, not yet sent); returns GROVE_EINVAL otherwise. */
 int wire_packet_set_src(grove_packet *p, uint32_t src);
