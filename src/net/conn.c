@@ -441,8 +441,8 @@ conn_flush(conn *c)
 		size_t total = 0;
 		for (size_t i = 0; i < n; i++) {
 			size_t len;
-			const uint8_t *b = wire_packet_bytes(c->wq[i], &len);
-			iov[i] = uv_buf_init((char *)b, (unsigned)len);
+			iov[i].base = (char *)wire_packet_bytes(c->wq[i], &len);
+			iov[i].len = len;
 			total += len;
 		}
 		trace_ring_settle();

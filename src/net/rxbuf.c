@@ -56,7 +56,7 @@ carve(rxbuf *r, size_t mem)
 int
 rxbuf_next(rxbuf *r, size_t max_frame, grove_packet **pkt, size_t *frame_len)
 {
-	if (!r->buf)
+	if (!r->buf || r->pos == r->len)
 		return 0;
 	const uint8_t *p = r->buf->data + r->pos;
 	size_t avail = r->len - r->pos;

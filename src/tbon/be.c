@@ -367,14 +367,21 @@ grove_be_fd(grove_be *be)
 	return be ? waitfd_get(&be->wfd, be->q.n > 0 || be->closed) : -1;
 }
 
+/* Whatever the loop's callbacks queued goes out before the caller sees
+ * the result (a send flushes its own packet). */
+static void
+be_flush_queued(grove_be *be)
+{
+	if (be->parent && be->parent->wq_n)
+		conn_flush(be->parent);
+}
+
 static void
 be_run(grove_be *be, int timeout_ms)
 {
-	if (be->parent)
-		conn_flush(be->parent);
+	be_flush_queued(be);
 	loop_run_for(&be->loop, &be->wait_timer, timeout_ms);
-	if (be->parent)
-		conn_flush(be->parent);
+	be_flush_queued(be);
 }
 
 /* Milliseconds from now to deadline (0 once past) for a wait of

@@ -385,8 +385,9 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 		    "dropped", n->id, n->children[child].node_id, s->id);
 		return;
 	}
-	/* One clock read serves the push and the waves it completes. */
-	uint64_t now = now_ns();
+	/* One clock read serves the push and the waves it completes; only a
+	 * timeout sync looks at arrival times (the kind never changes). */
+	uint64_t now = s->sync_kind == SYNC_TIMEOUT ? now_ns() : 0;
 	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now) != 0)
 		return;
 	node_child *ch = &n->children[child];
