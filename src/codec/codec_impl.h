@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "codec/wire.h"
 
@@ -109,10 +110,31 @@ int codec_packet_wrap(grove_buf *buf, uint8_t *frame, size_t wire_len,
 
 /* Fill in a packet struct (p's memory provided by the caller).  kinds:
  * the items' kinds, CODEC_INLINE_ITEMS bytes (unused ones zero), read only
- * when nitems <= CODEC_INLINE_ITEMS. */
-void codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
+ * when nitems <= CODEC_INLINE_ITEMS.  Inline: every packet made, sent or
+ * received, goes through it. */
+static inline void
+codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
     size_t wire_len, const wire_hdr *hdr, int nitems, const uint8_t *kinds,
-    const char *fmt, int in_buf);
+    const char *fmt, int in_buf)
+{
+	atomic_init(&p->refs, 1);
+	p->nitems = nitems;
+	p->hdr = *hdr;
+	p->buf = buf;
+	p->frame = frame;
+	p->wire_len = wire_len;
+	p->fmt = fmt;
+	p->in_buf = in_buf;
+	if (nitems <= CODEC_INLINE_ITEMS)
+		memcpy(p->kinds, kinds, sizeof p->kinds);
+	atomic_init(&p->table, NULL);
+	atomic_init(&p->decode_err, 0);
+	atomic_flag_clear(&p->inline_claim);
+	p->inline_tab.items = p->inline_items;
+	p->inline_tab.scratch = NULL;
+	p->inline_tab.n = 0;
+}
+
 
 /* Does the frame's format need copying to get a NUL terminator? */
 static inline int

@@ -256,6 +256,17 @@ grove_packet_item(const grove_packet *p, int i, grove_item *out)
 	return 0;
 }
 
+/* strcmp(a, b) == 0 without a call: formats are a few bytes long. */
+static int
+fmt_equal(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 /* memcpy for the four scalar sizes, each a single move. */
 static void
 dec_copy_scalar(void *d, const void *s, size_t size)
@@ -285,7 +296,7 @@ grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 		return GROVE_EINVAL;
 	/* The usual case is the very same canonical string; only otherwise
 	 * canonicalize the caller's spelling. */
-	if (strcmp(fmt, p->fmt) != 0) {
+	if (!fmt_equal(fmt, p->fmt)) {
 		char canon[WIRE_MAX_FMT + 1];
 		if (wire_fmt_parse(fmt, NULL, 0, canon, sizeof canon) < 0 ||
 		    strcmp(canon, p->fmt) != 0)

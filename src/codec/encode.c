@@ -428,7 +428,7 @@ int
 wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
     uint32_t stream, int32_t tag, uint32_t src)
 {
-	const wire_hdr *h = wire_packet_hdr(p);
+	const wire_hdr *h = &p->hdr;
 	if (h->type == type && h->stream == stream && h->tag == tag &&
 	    h->src == src) {
 		*out = grove_packet_ref(p);
@@ -438,9 +438,7 @@ wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
 	 * items would refuse it; one that does decode is what re-encoding
 	 * would write, but for the contents of alignment padding, which no
 	 * decoder reads.  So it is copied instead. */
-	int n = grove_packet_nitems(p);
-	if (n < 0)
-		return n;
+	int n = p->nitems;
 	if (n > 0) {
 		const codec_table *t;
 		int rc = codec_table_get(p, &t);

@@ -7,29 +7,6 @@
 #include "codec/codec_endian.h"
 #include "core/log.h"
 
-void
-codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
-    size_t wire_len, const wire_hdr *hdr, int nitems, const uint8_t *kinds,
-    const char *fmt, int in_buf)
-{
-	atomic_init(&p->refs, 1);
-	p->nitems = nitems;
-	p->hdr = *hdr;
-	p->buf = buf;
-	p->frame = frame;
-	p->wire_len = wire_len;
-	p->fmt = fmt;
-	p->in_buf = in_buf;
-	if (nitems <= CODEC_INLINE_ITEMS)
-		memcpy(p->kinds, kinds, sizeof p->kinds);
-	atomic_init(&p->table, NULL);
-	atomic_init(&p->decode_err, 0);
-	atomic_flag_clear(&p->inline_claim);
-	p->inline_tab.items = p->inline_items;
-	p->inline_tab.scratch = NULL;
-	p->inline_tab.n = 0;
-}
-
 /* Is the format of fmt_len bytes at fmt the one memo holds? */
 static int
 memo_hit(const wire_fmt_memo *memo, const char *fmt, size_t fmt_len)

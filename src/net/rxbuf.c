@@ -54,10 +54,9 @@ carve(rxbuf *r, size_t mem)
 }
 
 int
-rxbuf_next(rxbuf *r, size_t max_frame, grove_packet **pkt, size_t *frame_len)
+rxbuf_next_frame_(rxbuf *r, size_t max_frame, grove_packet **pkt,
+    size_t *frame_len)
 {
-	if (!r->buf || r->pos == r->len)
-		return 0;
 	const uint8_t *p = r->buf->data + r->pos;
 	size_t avail = r->len - r->pos;
 	wire_hdr hdr;

@@ -33,11 +33,20 @@ rxbuf_commit(rxbuf *r, size_t n)
 {
 	r->len += n;
 }
+int rxbuf_next_frame_(rxbuf *r, size_t max_frame, grove_packet **pkt,
+    size_t *frame_len);
+
 /* The next complete frame as a packet: returns 1 (and *frame_len), 0 when
  * more bytes are needed, GROVE_EPROTO for bytes that cannot be a frame or a
- * frame larger than max_frame. */
-int rxbuf_next(rxbuf *r, size_t max_frame, grove_packet **pkt,
-    size_t *frame_len);
+ * frame larger than max_frame.  Inline: every parse loop ends with a call
+ * that finds nothing buffered. */
+static inline int
+rxbuf_next(rxbuf *r, size_t max_frame, grove_packet **pkt, size_t *frame_len)
+{
+	if (!r->buf || r->pos == r->len)
+		return 0;
+	return rxbuf_next_frame_(r, max_frame, pkt, frame_len);
+}
 void rxbuf_fini(rxbuf *r);
 
 #endif
