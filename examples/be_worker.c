@@ -343,7 +343,9 @@ main(int argc, char **argv)
 		int32_t tag = 0;
 		grove_packet *p = NULL;
 		rc = grove_be_recv(w.be, &stream, &tag, &p, -1);
-		uint64_t recv_ns = now_ns();
+		/* Only the digest requests report when they arrived. */
+		uint64_t recv_ns = rc == 0 && (tag == WORKER_DIGEST ||
+		    tag == WORKER_DIGEST_AT) ? now_ns() : 0;
 		if (rc == GROVE_ECLOSED)
 			break;
 		if (rc < 0) {

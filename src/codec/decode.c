@@ -49,20 +49,33 @@ dec_string(const uint8_t *P, size_t plen, size_t *o)
 	return s;
 }
 
+/* The kind of item i: kept in the packet for short formats, else parsed
+ * from the format (*pos: where item i starts in it). */
+static int
+dec_item_kind(const grove_packet *p, int i, size_t *pos, wire_fmt_item *f)
+{
+	if (p->nitems <= CODEC_INLINE_ITEMS) {
+		f->type = (grove_type)(p->kinds[i] & ~CODEC_KIND_ARRAY);
+		f->is_array = (p->kinds[i] & CODEC_KIND_ARRAY) != 0;
+		return 1;
+	}
+	return codec_fmt_next(p->fmt, p->hdr.fmt_len, pos, f);
+}
+
 /* Pass 1: validate the payload, point items into it, and count the
  * scratch bytes pass 2 needs. */
 static int
 dec_validate(const grove_packet *p, const uint8_t *P, size_t plen,
     codec_table *t, size_t *scratch)
 {
-	size_t o = 0, scr = 0, pos = 0, flen = strlen(p->fmt);
+	size_t o = 0, scr = 0, pos = 0;
 	wire_fmt_item f;
 
 	for (int i = 0; i < t->n; i++) {
 		grove_item *it = &t->items[i];
-		if (codec_fmt_next(p->fmt, flen, &pos, &f) != 1)
+		if (dec_item_kind(p, i, &pos, &f) != 1)
 			return GROVE_EPROTO; /* cannot happen: checked at wrap */
-		size_t s = grove_type_size(f.type);
+		size_t s = codec_type_size(f.type);
 		it->type = f.type;
 		it->is_array = f.is_array;
 		it->count = 1;
@@ -128,7 +141,7 @@ dec_fill_scratch(const uint8_t *P, codec_table *t)
 
 	for (int i = 0; i < t->n; i++) {
 		grove_item *it = &t->items[i];
-		size_t s = grove_type_size(it->type);
+		size_t s = codec_type_size(it->type);
 		if (it->type == GROVE_T_STRING) {
 			if (!it->is_array || it->count == 0)
 				continue;
@@ -173,7 +186,8 @@ dec_table(const grove_packet *p, codec_table *t)
 void
 codec_table_free(grove_packet *p, codec_table *t)
 {
-	free(t->scratch);
+	if (t->scratch)
+		free(t->scratch);
 	if (t != &p->inline_tab)
 		free(t);
 }
@@ -242,6 +256,37 @@ grove_packet_item(const grove_packet *p, int i, grove_item *out)
 	return 0;
 }
 
+/* strcmp(a, b) == 0 without a call: formats are a few bytes long. */
+static int
+fmt_equal(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+/* memcpy for the four scalar sizes, each a single move. */
+static void
+dec_copy_scalar(void *d, const void *s, size_t size)
+{
+	switch (size) {
+	case 1:
+		memcpy(d, s, 1);
+		break;
+	case 2:
+		memcpy(d, s, 2);
+		break;
+	case 4:
+		memcpy(d, s, 4);
+		break;
+	default:
+		memcpy(d, s, 8);
+		break;
+	}
+}
+
 int
 grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 {
@@ -251,7 +296,7 @@ grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 		return GROVE_EINVAL;
 	/* The usual case is the very same canonical string; only otherwise
 	 * canonicalize the caller's spelling. */
-	if (strcmp(fmt, p->fmt) != 0) {
+	if (!fmt_equal(fmt, p->fmt)) {
 		char canon[WIRE_MAX_FMT + 1];
 		if (wire_fmt_parse(fmt, NULL, 0, canon, sizeof canon) < 0 ||
 		    strcmp(canon, p->fmt) != 0)
@@ -276,7 +321,8 @@ grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 		} else {
 			void *d = va_arg(ap, void *);
 			if (d)
-				memcpy(d, it->data, grove_type_size(it->type));
+				dec_copy_scalar(d, it->data,
+				    codec_type_size(it->type));
 		}
 	}
 	return 0;

@@ -122,7 +122,7 @@ enc_payload(uint8_t *P, const grove_item *items, int n)
 
 	for (int i = 0; i < n; i++) {
 		const grove_item *it = &items[i];
-		size_t s = grove_type_size(it->type);
+		size_t s = codec_type_size(it->type);
 		if (!it->is_array) {
 			if (it->type == GROVE_T_STRING)
 				o = enc_string(P, o, it->data);
@@ -143,6 +143,18 @@ enc_payload(uint8_t *P, const grove_item *items, int n)
 		}
 	}
 	return o;
+}
+
+static void
+enc_header(uint8_t *f, const wire_hdr *h)
+{
+	codec_st32(f, h->len);
+	codec_st16(f + 4, h->type);
+	codec_st16(f + 6, h->fmt_len);
+	codec_st32(f + 8, h->stream);
+	codec_st32(f + 12, (uint32_t)h->tag);
+	codec_st32(f + 16, h->src);
+	codec_st32(f + 20, h->aux);
 }
 
 int
@@ -173,13 +185,7 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
 	h.len = (uint32_t)len;
 	h.fmt_len = (uint16_t)fmt_len;
 	uint8_t *f = buf->data;
-	codec_st32(f, h.len);
-	codec_st16(f + 4, h.type);
-	codec_st16(f + 6, h.fmt_len);
-	codec_st32(f + 8, h.stream);
-	codec_st32(f + 12, (uint32_t)h.tag);
-	codec_st32(f + 16, h.src);
-	codec_st32(f + 20, h.aux);
+	enc_header(f, &h);
 	memcpy(f + WIRE_HDR_SIZE, fmt, fmt_len);
 	memset(f + WIRE_HDR_SIZE + fmt_len, 0, fpad - fmt_len);
 	uint8_t *P = f + WIRE_HDR_SIZE + fpad;
@@ -193,7 +199,10 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
 		p->fmt_copy[fmt_len] = '\0';
 		cfmt = p->fmt_copy;
 	}
-	codec_packet_init(p, buf, f, total, &h, nitems, cfmt, 1);
+	uint8_t kinds[CODEC_INLINE_ITEMS] = {0};
+	for (int i = 0; i < nitems && i < CODEC_INLINE_ITEMS; i++)
+		kinds[i] = codec_kind(items[i].type, items[i].is_array);
+	codec_packet_init(p, buf, f, total, &h, nitems, kinds, cfmt, 1);
 	*out = p;
 	return 0;
 }
@@ -378,29 +387,65 @@ wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
 	return codec_encode(out, &h, canon, clen, items, nitems);
 }
 
+/* p's frame under the header h: the bytes after the header are copied as
+ * they are (p's items decoded from them, so they are valid).  Same layout
+ * as codec_encode's; the padding after the format holds its NUL only if
+ * it did in p. */
+static int
+enc_reframe(grove_packet **out, const grove_packet *p, const wire_hdr *hdr)
+{
+	size_t fmt_len = p->hdr.fmt_len;
+	size_t len = p->hdr.len;
+	size_t total = p->wire_len;
+	size_t poff = align_to(total, alignof(grove_packet));
+	size_t extra = codec_fmt_needs_copy(p->frame, fmt_len) ? fmt_len + 1 :
+	    0;
+	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
+	if (!buf)
+		return GROVE_ENOMEM;
+
+	wire_hdr h = *hdr;
+	h.len = (uint32_t)len;
+	h.fmt_len = (uint16_t)fmt_len;
+	uint8_t *f = buf->data;
+	memcpy(f + WIRE_HDR_SIZE, p->frame + WIRE_HDR_SIZE,
+	    total - WIRE_HDR_SIZE);
+	enc_header(f, &h);
+
+	grove_packet *q = (grove_packet *)(buf->data + poff);
+	const char *cfmt = (const char *)f + WIRE_HDR_SIZE;
+	if (extra) {
+		memcpy(q->fmt_copy, p->fmt, fmt_len);
+		q->fmt_copy[fmt_len] = '\0';
+		cfmt = q->fmt_copy;
+	}
+	codec_packet_init(q, buf, f, total, &h, p->nitems, p->kinds, cfmt, 1);
+	*out = q;
+	return 0;
+}
+
 int
 wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
     uint32_t stream, int32_t tag, uint32_t src)
 {
-	const wire_hdr *h = wire_packet_hdr(p);
+	const wire_hdr *h = &p->hdr;
 	if (h->type == type && h->stream == stream && h->tag == tag &&
 	    h->src == src) {
 		*out = grove_packet_ref(p);
 		return 0;
 	}
-	int n = grove_packet_nitems(p);
-	if (n < 0)
-		return n;
-	grove_item small[8];
-	grove_item *items = n > 8 ? malloc((size_t)n * sizeof *items) : small;
-	if (!items)
-		return GROVE_ENOMEM;
-	int rc = 0;
-	for (int i = 0; i < n && rc == 0; i++)
-		rc = grove_packet_item(p, i, &items[i]);
-	if (rc == 0)
-		rc = wire_pack_items(out, type, stream, tag, src, items, n);
-	if (items != small)
-		free(items);
-	return rc;
+	/* A payload that does not decode is refused, as re-encoding its
+	 * items would refuse it; one that does decode is what re-encoding
+	 * would write, but for the contents of alignment padding, which no
+	 * decoder reads.  So it is copied instead. */
+	int n = p->nitems;
+	if (n > 0) {
+		const codec_table *t;
+		int rc = codec_table_get(p, &t);
+		if (rc < 0)
+			return rc;
+	}
+	wire_hdr nh = {.type = type, .stream = stream, .tag = tag, .src = src};
+	return n > 0 ? enc_reframe(out, p, &nh) :
+	    wire_pack_items(out, type, stream, tag, src, NULL, 0);
 }

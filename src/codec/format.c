@@ -210,3 +210,13 @@ codec_fmt_next(const char *fmt, size_t n, size_t *pos, wire_fmt_item *it)
 	*pos = i + used;
 	return 1;
 }
+
+int
+codec_fmt_kinds(const char *s, size_t n, uint8_t kinds[CODEC_INLINE_ITEMS])
+{
+	wire_fmt_item it[CODEC_INLINE_ITEMS];
+	int count = codec_fmt_parse_n(s, n, 1, it, CODEC_INLINE_ITEMS, NULL, 0);
+	for (int i = 0; i < count && i < CODEC_INLINE_ITEMS; i++)
+		kinds[i] = codec_kind(it[i].type, it[i].is_array);
+	return count;
+}

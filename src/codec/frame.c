@@ -57,6 +57,20 @@ wire_peek(const uint8_t *p, size_t avail, wire_hdr *hdr, size_t *need)
 }
 
 int
+wire_packet_wrap(grove_buf *buf, const uint8_t *frame, size_t n,
+    const wire_hdr *hdr, wire_fmt_memo *memo, void *mem, grove_packet **out)
+{
+	grove_buf_ref(buf);
+	/* The frame sits in a buffer we hold a reference on; writing through
+	 * it is only done by wire_packet_set_src on a sole owner. */
+	int rc = codec_packet_wrap(buf, (uint8_t *)frame, n, hdr, memo, mem,
+	    out);
+	if (rc < 0)
+		grove_buf_unref(buf);
+	return rc;
+}
+
+int
 wire_packet_from_frame(grove_buf *buf, const uint8_t *frame, size_t len,
     grove_packet **out)
 {
@@ -72,13 +86,7 @@ wire_packet_from_frame(grove_buf *buf, const uint8_t *frame, size_t len,
 		return (int)n;
 	if (n == 0)
 		return GROVE_EPROTO; /* truncated frame */
-	grove_buf_ref(buf);
-	/* The frame sits in a buffer we hold a reference on; writing through
-	 * it is only done by wire_packet_set_src on a sole owner. */
-	int rc = codec_packet_wrap(buf, (uint8_t *)frame, (size_t)n, &h, out);
-	if (rc < 0)
-		grove_buf_unref(buf);
-	return rc;
+	return wire_packet_wrap(buf, frame, (size_t)n, &h, NULL, NULL, out);
 }
 
 int
@@ -104,7 +112,8 @@ wire_packet_from_bytes(const void *bytes, size_t len, grove_packet **out)
 		return GROVE_ENOMEM;
 	memcpy(buf->data, bytes, len);
 	memset(buf->data + len, 0, total - len);
-	int rc = codec_packet_wrap(buf, buf->data, total, &h, out);
+	int rc = codec_packet_wrap(buf, buf->data, total, &h, NULL, NULL,
+	    out);
 	if (rc < 0)
 		grove_buf_unref(buf);
 	return rc;

@@ -7,43 +7,51 @@
 #include "codec/codec_endian.h"
 #include "core/log.h"
 
-void
-codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
-    size_t wire_len, const wire_hdr *hdr, int nitems, const char *fmt,
-    int in_buf)
+/* Is the format of fmt_len bytes at fmt the one memo holds? */
+static int
+memo_hit(const wire_fmt_memo *memo, const char *fmt, size_t fmt_len)
 {
-	atomic_init(&p->refs, 1);
-	p->nitems = nitems;
-	p->hdr = *hdr;
-	p->buf = buf;
-	p->frame = frame;
-	p->wire_len = wire_len;
-	p->fmt = fmt;
-	p->in_buf = in_buf;
-	atomic_init(&p->table, NULL);
-	atomic_init(&p->decode_err, 0);
-	atomic_flag_clear(&p->inline_claim);
-	p->inline_tab.items = p->inline_items;
-	p->inline_tab.scratch = NULL;
-	p->inline_tab.n = 0;
+	return memo && memo->valid && memo->len == fmt_len &&
+	    memcmp(memo->fmt, fmt, fmt_len) == 0;
+}
+
+static void
+memo_store(wire_fmt_memo *memo, const char *fmt, size_t fmt_len, int n,
+    const uint8_t *kinds)
+{
+	if (!memo || fmt_len > WIRE_MEMO_FMT || n > WIRE_MEMO_ITEMS)
+		return;
+	memcpy(memo->fmt, fmt, fmt_len);
+	memcpy(memo->kinds, kinds, sizeof memo->kinds);
+	memo->len = (uint16_t)fmt_len;
+	memo->nitems = (uint8_t)n;
+	memo->valid = 1;
 }
 
 int
 codec_packet_wrap(grove_buf *buf, uint8_t *frame, size_t wire_len,
-    const wire_hdr *hdr, grove_packet **out)
+    const wire_hdr *hdr, wire_fmt_memo *memo, void *mem, grove_packet **out)
 {
 	const char *fmt = (const char *)frame + WIRE_HDR_SIZE;
-	int n = codec_fmt_parse_n(fmt, hdr->fmt_len, 1, NULL, 0, NULL, 0);
-	if (n < 0) {
-		log_debug("frame: type %u: format is not canonical",
-		    (unsigned)hdr->type);
-		return GROVE_EFORMAT;
+	uint8_t kinds[CODEC_INLINE_ITEMS] = {0};
+	int n;
+	if (memo_hit(memo, fmt, hdr->fmt_len)) {
+		n = memo->nitems;
+		memcpy(kinds, memo->kinds, sizeof kinds);
+	} else {
+		n = codec_fmt_kinds(fmt, hdr->fmt_len, kinds);
+		if (n < 0) {
+			log_debug("frame: type %u: format is not canonical",
+			    (unsigned)hdr->type);
+			return GROVE_EFORMAT;
+		}
+		memo_store(memo, fmt, hdr->fmt_len, n, kinds);
 	}
 	/* The format is used as a C string; most frames have a NUL in its
 	 * padding, the rest get a copy at the end of the struct. */
 	size_t extra = codec_fmt_needs_copy(frame, hdr->fmt_len) ?
 	    (size_t)hdr->fmt_len + 1 : 0;
-	grove_packet *p = malloc(sizeof *p + extra);
+	grove_packet *p = mem ? mem : malloc(sizeof *p + extra);
 	if (!p)
 		return GROVE_ENOMEM;
 	if (extra) {
@@ -51,9 +59,33 @@ codec_packet_wrap(grove_buf *buf, uint8_t *frame, size_t wire_len,
 		p->fmt_copy[hdr->fmt_len] = '\0';
 		fmt = p->fmt_copy;
 	}
-	codec_packet_init(p, buf, frame, wire_len, hdr, n, fmt, 0);
+	codec_packet_init(p, buf, frame, wire_len, hdr, n, kinds, fmt, mem != NULL);
 	*out = p;
 	return 0;
+}
+
+_Static_assert(_Alignof(grove_packet) <= 8,
+    "wire_packet_mem promises 8-aligned memory is enough");
+
+size_t
+wire_packet_mem(const uint8_t *frame, const wire_hdr *hdr)
+{
+	size_t extra = codec_fmt_needs_copy(frame, hdr->fmt_len) ?
+	    (size_t)hdr->fmt_len + 1 : 0;
+	return wire_pad8(sizeof(grove_packet) + extra);
+}
+
+int
+wire_packet_same_format(const grove_packet *a, const grove_packet *b)
+{
+	if (a->fmt == b->fmt)
+		return 1;
+	if (a->nitems != b->nitems)
+		return 0;
+	/* Canonical formats are equal exactly when their items are. */
+	if (a->nitems <= CODEC_INLINE_ITEMS)
+		return memcmp(a->kinds, b->kinds, sizeof a->kinds) == 0;
+	return strcmp(a->fmt, b->fmt) == 0;
 }
 
 grove_packet *
@@ -71,7 +103,7 @@ grove_packet_unref(grove_packet *p)
 	    memory_order_acq_rel) != 1)
 		return;
 	codec_table *t = atomic_load_explicit(&p->table, memory_order_acquire);
-	if (t)
+	if (t && (t != &p->inline_tab || t->scratch))
 		codec_table_free(p, t);
 	if (p->in_buf) {
 		/* The struct lives in the buffer: this may free it. */

@@ -93,6 +93,33 @@ typedef struct wire_hdr {
  *        format length), with no further reading of the stream possible. */
 long wire_peek(const uint8_t *p, size_t avail, wire_hdr *hdr, size_t *need);
 
+/* The last format a link's frames carried, already checked.  The frames
+ * of a link mostly share one format; with a memo it is parsed once
+ * instead of once per frame.  Zero-initialise; holds formats of up to
+ * WIRE_MEMO_FMT bytes and WIRE_MEMO_ITEMS items (others are parsed every
+ * time). */
+#define WIRE_MEMO_FMT 48u
+#define WIRE_MEMO_ITEMS 8
+typedef struct wire_fmt_memo {
+	uint16_t len;     /* bytes of fmt; meaningful only if valid */
+	uint8_t valid;
+	uint8_t nitems;
+	uint8_t kinds[WIRE_MEMO_ITEMS];
+	char fmt[WIRE_MEMO_FMT];
+} wire_fmt_memo;
+
+/* Bytes a packet over the frame at frame (header hdr) takes besides the
+ * frame; a multiple of 8. */
+size_t wire_packet_mem(const uint8_t *frame, const wire_hdr *hdr);
+
+/* Wrap the complete frame wire_peek has just found at frame (n > 0 bytes
+ * from its return value, header in hdr) as a packet, like
+ * wire_packet_from_frame without peeking again.  memo may be NULL.  mem:
+ * wire_packet_mem bytes inside buf, 8-aligned, that nothing else uses, to
+ * hold the packet (it then costs no allocation); NULL to allocate it. */
+int wire_packet_wrap(grove_buf *buf, const uint8_t *frame, size_t n,
+    const wire_hdr *hdr, wire_fmt_memo *memo, void *mem, grove_packet **out);
+
 /* Wrap a complete frame found in a receive buffer as a packet.  The packet
  * takes a reference on buf and points into it (no copy).  The format string
  * is validated here; the payload is validated lazily at first decode.
@@ -123,6 +150,10 @@ int wire_repack(grove_packet **out, grove_packet *p, uint16_t type,
  * (*len includes the trailing padding). */
 const wire_hdr *wire_packet_hdr(const grove_packet *p);
 const uint8_t *wire_packet_bytes(const grove_packet *p, size_t *len);
+
+/* 1 when a and b have the same format (cheaper than comparing the
+ * strings), else 0. */
+int wire_packet_same_format(const grove_packet *a, const grove_packet *b);
 
 /* Set the originating rank.  Allowed only on a packet nobody else holds
  * yet (refcount 1, not yet sent); returns GROVE_EINVAL otherwise. */

@@ -193,10 +193,8 @@ flt_wave_nitems(const grove_filter_call *call)
 	const char *fmt0 = grove_packet_format(call->in[0]);
 	if (!fmt0)
 		return GROVE_EFORMAT;
-	for (size_t i = 1; i < call->n_in; i++) {
-		const char *f = grove_packet_format(call->in[i]);
-		if (!f || (f != fmt0 && strcmp(f, fmt0) != 0))
+	for (size_t i = 1; i < call->n_in; i++)
+		if (!wire_packet_same_format(call->in[i], call->in[0]))
 			return GROVE_EFORMAT;
-	}
 	return grove_packet_nitems(call->in[0]);
 }

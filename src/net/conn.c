@@ -243,7 +243,9 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	uint64_t t0 = grove_trace_begin();
 	rxbuf_commit(&c->rx, (size_t)nread);
 	c->rx_bytes += (uint64_t)nread;
-	c->last_rx_ms = sockio_now_ms();
+	/* The loop read the clock when the poll returned: ms enough for the
+	 * silence checks, and no clock read of our own per read. */
+	c->last_rx_ms = uv_now(s->loop);
 	parse_frames(c, t0);
 	/* An instant at the read: a second clock read per batch would cost
 	 * more than the span says. */
@@ -280,12 +282,6 @@ conn_send(conn *c, grove_packet *p)
 	if (rc != 0)
 		grove_packet_unref(p);
 	return rc;
-}
-
-size_t
-conn_queued(const conn *c)
-{
-	return c->wq_bytes + c->inflight_bytes + c->held_bytes;
 }
 
 /* ---- link emulation ------------------------------------------------- */
@@ -488,8 +484,8 @@ conn_flush(conn *c)
 		size_t total = 0;
 		for (size_t i = 0; i < n; i++) {
 			size_t len;
-			const uint8_t *b = wire_packet_bytes(c->wq[i], &len);
-			iov[i] = uv_buf_init((char *)b, (unsigned)len);
+			iov[i].base = (char *)wire_packet_bytes(c->wq[i], &len);
+			iov[i].len = len;
 			total += len;
 		}
 		trace_ring_settle();
@@ -553,7 +549,8 @@ conn_flush(conn *c)
 			c->inflight_bytes += wr->bytes;
 		}
 		c->wq_bytes -= total;
-		memmove(c->wq, c->wq + n, (c->wq_n - n) * sizeof *c->wq);
+		if (c->wq_n > n)
+			memmove(c->wq, c->wq + n, (c->wq_n - n) * sizeof *c->wq);
 		c->wq_n -= n;
 	}
 	return 0;

@@ -110,7 +110,13 @@ void conn_read_stop(conn *c);
 int conn_send(conn *c, grove_packet *p);
 /* Write everything queued now (one writev).  */
 int conn_flush(conn *c);
-size_t conn_queued(const conn *c);
+/* Bytes sent and not yet in the kernel.  Inline: the owners' pressure
+ * checks ask it of every link on every loop iteration. */
+static inline size_t
+conn_queued(const conn *c)
+{
+	return c->wq_bytes + c->inflight_bytes + c->held_bytes;
+}
 
 /* Emulate a slower link on this conn's sending side (see net/emu.h):
  * every frame sent from now on waits for latency + size/bandwidth behind

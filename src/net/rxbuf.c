@@ -13,7 +13,7 @@
 int
 rxbuf_space(rxbuf *r, uint8_t **p, size_t *len)
 {
-	if (!r->buf || r->buf->cap - r->len < CHUNK_MIN_FREE) {
+	if (!r->buf || r->top - r->len < CHUNK_MIN_FREE) {
 		/* Start a new chunk, carrying over the partial frame at the
 		 * tail; if that frame is large, size the chunk to hold it. */
 		size_t tail = r->buf ? r->len - r->pos : 0;
@@ -34,17 +34,29 @@ rxbuf_space(rxbuf *r, uint8_t **p, size_t *len)
 		r->buf = nb;
 		r->len = tail;
 		r->pos = 0;
+		r->top = want & ~(size_t)7u;
 	}
 	*p = r->buf->data + r->len;
-	*len = r->buf->cap - r->len;
+	*len = r->top - r->len;
 	return 0;
 }
 
-int
-rxbuf_next(rxbuf *r, size_t max_frame, grove_packet **pkt, size_t *frame_len)
+/* Room for a packet struct of mem bytes at the top of the chunk, below
+ * the structs already there and above the bytes read; NULL when the chunk
+ * is too full (the packet is then allocated on its own). */
+static void *
+carve(rxbuf *r, size_t mem)
 {
-	if (!r->buf)
-		return 0;
+	if (r->top - r->len < mem)
+		return NULL;
+	r->top -= mem;
+	return r->buf->data + r->top;
+}
+
+int
+rxbuf_next_frame_(rxbuf *r, size_t max_frame, grove_packet **pkt,
+    size_t *frame_len)
+{
 	const uint8_t *p = r->buf->data + r->pos;
 	size_t avail = r->len - r->pos;
 	wire_hdr hdr;
@@ -54,7 +66,12 @@ rxbuf_next(rxbuf *r, size_t max_frame, grove_packet **pkt, size_t *frame_len)
 		return GROVE_EPROTO;
 	if (n == 0 || (size_t)n > avail)
 		return 0;
-	int rc = wire_packet_from_frame(r->buf, p, (size_t)n, pkt);
+	*pkt = NULL;
+	size_t mem = wire_packet_mem(p, &hdr);
+	void *at = carve(r, mem);
+	int rc = wire_packet_wrap(r->buf, p, (size_t)n, &hdr, &r->memo, at, pkt);
+	if (rc != 0 && at)
+		r->top += mem; /* nobody holds it: the next packet may */
 	r->pos += (size_t)n;
 	if (rc != 0)
 		return GROVE_EPROTO;
@@ -67,5 +84,6 @@ rxbuf_fini(rxbuf *r)
 {
 	grove_buf_unref(r->buf);
 	r->buf = NULL;
-	r->len = r->pos = 0;
+	r->len = r->pos = r->top = 0;
+	r->memo.valid = 0;
 }

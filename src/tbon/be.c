@@ -370,14 +370,33 @@ grove_be_fd(grove_be *be)
 	return be ? waitfd_get(&be->wfd, be->q.n > 0 || be->closed) : -1;
 }
 
+/* Whatever the loop's callbacks queued goes out before the caller sees
+ * the result (a send flushes its own packet). */
+static void
+be_flush_queued(grove_be *be)
+{
+	if (be->parent && be->parent->wq_n)
+		conn_flush(be->parent);
+}
+
 static void
 be_run(grove_be *be, int timeout_ms)
 {
-	if (be->parent)
-		conn_flush(be->parent);
+	be_flush_queued(be);
 	loop_run_for(&be->loop, &be->wait_timer, timeout_ms);
-	if (be->parent)
-		conn_flush(be->parent);
+	be_flush_queued(be);
+}
+
+/* Milliseconds from now to deadline (0 once past) for a wait of
+ * timeout_ms; -1 for no timeout.  Only a positive timeout has a deadline
+ * to read the clock for. */
+static int
+ms_left(int timeout_ms, uint64_t deadline)
+{
+	if (timeout_ms <= 0)
+		return timeout_ms < 0 ? -1 : 0;
+	uint64_t now = sockio_now_ms();
+	return deadline > now ? (int)(deadline - now) : 0;
 }
 
 int
@@ -387,7 +406,8 @@ grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
 	if (!be || !p || !be->loop_ready)
 		return GROVE_EINVAL;
 	uint64_t t0 = grove_trace_begin();
-	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	uint64_t deadline = timeout_ms > 0 ?
+	    sockio_now_ms() + (uint64_t)timeout_ms : 0;
 	int rc;
 	for (int first = 1;; first = 0) {
 		grove_packet *pk = pktq_pop(&be->q);
@@ -406,8 +426,7 @@ grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
 			rc = GROVE_ECLOSED;
 			break;
 		}
-		int left = timeout_ms < 0 ? -1 : (int)(deadline > sockio_now_ms() ?
-		    deadline - sockio_now_ms() : 0);
+		int left = ms_left(timeout_ms, deadline);
 		if (left == 0 && !first) {
 			rc = timeout_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
 			break;

@@ -60,6 +60,7 @@ node_flush_all(node *n)
 		c->t_flush_start = t;
 		c->t_flush_end = 0;
 		conn_flush(c);
+		node_note_flushed(n, c);
 		t = c->t_flush_end;
 	}
 }
@@ -267,6 +268,7 @@ pending_on_packet(conn *c, grove_packet *p)
 	 * reads it in its handshake, so neither side counts it. */
 	conn_send(c, ok);
 	conn_flush(c);
+	node_note_flushed(n, c);
 	grove_packet_unref(ok);
 	char sw[48], rw[48];
 	snprintf(sw, sizeof sw, "link:%u->%u", n->id, node_id);
@@ -409,14 +411,20 @@ node_check_pressure(node *n)
 			if (n->children[i].c)
 				conn_read_stop(n->children[i].c);
 	}
-	if (n->parent && !n->parent_paused) {
+	if (n->parent && !n->parent_paused && n->child_backlog) {
+		int backlog = 0;
 		for (uint32_t i = 0; i < n->n_children; i++) {
-			if (n->children[i].c && conn_over_limit(n->children[i].c)) {
+			conn *c = n->children[i].c;
+			size_t q = c ? conn_queued(c) : 0;
+			if (q > CONN_HWM) {
 				n->parent_paused = 1;
 				conn_read_stop(n->parent);
+				backlog = 1;
 				break;
 			}
+			backlog |= q != 0;
 		}
+		n->child_backlog = backlog;
 	}
 }
 

@@ -151,6 +151,10 @@ struct node {
 	conn *parent;           /* CP: link to the parent; FE: NULL */
 	int parent_paused;      /* a child link is over its limit */
 	int children_paused;    /* the parent link is over its limit */
+	/* A child link kept bytes after a flush.  Only then can a child link
+	 * be over its limit, so node_check_pressure looks at them only while
+	 * this is set (and clears it once none holds any). */
+	int child_backlog;
 	int launch_failed;
 	char launch_error[1024];
 	int shutting_down;
@@ -216,6 +220,14 @@ void node_reap_children_wait(node *n, int grace_ms);
 
 /* Back-pressure bookkeeping after queueing work (see node.c). */
 void node_check_pressure(node *n);
+/* To be called after flushing link c of n: notes a child link's backlog
+ * for node_check_pressure. */
+static inline void
+node_note_flushed(node *n, conn *c)
+{
+	if (c != n->parent && conn_queued(c))
+		n->child_backlog = 1;
+}
 void node_parent_drained(node *n);
 int node_check_launch(node *n);
 /* Record why the launch failed (the first reason wins). */

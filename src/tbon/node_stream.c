@@ -277,14 +277,10 @@ report_filter_error(node *n, node_stream *s, int rc, const char *what)
 
 static void sync_timer_arm(node *n, node_stream *s);
 
-/* Releases every wave ready at time now (ns); returns how many.  With
- * t_first, *t_first gets the trace time at which the first of them was
- * found complete (0 if none, or tracing is off).  The clock is read only
- * for a wave that is released (three reads: sync start, transformation
- * start, end): most packets complete no wave, and reading the clock for
- * them cost two reads per packet that no tuple kept. */
-static int
-run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
+/* run_waves when a wave may be ready (or the sync has a timeout).  Kept
+ * out of line: its frame is large and most packets complete no wave. */
+static __attribute__((noinline)) int
+release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 {
 	size_t k;
 	int released = 0;
@@ -325,8 +321,9 @@ run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 		 * less per wave). */
 		grove_trace_record(&s->tc_wave, GROVE_OP_WAVE, (int32_t)k, t0, t2);
 	}
-	/* Resume children paused on this stream once their queues drained. */
-	for (uint32_t j = 0; j < s->nslots; j++) {
+	/* Resume children paused on this stream once their queues drained.
+	 * Queues shrink only when waves leave: without one, nothing to do. */
+	for (uint32_t j = 0; released && j < s->nslots; j++) {
 		node_child *ch = &n->children[s->slot_child[j]];
 		if (ch->paused && ch->c &&
 		    sync_queued(s->sync, j) < SYNC_RESUME_PKTS) {
@@ -338,6 +335,24 @@ run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 	if (s->sync_kind == SYNC_TIMEOUT)
 		sync_timer_arm(n, s);
 	return released;
+}
+
+/* Releases every wave ready at time now (ns); returns how many.  With
+ * t_first, *t_first gets the trace time at which the first of them was
+ * found complete (0 if none, or tracing is off).  The clock is read only
+ * for a wave that is released (three reads: sync start, transformation
+ * start, end): most packets complete no wave, and reading the clock for
+ * them cost two reads per packet that no tuple kept. */
+static int
+run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
+{
+	/* No wave, no timer to arm: nothing to do. */
+	if (s->sync_kind != SYNC_TIMEOUT && !sync_wave_ready(s->sync, now)) {
+		if (t_first)
+			*t_first = 0;
+		return 0;
+	}
+	return release_waves(n, s, now, t_first);
 }
 
 static void
@@ -384,8 +399,9 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 		    "dropped", n->id, n->children[child].node_id, s->id);
 		return;
 	}
-	/* One clock read serves the push and the waves it completes. */
-	uint64_t now = now_ns();
+	/* One clock read serves the push and the waves it completes; only a
+	 * timeout sync looks at arrival times (the kind never changes). */
+	uint64_t now = s->sync_kind == SYNC_TIMEOUT ? now_ns() : 0;
 	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now) != 0)
 		return;
 	node_child *ch = &n->children[child];

@@ -185,6 +185,7 @@ probe(node_skew *s, uint32_t i)
 	/* Out now, not at the end of the loop turn: that would be delay. */
 	if ((rc = conn_send(c, p)) == 0)
 		rc = conn_flush(c);
+	node_note_flushed(n, c);
 	grove_packet_unref(p);
 	return rc;
 }

@@ -32,7 +32,7 @@ waitfd_fini(waitfd *w)
 }
 
 void
-waitfd_set(waitfd *w, int pending)
+waitfd_update_(waitfd *w, int pending)
 {
 	if (!w->used || pending == w->signalled || w->ev < 0)
 		return;

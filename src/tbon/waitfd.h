@@ -17,8 +17,17 @@ typedef struct waitfd {
 
 int waitfd_init(waitfd *w, uv_loop_t *loop);
 void waitfd_fini(waitfd *w);
-/* Make the descriptor readable (pending = 1) or not. */
-void waitfd_set(waitfd *w, int pending);
+void waitfd_update_(waitfd *w, int pending);
+
+/* Make the descriptor readable (pending = 1) or not.  Inline: the back-end
+ * and front-end call it for every packet, and it has nothing to do
+ * unless the tool asked for the descriptor and the state changes. */
+static inline void
+waitfd_set(waitfd *w, int pending)
+{
+	if (w->used && pending != w->signalled)
+		waitfd_update_(w, pending);
+}
 /* Hand the descriptor to the tool (from now on it is kept in step). */
 int waitfd_get(waitfd *w, int pending);
 

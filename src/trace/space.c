@@ -553,16 +553,15 @@ use_sink(void)
 
 /* Bytes of a ring mapped when it is claimed: 16 KiB, 512 tuples. */
 #define TRACE_RING_FIRST_BYTES (16u << 10)
-/* Whether the calling thread's ring has all its pages mapped. */
-static __thread int ring_mapped;
+__thread int trace_ring_mapped_;
 
 void
-trace_ring_settle(void)
+trace_ring_settle_slow_(void)
 {
 	struct grove_trace_ring_ *r = grove_trace_tls_.ring;
 	/* A ring claimed before a fini may be unmapped: like the fast
 	 * path, touch it only while its generation is the live one. */
-	if (ring_mapped || !r || r == &sink.ring || grove_trace_tls_.gen !=
+	if (trace_ring_mapped_ || !r || r == &sink.ring || grove_trace_tls_.gen !=
 	    __atomic_load_n(&grove_trace_on_, __ATOMIC_RELAXED))
 		return;
 	/* Half the first pages used: map the rest before the writer gets
@@ -573,7 +572,7 @@ trace_ring_settle(void)
 	if (__atomic_load_n(&r->head, __ATOMIC_RELAXED) *
 	    sizeof(grove_trace_tuple) < TRACE_RING_FIRST_BYTES / 2)
 		return;
-	ring_mapped = 1;
+	trace_ring_mapped_ = 1;
 	pthread_mutex_lock(&sp.lock);
 	/* A fini since this thread claimed it unmapped the ring. */
 	if (sp.base && grove_trace_tls_.gen == sp.gen)
@@ -613,7 +612,7 @@ grove_trace_claim_(void)
 	size_t first = h->ring_stride < TRACE_RING_FIRST_BYTES ?
 	    h->ring_stride : TRACE_RING_FIRST_BYTES;
 	madvise(r, first, MADV_POPULATE_WRITE);
-	ring_mapped = first == h->ring_stride;
+	trace_ring_mapped_ = first == h->ring_stride;
 	r->mask = h->ring_slots - 1;
 	r->tid = (uint32_t)syscall(SYS_gettid);
 	r->index = i;

@@ -147,11 +147,26 @@ void trace_calib_now(int tsc, struct trace_calib *out);
  * readings (monotonic, realtime, monotonic), plus inject_ns. */
 void trace_rt_now(int64_t inject_ns, struct trace_rt *out);
 
+/* Per thread on purpose, like the ring it describes: whether the calling
+ * thread's ring has all its pages mapped.  Visible so that the check
+ * below is inline; initial-exec as for grove_trace_tls_.  Written only by
+ * space.c. */
+extern __thread int trace_ring_mapped_
+	__attribute__((tls_model("initial-exec")));
+
+void trace_ring_settle_slow_(void);
+
 /* Maps all pages of the calling thread's ring once it has used half of
- * those mapped when it was claimed; a few loads otherwise.  Called where
- * a thread makes system calls anyway (the connection layer's writes and
- * reads), never from the recording fast path. */
-void trace_ring_settle(void);
+ * those mapped when it was claimed; a few loads otherwise, and one once
+ * they are mapped.  Called where a thread makes system calls anyway (the
+ * connection layer's writes and reads, once per batch of frames), never
+ * from the recording fast path. */
+static inline void
+trace_ring_settle(void)
+{
+	if (!trace_ring_mapped_)
+		trace_ring_settle_slow_();
+}
 
 /* 1 when the CPU says its TSC is invariant (what the kernel lists as
  * constant_tsc and nonstop_tsc in /proc/cpuinfo). */
