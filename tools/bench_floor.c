@@ -5,7 +5,8 @@
  * least once, and on a small shared machine a wake-up costs far more than
  * Grove's own work.  To tell the two apart, this benchmark builds the same
  * tree (same topology module, same fan-outs) out of bare processes: each
- * is fork()ed by its parent, talks to it over a unix stream socket pair,
+ * is fork()ed by its parent, talks to it over two pipes (the transport of
+ * Grove's links between a node and the children it starts on its host),
  * and runs the loop Grove's processes run at best: epoll_wait, read,
  * write.  A message is 40 bytes, the size of Grove's packet of one int.
  * A node forwards a message from its parent to all its children; a leaf
@@ -26,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -33,7 +35,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,7 +47,12 @@ extern char **environ;
 
 #define FLOOR_MSG 40        /* bytes of Grove's packet of one int */
 #define FLOOR_WARMUP 5
-#define FLOOR_UP UINT32_MAX /* epoll tag of the parent's socket */
+#define FLOOR_UP UINT32_MAX /* epoll tag of the parent's link */
+
+/* One link: this process reads rd and writes wr. */
+typedef struct floor_link {
+	int rd, wr;
+} floor_link;
 
 typedef struct floor_cfg {
 	const char *spec;
@@ -82,7 +88,7 @@ write_all(int fd, const char *buf, size_t len)
  * sends one message when it starts, so the first wave tells the root the
  * tree is up.  Never returns. */
 static void
-node_loop(int up, const int *kids, uint32_t nkids)
+node_loop(floor_link up, const floor_link *kids, uint32_t nkids)
 {
 	char msg[FLOOR_MSG] = {0};
 	char buf[4096];
@@ -90,14 +96,14 @@ node_loop(int up, const int *kids, uint32_t nkids)
 	if (ep < 0)
 		_exit(1);
 	struct epoll_event e = {.events = EPOLLIN, .data.u32 = FLOOR_UP};
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, up, &e) < 0)
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, up.rd, &e) < 0)
 		_exit(1);
 	for (uint32_t i = 0; i < nkids; i++) {
 		e.data.u32 = i;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, kids[i], &e) < 0)
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, kids[i].rd, &e) < 0)
 			_exit(1);
 	}
-	if (nkids == 0 && write_all(up, msg, sizeof msg) < 0)
+	if (nkids == 0 && write_all(up.wr, msg, sizeof msg) < 0)
 		_exit(1);
 	size_t down_bytes = 0, up_bytes = 0;
 	for (;;) {
@@ -109,7 +115,7 @@ node_loop(int up, const int *kids, uint32_t nkids)
 			_exit(1);
 		for (int j = 0; j < n; j++) {
 			uint32_t id = ev[j].data.u32;
-			int fd = id == FLOOR_UP ? up : kids[id];
+			int fd = id == FLOOR_UP ? up.rd : kids[id].rd;
 			ssize_t r = read(fd, buf, sizeof buf);
 			if (r <= 0)
 				_exit(0); /* a parent or child is gone */
@@ -117,7 +123,7 @@ node_loop(int up, const int *kids, uint32_t nkids)
 				up_bytes += (size_t)r;
 				while (up_bytes >= (size_t)nkids * FLOOR_MSG) {
 					up_bytes -= (size_t)nkids * FLOOR_MSG;
-					if (write_all(up, msg, sizeof msg) < 0)
+					if (write_all(up.wr, msg, sizeof msg) < 0)
 						_exit(0);
 				}
 				continue;
@@ -125,10 +131,10 @@ node_loop(int up, const int *kids, uint32_t nkids)
 			for (down_bytes += (size_t)r; down_bytes >= FLOOR_MSG;
 			    down_bytes -= FLOOR_MSG) {
 				if (nkids == 0 &&
-				    write_all(up, msg, sizeof msg) < 0)
+				    write_all(up.wr, msg, sizeof msg) < 0)
 					_exit(0);
 				for (uint32_t i = 0; i < nkids; i++)
-					if (write_all(kids[i], msg,
+					if (write_all(kids[i].wr, msg,
 					    sizeof msg) < 0)
 						_exit(0);
 			}
@@ -136,39 +142,57 @@ node_loop(int up, const int *kids, uint32_t nkids)
 	}
 }
 
-/* Forks the children of node id, each with a socket pair to this process;
- * fills kids[] with this side's sockets.  In a child it never returns: it
- * forks its own subtree and runs node_loop.  inherited[0..ninh) are the
- * sockets this process holds that a child must not keep (otherwise EOF
- * would not reach a process whose parent died). */
-static int fork_children(const grove_topo *t, uint32_t id, int *kids,
-    const int *inherited, uint32_t ninh);
+static void
+link_close(floor_link *l)
+{
+	if (l->rd >= 0)
+		close(l->rd);
+	if (l->wr >= 0)
+		close(l->wr);
+	l->rd = l->wr = -1;
+}
+
+/* Forks the children of node id, each with two pipes to this process;
+ * fills kids[] with this side's ends.  In a child it never returns: it
+ * forks its own subtree and runs node_loop.  *inherited (may be NULL) is
+ * the link to this process's parent, which a child must not keep
+ * (otherwise EOF would not reach a process whose parent died). */
+static int fork_children(const grove_topo *t, uint32_t id, floor_link *kids,
+    floor_link *inherited);
 
 static void
-become_node(const grove_topo *t, uint32_t id, int up)
+become_node(const grove_topo *t, uint32_t id, floor_link up)
 {
 	const grove_topo_node *nd = grove_topo_node_at(t, id);
-	int *kids = calloc(nd->n_children ? nd->n_children : 1, sizeof *kids);
-	if (!kids || fork_children(t, id, kids, &up, 1) < 0)
+	floor_link *kids = calloc(nd->n_children ? nd->n_children : 1,
+	    sizeof *kids);
+	if (!kids || fork_children(t, id, kids, &up) < 0)
 		_exit(1);
 	node_loop(up, kids, nd->n_children);
 }
 
 static int
-fork_children(const grove_topo *t, uint32_t id, int *kids,
-    const int *inherited, uint32_t ninh)
+fork_children(const grove_topo *t, uint32_t id, floor_link *kids,
+    floor_link *inherited)
 {
 	const grove_topo_node *nd = grove_topo_node_at(t, id);
 	const uint32_t *ch = grove_topo_children(t, id);
 	pid_t self = getpid();
 	for (uint32_t i = 0; i < nd->n_children; i++) {
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		int down[2], up[2];
+		if (pipe2(down, O_CLOEXEC) < 0)
 			return -1;
+		if (pipe2(up, O_CLOEXEC) < 0) {
+			close(down[0]);
+			close(down[1]);
+			return -1;
+		}
 		pid_t pid = fork();
 		if (pid < 0) {
-			close(sv[0]);
-			close(sv[1]);
+			close(down[0]);
+			close(down[1]);
+			close(up[0]);
+			close(up[1]);
 			return -1;
 		}
 		if (pid == 0) {
@@ -177,22 +201,24 @@ fork_children(const grove_topo *t, uint32_t id, int *kids,
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != self)
 				_exit(0);
-			close(sv[0]);
+			close(down[1]);
+			close(up[0]);
 			for (uint32_t k = 0; k < i; k++)
-				close(kids[k]);
-			for (uint32_t k = 0; k < ninh; k++)
-				close(inherited[k]);
-			become_node(t, ch[i], sv[1]);
+				link_close(&kids[k]);
+			if (inherited)
+				link_close(inherited);
+			become_node(t, ch[i], (floor_link){down[0], up[1]});
 		}
-		close(sv[1]);
-		kids[i] = sv[0];
+		close(down[0]);
+		close(up[1]);
+		kids[i] = (floor_link){up[0], down[1]};
 	}
 	return 0;
 }
 
 /* Reads from the root's children until `want` messages arrived in all. */
 static int
-root_collect(int ep, const int *kids, uint32_t want)
+root_collect(int ep, const floor_link *kids, uint32_t want)
 {
 	char buf[4096];
 	size_t got = 0;
@@ -204,7 +230,8 @@ root_collect(int ep, const int *kids, uint32_t want)
 		if (n <= 0)
 			return -1;
 		for (int j = 0; j < n; j++) {
-			ssize_t r = read(kids[ev[j].data.u32], buf, sizeof buf);
+			ssize_t r = read(kids[ev[j].data.u32].rd, buf,
+			    sizeof buf);
 			if (r <= 0)
 				return -1;
 			got += (size_t)r;
@@ -258,7 +285,7 @@ floor_run(const floor_cfg *c, floor_res *r, char *err, size_t errlen)
 
 	const grove_topo_node *root = grove_topo_node_at(t, 0);
 	uint32_t k = root->n_children;
-	int *kids = calloc(k, sizeof *kids);
+	floor_link *kids = calloc(k ? k : 1, sizeof *kids);
 	double *rt = calloc((size_t)c->rt_iters, sizeof *rt);
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int rc = -1;
@@ -267,15 +294,15 @@ floor_run(const floor_cfg *c, floor_res *r, char *err, size_t errlen)
 		goto out;
 	}
 	for (uint32_t i = 0; i < k; i++)
-		kids[i] = -1;
+		kids[i] = (floor_link){-1, -1};
 	double t0 = tool_now();
-	if (fork_children(t, 0, kids, NULL, 0) < 0) {
+	if (fork_children(t, 0, kids, NULL) < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		goto out;
 	}
 	for (uint32_t i = 0; i < k; i++) {
 		struct epoll_event e = {.events = EPOLLIN, .data.u32 = i};
-		epoll_ctl(ep, EPOLL_CTL_ADD, kids[i], &e);
+		epoll_ctl(ep, EPOLL_CTL_ADD, kids[i].rd, &e);
 	}
 	if (root_collect(ep, kids, k) < 0) {
 		snprintf(err, errlen, "the process tree did not come up");
@@ -287,7 +314,7 @@ floor_run(const floor_cfg *c, floor_res *r, char *err, size_t errlen)
 	for (int it = -FLOOR_WARMUP; it < c->rt_iters; it++) {
 		double a = tool_now();
 		for (uint32_t i = 0; i < k; i++)
-			if (write_all(kids[i], msg, sizeof msg) < 0)
+			if (write_all(kids[i].wr, msg, sizeof msg) < 0)
 				goto lost;
 		if (root_collect(ep, kids, k) < 0)
 			goto lost;
@@ -307,12 +334,11 @@ floor_run(const floor_cfg *c, floor_res *r, char *err, size_t errlen)
 lost:
 	snprintf(err, errlen, "a process of the tree is gone");
 out:
-	/* Closing the root's sockets ends the whole tree: every process
-	 * exits at EOF from its parent and closes its children in turn. */
+	/* Closing the root's pipes ends the whole tree: every process exits
+	 * at EOF from its parent and closes its children in turn. */
 	if (kids)
 		for (uint32_t i = 0; i < k; i++)
-			if (kids[i] >= 0)
-				close(kids[i]);
+			link_close(&kids[i]);
 	while (wait(NULL) > 0 || errno == EINTR)
 		;
 	if (ep >= 0)
@@ -330,9 +356,9 @@ floor_usage(FILE *f)
 	    "usage: grove bench floor [--topology SPEC] [--backends N] "
 	    "[--rt-iters R] [--json]\n"
 	    "\n"
-	    "The micro-benchmark's pattern on bare processes (fork, unix "
-	    "sockets,\n"
-	    "epoll, 40-byte messages; no Grove code): the floor this machine "
+	    "The micro-benchmark's pattern on bare processes (fork, pipes, "
+	    "epoll,\n"
+	    "40-byte messages; no Grove code): the floor this machine "
 	    "puts\n"
 	    "under `grove bench micro` right now.  Reports the time to fork "
 	    "the tree,\n"
