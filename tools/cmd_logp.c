@@ -40,7 +40,7 @@ logp_usage(FILE *f)
 	    "spread over the repetitions, and write a parameter file.\n"
 	    "\n"
 	    "  -c, --class LIST     link classes, comma-separated (default host):\n"
-	    "                         host  Unix socket between two local processes\n"
+	    "                         host  two pipes between two local processes\n"
 	    "                         lan   TCP over loopback\n"
 	    "                         wan   TCP over loopback through the link\n"
 	    "                               emulator (--latency, --bandwidth)\n"

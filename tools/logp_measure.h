@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 typedef enum logp_link {
-	LOGP_HOST = 0, /* Unix socket between two local processes */
+	LOGP_HOST = 0, /* two pipes between two local processes */
 	LOGP_LAN = 1,  /* TCP over loopback */
 	LOGP_WAN = 2,  /* TCP over loopback through the link emulator */
 } logp_link;
