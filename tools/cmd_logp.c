@@ -34,13 +34,15 @@ logp_usage(FILE *f)
 	    "[--sizes LIST]\n"
 	    "                          [--reps N] [--latency D] "
 	    "[--bandwidth R] [-o FILE]\n"
+	    "                          [--local-link pipe|socket]\n"
 	    "\n"
 	    "Measure the P-LogP parameters L, os(m), or(m) and g(m) between two\n"
 	    "processes over Grove's connection layer, print them with their\n"
 	    "spread over the repetitions, and write a parameter file.\n"
 	    "\n"
 	    "  -c, --class LIST     link classes, comma-separated (default host):\n"
-	    "                         host  two pipes between two local processes\n"
+	    "                         host  two local processes, linked as a node\n"
+	    "                               and a child it starts on its host\n"
 	    "                         lan   TCP over loopback\n"
 	    "                         wan   TCP over loopback through the link\n"
 	    "                               emulator (--latency, --bandwidth)\n"
@@ -50,6 +52,9 @@ logp_usage(FILE *f)
 	    "  -r, --reps N         repetitions (default 5; wan: 3)\n"
 	    "  -l, --latency D      wan latency (default 10ms, as in the paper)\n"
 	    "  -b, --bandwidth R    wan bandwidth (default 1MB/s)\n"
+	    "  -k, --local-link T   host: pipe (two pipes) or socket (a Unix\n"
+	    "                       socket pair); default pipe, or socket when\n"
+	    "                       $GROVE_LOCAL_LINK is socket, as for networks\n"
 	    "  -o, --output FILE    write the parameter file there\n"
 	    "  -q, --quiet          no progress on standard error\n"
 	    "  -h, --help           show this help\n"
@@ -201,6 +206,7 @@ logp_measure_cmd(int argc, char **argv)
 		{"reps", required_argument, NULL, 'r'},
 		{"latency", required_argument, NULL, 'l'},
 		{"bandwidth", required_argument, NULL, 'b'},
+		{"local-link", required_argument, NULL, 'k'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -208,11 +214,14 @@ logp_measure_cmd(int argc, char **argv)
 	};
 	const char *classes = "host", *sizes_spec = NULL, *out = NULL;
 	const char *lat = "10ms", *bw = "1MB/s";
+	/* Default: what grove_net_create picks (grove_local_link). */
+	const char *ll = getenv("GROVE_LOCAL_LINK");
+	int host_socket = ll && !strcmp(ll, "socket");
 	long reps = 0;
 	int quiet = 0, ch;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":c:s:r:l:b:o:qh", opts,
+	while ((ch = getopt_long(argc, argv, ":c:s:r:l:b:k:o:qh", opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c': classes = optarg; break;
@@ -227,6 +236,12 @@ logp_measure_cmd(int argc, char **argv)
 		}
 		case 'l': lat = optarg; break;
 		case 'b': bw = optarg; break;
+		case 'k':
+			if (strcmp(optarg, "pipe") && strcmp(optarg, "socket"))
+				return usage_error("--local-link wants pipe or "
+				    "socket", optarg);
+			host_socket = optarg[0] == 's';
+			break;
 		case 'o': out = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': logp_usage(stdout); return 0;
@@ -280,6 +295,7 @@ logp_measure_cmd(int argc, char **argv)
 			.reps = reps ? (int)reps : links[i] == LOGP_WAN ? 3 : 5,
 			.latency_s = lat_s,
 			.bandwidth_Bps = bw_Bps,
+			.host_socket = host_socket,
 			.verbose = !quiet && isatty(2),
 		};
 		char err[512];

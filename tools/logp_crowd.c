@@ -1,7 +1,8 @@
 /* A ring of K processes per core passing one message around
  * (logp_crowd.h).  Each runs Grove's own connection layer on a libuv
- * loop over pipes, as the processes of a tree do: it sleeps in its
- * loop until its predecessor's frame is whole, then forwards it.  None is
+ * loop over pipes (or Unix sockets), as the processes of a tree do: it
+ * sleeps in its loop until its predecessor's frame is whole, then
+ * forwards it.  None is
  * pinned: the scheduler spreads them over the cores as it does a tree's
  * processes, so a hop pays for waking a process on another core when the
  * scheduler puts it there. */
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,7 +132,8 @@ run_member(member *mb, int in, int out, size_t m)
 }
 
 int
-logp_crowd_hop(uint32_t per_core, uint32_t cores, size_t m, double *w_s,
+logp_crowd_hop(uint32_t per_core, uint32_t cores, size_t m, int use_sockets,
+    double *w_s,
     char *err, size_t errlen)
 {
 	uint64_t K64 = (uint64_t)per_core * (cores ? cores : 1);
@@ -155,18 +158,19 @@ logp_crowd_hop(uint32_t per_core, uint32_t cores, size_t m, double *w_s,
 		snprintf(err, errlen, "out of memory");
 		return GROVE_ENOMEM;
 	}
-	/* Pipes, as between a node and the children it starts on its own
-	 * host: fd[2e] is written by member e, fd[2e+1] read by e + 1. */
+	/* The transport between a node and the children it starts on its
+	 * own host: fd[2e] is written by member e, fd[2e+1] read by e + 1. */
 	for (; made < K; made++) {
 		int p[2];
-		if (pipe2(p, O_CLOEXEC) != 0)
+		if (use_sockets ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+		    0, p) != 0 : pipe2(p, O_CLOEXEC) != 0)
 			break;
-		fd[2 * made] = p[1];
-		fd[2 * made + 1] = p[0];
+		fd[2 * made] = p[use_sockets ? 0 : 1];
+		fd[2 * made + 1] = p[use_sockets ? 1 : 0];
 	}
 	if (made < K || pipe2(report, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "crowd of %u: pipes: %s", K,
-		    strerror(errno));
+		snprintf(err, errlen, "crowd of %u: %s: %s", K,
+		    use_sockets ? "sockets" : "pipes", strerror(errno));
 		rc = GROVE_ESYS;
 		goto out;
 	}
@@ -276,7 +280,7 @@ logp_crowd_table(logp_table *t, int verbose, char *err, size_t errlen)
 				fprintf(stderr, "\rcrowd %u, %zu bytes   ",
 				    logp_crowd_K[k], sizes[i]);
 			rc = logp_crowd_hop(logp_crowd_K[k], cores, sizes[i],
-			    w, err, errlen);
+			    t->host_socket, w, err, errlen);
 		}
 	}
 	if (verbose)

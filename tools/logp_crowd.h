@@ -25,11 +25,12 @@ extern const uint32_t logp_crowd_K[LOGP_CROWD_N];
  * wake-up) not counted.  0, or a negative grove_err with err saying
  * why. */
 int logp_crowd_hop(uint32_t per_core, uint32_t cores, size_t m,
-    double *w_s, char *err, size_t errlen);
+    int use_sockets, double *w_s, char *err, size_t errlen);
 
 /* Measures the crowds of LOGP_CROWD_N sizes at the sizes of t chosen by
  * logp_crowd_size into t->crowd_K and t->crowd_w (< 0 where not
- * measured).  0, or a negative grove_err with err saying why. */
+ * measured), over the transport t->host_socket names.  0, or a negative
+ * grove_err with err saying why. */
 int logp_crowd_table(logp_table *t, int verbose, char *err, size_t errlen);
 
 /* Whether `grove logp measure` measures the crowds at size m of the

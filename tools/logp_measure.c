@@ -638,14 +638,25 @@ measure_rep(side *s, const logp_cfg *cfg, int rep, samples *sm, uint32_t *ks,
 	return 0;
 }
 
-/* The two ends of the link: for "host" two pipes, as between a node and
- * a child it starts on its own host; loopback TCP otherwise (the peer
- * connects after the fork: *peer closed, *port set). */
+/* The two ends of the link: for "host" two pipes (or a Unix socket pair
+ * with host_socket), as between a node and a child it starts on its own
+ * host; loopback TCP otherwise (the peer connects after the fork: *peer
+ * closed, *port set). */
 static int
-open_link(logp_link link, uplink *drv, uplink *peer, int *listener,
-    uint16_t *port, char *err, size_t errlen)
+open_link(logp_link link, int host_socket, uplink *drv, uplink *peer,
+    int *listener, uint16_t *port, char *err, size_t errlen)
 {
 	drv->rfd = drv->wfd = peer->rfd = peer->wfd = *listener = -1;
+	if (link == LOGP_HOST && host_socket) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+			snprintf(err, errlen, "socketpair: %s", strerror(errno));
+			return GROVE_ESYS;
+		}
+		*drv = (uplink){sv[0], sv[0]};
+		*peer = (uplink){sv[1], sv[1]};
+		return 0;
+	}
 	if (link == LOGP_HOST) {
 		int down[2], up[2];
 		if (pipe2(down, O_CLOEXEC) != 0) {
@@ -760,8 +771,9 @@ logp_measure(const logp_cfg *cfg, logp_table *out, char *err, size_t errlen)
 	uplink drv, peer;
 	int listener = -1;
 	uint16_t port = 0;
-	if ((rc = open_link(cfg->link, &drv, &peer, &listener, &port, err,
-	    errlen)) != 0)
+	out->host_socket = cfg->link == LOGP_HOST && cfg->host_socket;
+	if ((rc = open_link(cfg->link, cfg->host_socket, &drv, &peer, &listener,
+	    &port, err, errlen)) != 0)
 		goto out;
 	double t_start = (double)now_ns() * 1e-9;
 	pid_t parent = getpid();

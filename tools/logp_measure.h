@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 typedef enum logp_link {
-	LOGP_HOST = 0, /* two pipes between two local processes */
+	LOGP_HOST = 0, /* two pipes (or a Unix socket pair) between two
+	                  local processes, as between a node and a child it
+	                  starts on its own host (grove_local_link) */
 	LOGP_LAN = 1,  /* TCP over loopback */
 	LOGP_WAN = 2,  /* TCP over loopback through the link emulator */
 } logp_link;
@@ -21,6 +23,7 @@ typedef struct logp_cfg {
 	int reps;             /* repetitions of the whole measurement */
 	double latency_s;     /* wan: emulated latency and bandwidth */
 	double bandwidth_Bps;
+	int host_socket;      /* host: a Unix socket pair instead of pipes */
 	int verbose;          /* progress on stderr */
 } logp_cfg;
 
@@ -46,6 +49,7 @@ typedef struct logp_table {
 	size_t n_crowds;
 	uint32_t crowd_K[8];
 	double *crowd_w;
+	int host_socket;      /* host was measured on Unix sockets */
 } logp_table;
 
 const char *logp_link_name(logp_link l);

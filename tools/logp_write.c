@@ -67,9 +67,15 @@ tables_to_params(const logp_table *t, size_t n, grove_logp_params **out,
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (rc == 0 && cores > 0 && cores <= (long)GROVE_LOGP_MAX_CORES)
 		rc = grove_logp_params_set_cores(p, (uint32_t)cores);
+	int sock = 0;
+	for (size_t c = 0; c < n; c++)
+		sock |= t[c].host_socket;
 	if (rc == 0)
-		rc = grove_logp_params_set_note(p, "measured by grove logp "
-		    "measure (docs/logp-measure.md)");
+		rc = grove_logp_params_set_note(p, sock ?
+		    "measured by grove logp measure (docs/logp-measure.md); "
+		    "host links: Unix sockets" :
+		    "measured by grove logp measure (docs/logp-measure.md); "
+		    "host links: pipes");
 	if (rc < 0) {
 		grove_logp_params_destroy(p);
 		return rc;

@@ -52,6 +52,7 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 		fprintf(f, "parent-unix %s\n", b->parent_unix);
 	if (b->parent_rfd >= 0)
 		fprintf(f, "parent-fds %d %d\n", b->parent_rfd, b->parent_wfd);
+	fprintf(f, "local-link %s\n", b->local_link_socket ? "socket" : "pipe");
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
 	    b->be_exe);
 	for (int i = 0; i < b->be_argc; i++)
@@ -138,6 +139,11 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 				b->parent_rfd = r;
 				b->parent_wfd = w;
 			}
+		} else if (!strcmp(line, "local-link")) {
+			if (!strcmp(val, "socket") || !strcmp(val, "pipe"))
+				b->local_link_socket = val[0] == 's';
+			else
+				rc = GROVE_EINVAL;
 		} else if (!strcmp(line, "parent-node")) {
 			b->parent_node = (uint32_t)strtoul(val, NULL, 10);
 		} else if (!strcmp(line, "backends")) {

@@ -22,6 +22,7 @@ typedef struct boot {
 	char parent_unix[96];   /* local parent: its Unix socket name */
 	int parent_rfd;         /* a parent that started this process on */
 	int parent_wfd;         /* its own host: the pipes to it, or -1 */
+	int local_link_socket;  /* local children use the Unix socket */
 	uint32_t node;          /* the child's topology node id */
 	uint32_t rank;          /* BE rank (BEs only) */
 	uint32_t parent_node;   /* the parent's topology node id */

@@ -303,6 +303,7 @@ run(commnode *cn)
 		return 2;
 	}
 	n->attach = b->attach;
+	n->local_link_socket = b->local_link_socket;
 	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms : 1000;
 	n->timeout_ms = b->timeout_ms;
 	if ((rc = uplink_conn(&n->loop, &up, &parent_ops, cn, -1,

@@ -39,6 +39,18 @@ grove_net_opts_init(grove_net_opts *o)
 	o->timeout_ms = 30000;
 }
 
+/* The transport of local links for the whole network: the option, else
+ * $GROVE_LOCAL_LINK (for comparing the two without changing a tool),
+ * else pipes.  CPs get it in their bootstrap. */
+static int
+local_link_socket(grove_local_link l)
+{
+	if (l != GROVE_LOCAL_LINK_DEFAULT)
+		return l == GROVE_LOCAL_LINK_SOCKET;
+	const char *s = getenv("GROVE_LOCAL_LINK");
+	return s && !strcmp(s, "socket");
+}
+
 const char *
 grove_net_last_error(const grove_net *net)
 {
@@ -386,6 +398,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	}
 	node *n = &net->n;
 	n->attach = o->mode == GROVE_LAUNCH_ATTACH;
+	n->local_link_socket = local_link_socket(o->local_link);
 	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms : 1000;
 	n->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
 	uv_timer_init(&n->loop, &net->wait_timer);
@@ -398,6 +411,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	auth_secret_to_hex(secret, b->secret_hex);
 	snprintf(b->netid, sizeof b->netid, "%s", net->netid);
 	b->attach = n->attach;
+	b->local_link_socket = n->local_link_socket;
 	b->timeout_ms = n->timeout_ms;
 	b->heartbeat_ms = n->heartbeat_ms;
 	b->backends = nb;

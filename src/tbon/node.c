@@ -138,6 +138,14 @@ on_connection(uv_stream_t *server, int status)
 		node_launch_fail(n, msg);
 }
 
+void
+node_pending_restart_clock(node *n)
+{
+	uint64_t now = sockio_now_ms();
+	for (size_t i = 0; i < n->n_pending; i++)
+		n->pending_since[i] = now;
+}
+
 int
 node_adopt_child_pipes(node *n, int rfd, int wfd)
 {

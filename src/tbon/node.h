@@ -100,6 +100,7 @@ struct node {
 	uint8_t secret[AUTH_SECRET_LEN];
 	char netid[40];
 	int attach;             /* BEs attach instead of being spawned */
+	int local_link_socket;  /* local children: Unix socket, not pipes */
 	int heartbeat_ms;
 	int timeout_ms;
 	char bind_addr[64];
@@ -181,6 +182,10 @@ int node_launch_children(node *n, const struct boot *tmpl, char *err,
  * like an accepted connection, waits for the child's proof of the
  * secret.  0 or a grove_err. */
 int node_adopt_child_pipes(node *n, int rfd, int wfd);
+/* The handshake deadline of every link waiting for its proof counts from
+ * now: a node that has just started its children read none of them
+ * meanwhile (for a large tree on a busy host, seconds). */
+void node_pending_restart_clock(node *n);
 /* 1 when every child this node waits for has reported ready. */
 int node_children_ready(const node *n);
 

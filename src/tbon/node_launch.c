@@ -74,16 +74,6 @@ above_stdio(int fd)
 	return d;
 }
 
-/* GROVE_LOCAL_LINK=socket makes local children connect to this node's
- * Unix socket as remote ones connect over TCP: for comparing the two
- * transports, and for testing the socket path on one host. */
-static int
-local_links_are_pipes(void)
-{
-	const char *s = getenv("GROVE_LOCAL_LINK");
-	return !s || strcmp(s, "socket") != 0;
-}
-
 static void
 child_pipes_open(child_pipes *cp, int want)
 {
@@ -125,11 +115,12 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 			snprintf(b.parent_unix, sizeof b.parent_unix, "%s", n->uname);
 		else
 			b.parent_unix[0] = 0;
-		/* A local child's link is a pair of pipes made here (without
-		 * them, e.g. out of descriptors, it connects to the socket). */
+		/* A local child's link is a pair of pipes made here, unless
+		 * the network asked for sockets (grove_local_link); without
+		 * them (e.g. out of descriptors) it connects to the socket. */
 		child_pipes cp;
 		child_pipes_open(&cp, spawn_host_is_local(ch->host) &&
-		    local_links_are_pipes());
+		    !n->local_link_socket);
 		b.parent_rfd = cp.child_r;
 		b.parent_wfd = cp.child_w;
 		/* Children reach us at the bound address, or our host name when
@@ -193,6 +184,7 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		log_debug("started %s node %u pid %d on %s", role_name(ch->role),
 		    ch->node_id, (int)ch->pid, ch->host);
 	}
+	node_pending_restart_clock(n);
 	return 0;
 }
 

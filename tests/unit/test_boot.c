@@ -96,12 +96,60 @@ test_bad_block_length(void **state)
 	}
 }
 
+/* The link a local parent hands over, and the network's choice of it. */
+static void
+test_local_link(void **state)
+{
+	(void)state;
+	boot b, c;
+	fill(&b);
+	b.parent_rfd = 5;
+	b.parent_wfd = 9;
+	b.local_link_socket = 1;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	assert_int_equal(boot_write(&b, 0, &text, &len), 0);
+	boot_init(&c);
+	assert_int_equal(c.parent_rfd, -1);
+	assert_int_equal(c.local_link_socket, 0);
+	if (boot_parse(text, len, &c, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(c.parent_rfd, 5);
+	assert_int_equal(c.parent_wfd, 9);
+	assert_int_equal(c.local_link_socket, 1);
+	boot_fini(&c);
+	free(text);
+	boot_fini(&b);
+
+	/* Standard streams, one descriptor for both ends, junk: refused
+	 * with the line named. */
+	static const char *bad[] = {
+		"parent-fds 1 4", "parent-fds 4 2", "parent-fds 5 5",
+		"parent-fds 5", "parent-fds 5 6 7", "parent-fds x 6",
+		"local-link tcp", "local-link",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char buf[256];
+		int n = snprintf(buf, sizeof buf, "grove-bootstrap 1\nsecret ab\n"
+		    "parent h 1\n%s\nend\n", bad[i]);
+		boot_init(&c);
+		err[0] = 0;
+		int rc = boot_parse(buf, (size_t)n, &c, err, sizeof err);
+		if (rc == 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_int_equal(rc, GROVE_EPROTO);
+		assert_non_null(strstr(err, "line 4"));
+		boot_fini(&c);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_block_length),
+		cmocka_unit_test(test_local_link),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
