@@ -18,6 +18,7 @@ boot_init(boot *b)
 	b->timeout_ms = 30000;
 	b->heartbeat_ms = 1000;
 	b->parent_rfd = b->parent_wfd = -1;
+	b->tsc_invariant = -1;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "127.0.0.1");
 	snprintf(b->rsh, sizeof b->rsh, "ssh");
 }
@@ -53,6 +54,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	if (b->parent_rfd >= 0)
 		fprintf(f, "parent-fds %d %d\n", b->parent_rfd, b->parent_wfd);
 	fprintf(f, "local-link %s\n", b->local_link_socket ? "socket" : "pipe");
+	if (b->tsc_invariant == 0 || b->tsc_invariant == 1)
+		fprintf(f, "tsc-invariant %d\n", b->tsc_invariant);
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
 	    b->be_exe);
 	for (int i = 0; i < b->be_argc; i++)
@@ -139,6 +142,11 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 				b->parent_rfd = r;
 				b->parent_wfd = w;
 			}
+		} else if (!strcmp(line, "tsc-invariant")) {
+			if (!strcmp(val, "0") || !strcmp(val, "1"))
+				b->tsc_invariant = val[0] - '0';
+			else
+				rc = GROVE_EINVAL;
 		} else if (!strcmp(line, "local-link")) {
 			if (!strcmp(val, "socket") || !strcmp(val, "pipe"))
 				b->local_link_socket = val[0] == 's';

@@ -23,6 +23,8 @@ typedef struct boot {
 	int parent_rfd;         /* a parent that started this process on */
 	int parent_wfd;         /* its own host: the pipes to it, or -1 */
 	int local_link_socket;  /* local children use the Unix socket */
+	int tsc_invariant;      /* the parent's answer on the same host (0 or
+	                           1; -1: ask the CPU), see trace_tsc_hint */
 	uint32_t node;          /* the child's topology node id */
 	uint32_t rank;          /* BE rank (BEs only) */
 	uint32_t parent_node;   /* the parent's topology node id */

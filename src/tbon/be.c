@@ -23,6 +23,7 @@
 #include "tbon/ship.h"
 #include "tbon/skew.h"
 #include "tbon/waitfd.h"
+#include "trace/space.h"
 
 struct grove_be {
 	uv_loop_t loop;
@@ -222,6 +223,7 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		be->backends = b.backends;
 		if (b.log_level > grove_log_level_)
 			grove_log_level_ = b.log_level;
+		trace_tsc_hint(b.tsc_invariant);
 		rc = be_connect(be, b.parent_rfd, b.parent_wfd, b.parent_host,
 		    b.parent_port, b.parent_unix, b.parent_node, b.netid, secret,
 		    b.timeout_ms);

@@ -26,6 +26,7 @@
 #include "tbon/node.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
+#include "trace/space.h"
 
 typedef struct commnode {
 	node n;
@@ -286,6 +287,7 @@ run(commnode *cn)
 		grove_topo_destroy(topo);
 		return 1;
 	}
+	trace_tsc_hint(b->tsc_invariant);
 	grove_trace_init(b->netid, "cp", b->node);
 	node *n = &cn->n;
 	if ((rc = node_init(n, &cp_hooks, cn, topo, b->node, secret, b->netid,

@@ -15,6 +15,7 @@
 #include "net/spawn.h"
 #include "tbon/node.h"
 #include "tbon/proto.h"
+#include "trace/space.h"
 
 static const char *
 role_name(grove_node_role r)
@@ -123,6 +124,9 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		    !n->local_link_socket);
 		b.parent_rfd = cp.child_r;
 		b.parent_wfd = cp.child_w;
+		/* Same host, same CPU: spare the child its CPUIDs. */
+		b.tsc_invariant = spawn_host_is_local(ch->host) ?
+		    trace_tsc_known() : -1;
 		/* Children reach us at the bound address, or our host name when
 		 * we listen on every interface. */
 		const char *ph = strcmp(n->bind_addr, "0.0.0.0") &&

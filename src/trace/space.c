@@ -90,24 +90,48 @@ trace_segment_name(char *buf, size_t len, const char *network_id,
 	return n > 0 && (size_t)n < len ? 0 : GROVE_ERANGE;
 }
 
+/* This process's answer to "is the TSC invariant?": -1 until asked or
+ * told.  Process-wide because the CPU's answer is: a parent that asked
+ * passes it to the children it starts on its host (trace_tsc_hint), and
+ * each CPUID traps to the hypervisor of a virtual machine (6-10 us here),
+ * hundreds of times per network start. */
+static int tsc_answer = -1;
+
 int
 trace_tsc_invariant(void)
 {
+	int known = __atomic_load_n(&tsc_answer, __ATOMIC_RELAXED);
+	if (known >= 0)
+		return known;
+	int inv = 0;
 #ifdef GROVE_TRACE_HAVE_TSC_
 	/* CPUID 0x80000007, EDX bit 8: the TSC runs at a constant rate in
 	 * every P-, C- and T-state, which is what the kernel reports as
-	 * constant_tsc and nonstop_tsc.  Asked of the CPU because every
-	 * process opening an event space asks: /proc/cpuinfo took about
-	 * 60 us to read here, one CPUID about 6 us in a virtual machine. */
+	 * constant_tsc and nonstop_tsc.  Asked of the CPU: /proc/cpuinfo
+	 * took about 60 us to read here.  Two CPUIDs (the highest extended
+	 * leaf, then the leaf); __get_cpuid would ask for the first twice. */
 	unsigned int eax, ebx, ecx, edx;
-	if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) ||
-	    eax < 0x80000007u ||
-	    !__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx))
-		return 0;
-	return (edx >> 8) & 1;
-#else
-	return 0;
+	if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u) {
+		__cpuid(0x80000007u, eax, ebx, ecx, edx);
+		(void)eax, (void)ebx, (void)ecx;
+		inv = (edx >> 8) & 1;
+	}
 #endif
+	__atomic_store_n(&tsc_answer, inv, __ATOMIC_RELAXED);
+	return inv;
+}
+
+void
+trace_tsc_hint(int invariant)
+{
+	if (invariant == 0 || invariant == 1)
+		__atomic_store_n(&tsc_answer, invariant, __ATOMIC_RELAXED);
+}
+
+int
+trace_tsc_known(void)
+{
+	return __atomic_load_n(&tsc_answer, __ATOMIC_RELAXED);
 }
 
 static uint64_t

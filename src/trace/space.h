@@ -169,8 +169,14 @@ trace_ring_settle(void)
 }
 
 /* 1 when the CPU says its TSC is invariant (what the kernel lists as
- * constant_tsc and nonstop_tsc in /proc/cpuinfo). */
+ * constant_tsc and nonstop_tsc in /proc/cpuinfo).  Asks once per
+ * process, unless trace_tsc_hint gave the answer. */
 int trace_tsc_invariant(void);
+/* The answer of a parent on the same host (0 or 1; anything else is
+ * ignored), so that this process need not ask the CPU. */
+void trace_tsc_hint(int invariant);
+/* This process's answer so far: 0, 1, or -1 when nobody asked. */
+int trace_tsc_known(void);
 
 /* 1 while this process has an event space open (enabled or not). */
 int trace_space_active(void);

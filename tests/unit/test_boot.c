@@ -96,7 +96,8 @@ test_bad_block_length(void **state)
 	}
 }
 
-/* The link a local parent hands over, and the network's choice of it. */
+/* The link a local parent hands over, the network's choice of it, and
+ * the parent's answer about the TSC. */
 static void
 test_local_link(void **state)
 {
@@ -106,17 +107,20 @@ test_local_link(void **state)
 	b.parent_rfd = 5;
 	b.parent_wfd = 9;
 	b.local_link_socket = 1;
+	b.tsc_invariant = 1;
 	char *text = NULL, err[256];
 	size_t len = 0;
 	assert_int_equal(boot_write(&b, 0, &text, &len), 0);
 	boot_init(&c);
 	assert_int_equal(c.parent_rfd, -1);
 	assert_int_equal(c.local_link_socket, 0);
+	assert_int_equal(c.tsc_invariant, -1);
 	if (boot_parse(text, len, &c, err, sizeof err) != 0)
 		fail_msg("%s", err);
 	assert_int_equal(c.parent_rfd, 5);
 	assert_int_equal(c.parent_wfd, 9);
 	assert_int_equal(c.local_link_socket, 1);
+	assert_int_equal(c.tsc_invariant, 1);
 	boot_fini(&c);
 	free(text);
 	boot_fini(&b);
@@ -126,7 +130,8 @@ test_local_link(void **state)
 	static const char *bad[] = {
 		"parent-fds 1 4", "parent-fds 4 2", "parent-fds 5 5",
 		"parent-fds 5", "parent-fds 5 6 7", "parent-fds x 6",
-		"local-link tcp", "local-link",
+		"local-link tcp", "local-link", "tsc-invariant 2",
+		"tsc-invariant", "tsc-invariant 1x",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char buf[256];

@@ -363,11 +363,31 @@ test_ring_mapped_on_demand(void **state)
 	pthread_barrier_destroy(&settle_barrier);
 }
 
+/* A parent's answer about the TSC replaces this process's CPUIDs; it
+ * is asked once and kept. */
+static void
+test_tsc_hint(void **state)
+{
+	(void)state;
+	int cpu = trace_tsc_invariant();
+	assert_true(cpu == 0 || cpu == 1);
+	assert_int_equal(trace_tsc_known(), cpu);
+	trace_tsc_hint(!cpu);
+	assert_int_equal(trace_tsc_invariant(), !cpu);
+	assert_int_equal(trace_tsc_known(), !cpu);
+	trace_tsc_hint(5);  /* not an answer: ignored */
+	trace_tsc_hint(-1);
+	assert_int_equal(trace_tsc_invariant(), !cpu);
+	trace_tsc_hint(cpu);
+	assert_int_equal(trace_tsc_invariant(), cpu);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_tsc_hint),
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_env_off),
 		cmocka_unit_test(test_registry),
