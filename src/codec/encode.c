@@ -157,6 +157,38 @@ enc_header(uint8_t *f, const wire_hdr *h)
 	codec_st32(f + 20, h->aux);
 }
 
+/* One allocation holds a frame of total bytes, then the packet struct,
+ * then, when extra > 0, a copy of the format (extra: its length + 1,
+ * for a frame with no NUL after the format).  The packet owns a
+ * reference to the buffer like any received packet; freeing the buffer
+ * frees the struct too.  NULL when out of memory. */
+static grove_buf *
+frame_buf_new(size_t total, size_t extra, grove_packet **pkt)
+{
+	size_t poff = align_to(total, alignof(grove_packet));
+	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
+	if (buf)
+		*pkt = (grove_packet *)(buf->data + poff);
+	return buf;
+}
+
+/* Sets up the packet of a frame_buf_new buffer whose frame is written:
+ * its format is read in the frame, or copied after the struct when
+ * fmt_copy (the frame has no NUL after it). */
+static void
+frame_packet_init(grove_packet *p, grove_buf *buf, size_t total,
+    const wire_hdr *h, const char *fmt, size_t fmt_len, int fmt_copy,
+    int nitems, const uint8_t *kinds)
+{
+	const char *cfmt = (const char *)buf->data + WIRE_HDR_SIZE;
+	if (fmt_copy) {
+		memcpy(p->fmt_copy, fmt, fmt_len);
+		p->fmt_copy[fmt_len] = '\0';
+		cfmt = p->fmt_copy;
+	}
+	codec_packet_init(p, buf, buf->data, total, h, nitems, kinds, cfmt, 1);
+}
+
 int
 codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
     size_t fmt_len, const grove_item *items, int nitems)
@@ -171,13 +203,9 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
 	size_t len = WIRE_HDR_SIZE + fpad + plen;
 	size_t total = wire_pad8(len);
 
-	/* One allocation holds the frame, then the packet struct, then (if
-	 * the frame has no NUL after the format) a copy of the format.  The
-	 * packet owns a reference to the buffer like any received packet;
-	 * freeing the buffer frees the struct too. */
-	size_t poff = align_to(total, alignof(grove_packet));
 	size_t extra = fmt_len % 8 == 0 ? fmt_len + 1 : 0;
-	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
+	grove_packet *p;
+	grove_buf *buf = frame_buf_new(total, extra, &p);
 	if (!buf)
 		return GROVE_ENOMEM;
 
@@ -192,17 +220,11 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
 	size_t end = enc_payload(P, items, nitems);
 	memset(P + end, 0, total - (WIRE_HDR_SIZE + fpad + end));
 
-	grove_packet *p = (grove_packet *)(buf->data + poff);
-	const char *cfmt = (const char *)f + WIRE_HDR_SIZE;
-	if (extra) {
-		memcpy(p->fmt_copy, fmt, fmt_len);
-		p->fmt_copy[fmt_len] = '\0';
-		cfmt = p->fmt_copy;
-	}
 	uint8_t kinds[CODEC_INLINE_ITEMS] = {0};
 	for (int i = 0; i < nitems && i < CODEC_INLINE_ITEMS; i++)
 		kinds[i] = codec_kind(items[i].type, items[i].is_array);
-	codec_packet_init(p, buf, f, total, &h, nitems, kinds, cfmt, 1);
+	frame_packet_init(p, buf, total, &h, fmt, fmt_len, extra != 0, nitems,
+	    kinds);
 	*out = p;
 	return 0;
 }
@@ -397,10 +419,10 @@ enc_reframe(grove_packet **out, const grove_packet *p, const wire_hdr *hdr)
 	size_t fmt_len = p->hdr.fmt_len;
 	size_t len = p->hdr.len;
 	size_t total = p->wire_len;
-	size_t poff = align_to(total, alignof(grove_packet));
 	size_t extra = codec_fmt_needs_copy(p->frame, fmt_len) ? fmt_len + 1 :
 	    0;
-	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
+	grove_packet *q;
+	grove_buf *buf = frame_buf_new(total, extra, &q);
 	if (!buf)
 		return GROVE_ENOMEM;
 
@@ -412,14 +434,8 @@ enc_reframe(grove_packet **out, const grove_packet *p, const wire_hdr *hdr)
 	    total - WIRE_HDR_SIZE);
 	enc_header(f, &h);
 
-	grove_packet *q = (grove_packet *)(buf->data + poff);
-	const char *cfmt = (const char *)f + WIRE_HDR_SIZE;
-	if (extra) {
-		memcpy(q->fmt_copy, p->fmt, fmt_len);
-		q->fmt_copy[fmt_len] = '\0';
-		cfmt = q->fmt_copy;
-	}
-	codec_packet_init(q, buf, f, total, &h, p->nitems, p->kinds, cfmt, 1);
+	frame_packet_init(q, buf, total, &h, p->fmt, fmt_len, extra != 0,
+	    p->nitems, p->kinds);
 	*out = q;
 	return 0;
 }
