@@ -111,7 +111,7 @@ trace_tsc_invariant(void)
 	 * took about 60 us to read here.  Two CPUIDs (the highest extended
 	 * leaf, then the leaf); __get_cpuid would ask for the first twice. */
 	unsigned int eax, ebx, ecx, edx;
-	if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u) {
+	if ((unsigned int)__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u) {
 		__cpuid(0x80000007u, eax, ebx, ecx, edx);
 		(void)eax, (void)ebx, (void)ecx;
 		inv = (edx >> 8) & 1;
