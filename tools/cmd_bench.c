@@ -53,6 +53,7 @@ typedef struct micro_cfg {
 	int thru_iters;
 	int create_timeout_ms;
 	int measure_cost;   /* also count CPU time and trace tuples per phase */
+	int cp_sched_batch; /* grove_net_opts.cp_sched_batch */
 } micro_cfg;
 
 typedef struct micro_res {
@@ -179,6 +180,7 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 
 	memset(r, 0, sizeof *r);
 	tool_net_opts(&o, pg, c->spec, c->backends);
+	o.cp_sched_batch = c->cp_sched_batch;
 	if (c->create_timeout_ms > 0)
 		o.timeout_ms = c->create_timeout_ms;
 	double t0 = tool_now();
@@ -249,6 +251,9 @@ micro_print_json(const micro_cfg *c, const micro_res *r)
 	printf(", \"throughput_waves_per_s\": %.1f, \"throughput_s\": %.6f"
 	    ", \"thru_iters\": %d", r->thru_wps, r->thru_s, c->thru_iters);
 	printf(", \"shutdown_s\": %.6f", r->shutdown_s);
+	const char *env = getenv("GROVE_CP_SCHED");
+	printf(", \"cp_sched\": \"%s\"", c->cp_sched_batch ||
+	    (env && !strcmp(env, "batch")) ? "batch" : "other");
 	tool_json_machine();
 	printf("}\n");
 }
@@ -275,6 +280,7 @@ bench_usage(FILE *f)
 	    "usage: grove bench micro [--topology SPEC] [--backends N]\n"
 	    "                         [--rt-iters R] [--thru-iters T] "
 	    "[--json]\n"
+	    "                         [--cp-sched batch|other]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
 	    "                         [--rt-iters R] [--thru-iters T]\n"
@@ -299,6 +305,8 @@ bench_usage(FILE *f)
 	    "T packets,\n"
 	    "  default 1000; reduced waves per second).  Defaults: kary:8, "
 	    "64 back-ends.\n"
+	    "  --cp-sched batch: the CPs run under SCHED_BATCH "
+	    "(grove_net_opts.cp_sched_batch).\n"
 	    "trace: cost of one trace record (on and off) and the "
 	    "micro-benchmark\n"
 	    "  with tracing on and off, K rounds of one pair (default 15); "
@@ -346,6 +354,15 @@ parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
 		i++;
 		if (!strcmp(a, "--topology")) {
 			c->spec = v;
+			continue;
+		}
+		if (!strcmp(a, "--cp-sched")) {
+			if (strcmp(v, "batch") && strcmp(v, "other")) {
+				fprintf(stderr, "grove bench: --cp-sched wants "
+				    "batch or other, not '%s'\n", v);
+				return 2;
+			}
+			c->cp_sched_batch = v[0] == 'b';
 			continue;
 		}
 		if (!strcmp(a, "--backends"))

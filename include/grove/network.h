@@ -73,6 +73,13 @@ typedef struct grove_net_opts {
 	/* Links to children on their parent's host, for the whole network
 	 * (attached back-ends always use the Unix socket). */
 	grove_local_link local_link;
+	/* 1: the CPs run under SCHED_BATCH, so a CP woken by a child's
+	 * message does not preempt the process running on that core: it
+	 * collects more of a wave per wake-up.  Faster round trips when the
+	 * tree's own processes share the cores; up to a scheduler time slice
+	 * (a few ms) later forwarding when they share them with busy
+	 * applications.  0: $GROVE_CP_SCHED=batch turns it on, else off. */
+	int cp_sched_batch;
 } grove_net_opts;
 
 void grove_net_opts_init(grove_net_opts *o);

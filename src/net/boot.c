@@ -54,6 +54,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	if (b->parent_rfd >= 0)
 		fprintf(f, "parent-fds %d %d\n", b->parent_rfd, b->parent_wfd);
 	fprintf(f, "local-link %s\n", b->local_link_socket ? "socket" : "pipe");
+	if (b->cp_sched_batch)
+		fprintf(f, "cp-sched batch\n");
 	if (b->tsc_invariant == 0 || b->tsc_invariant == 1)
 		fprintf(f, "tsc-invariant %d\n", b->tsc_invariant);
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
@@ -142,6 +144,11 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 				b->parent_rfd = r;
 				b->parent_wfd = w;
 			}
+		} else if (!strcmp(line, "cp-sched")) {
+			if (!strcmp(val, "batch") || !strcmp(val, "other"))
+				b->cp_sched_batch = val[0] == 'b';
+			else
+				rc = GROVE_EINVAL;
 		} else if (!strcmp(line, "tsc-invariant")) {
 			if (!strcmp(val, "0") || !strcmp(val, "1"))
 				b->tsc_invariant = val[0] - '0';

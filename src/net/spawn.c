@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,17 @@ child_env(void)
 	return env;
 }
 
+/* Whether local children go back to SCHED_OTHER: process-wide, like the
+ * scheduling policy it undoes (set once by a CP that moved itself to
+ * SCHED_BATCH, before it starts any child). */
+static int children_sched_other;
+
+void
+spawn_children_sched_other(void)
+{
+	children_sched_other = 1;
+}
+
 /* vfork+exec in a function of its own, so nothing of the caller's frame
  * is live across vfork.  The child only makes system calls. */
 static pid_t __attribute__((noinline))
@@ -79,6 +91,10 @@ start_process(const char *path, char *const *av, char **env, int in_fd,
 		for (int i = 0; i < nkeep; i++)
 			if (fcntl(keep[i], F_SETFD, 0) < 0)
 				goto fail;
+		if (children_sched_other) {
+			struct sched_param sp = {0};
+			sched_setscheduler(0, SCHED_OTHER, &sp);
+		}
 	}
 	execvpe(path, av, env);
 fail:

@@ -15,6 +15,11 @@
 /* 1 if host names this machine ("localhost", 127.x, or our hostname). */
 int spawn_host_is_local(const char *host);
 
+/* Local children start under SCHED_OTHER even though this process runs
+ * under another policy (a CP under SCHED_BATCH, which children would
+ * inherit).  Call once, before starting any. */
+void spawn_children_sched_other(void);
+
 /* Start exe with argv (argv[0] included, NULL-terminated) on host.
  * keep[0..nkeep) are close-on-exec descriptors a local child inherits
  * under the same numbers (its link to this process); ignored for a

@@ -5,8 +5,11 @@
  * its subtree ready, then routes and filters until told to shut down or
  * until its parent is gone.  Single-threaded: one libuv loop does it all.
  */
+#define _GNU_SOURCE /* SCHED_BATCH */
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "net/boot.h"
 #include "net/conn.h"
 #include "net/sockio.h"
+#include "net/spawn.h"
 #include "net/uplink.h"
 #include "tbon/node.h"
 #include "tbon/proto.h"
@@ -253,6 +257,17 @@ run(commnode *cn)
 	if (b->log_level > grove_log_level_)
 		grove_log_level_ = b->log_level;
 	grove_log_set_identity("cp", b->node);
+	/* Any process may move itself from SCHED_OTHER to SCHED_BATCH; a
+	 * CP started under another policy keeps it.  A failure only costs
+	 * the tuning, so it is logged, not fatal. */
+	if (b->cp_sched_batch && sched_getscheduler(0) == SCHED_OTHER) {
+		struct sched_param sp = {0};
+		if (sched_setscheduler(0, SCHED_BATCH, &sp) == 0)
+			spawn_children_sched_other();
+		else
+			log_warn("node %u: cannot switch to SCHED_BATCH: %s",
+			    b->node, strerror(errno));
+	}
 	uint8_t secret[AUTH_SECRET_LEN];
 	if (auth_secret_from_hex(b->secret_hex, secret) != 0) {
 		fprintf(stderr, "grove-commnode: bad secret in bootstrap\n");

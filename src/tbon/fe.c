@@ -51,6 +51,17 @@ local_link_socket(grove_local_link l)
 	return s && !strcmp(s, "socket");
 }
 
+/* CPs under SCHED_BATCH: the option, else $GROVE_CP_SCHED=batch (to try
+ * it without changing a tool). */
+static int
+cp_sched_batch(int opt)
+{
+	if (opt)
+		return 1;
+	const char *s = getenv("GROVE_CP_SCHED");
+	return s && !strcmp(s, "batch");
+}
+
 const char *
 grove_net_last_error(const grove_net *net)
 {
@@ -412,6 +423,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	snprintf(b->netid, sizeof b->netid, "%s", net->netid);
 	b->attach = n->attach;
 	b->local_link_socket = n->local_link_socket;
+	b->cp_sched_batch = cp_sched_batch(o->cp_sched_batch);
 	b->timeout_ms = n->timeout_ms;
 	b->heartbeat_ms = n->heartbeat_ms;
 	b->backends = nb;
