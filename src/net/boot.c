@@ -76,6 +76,16 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	return 0;
 }
 
+/* A value that is one of two words: 0 for no, 1 for yes into *out. */
+static int
+choice(const char *val, const char *no, const char *yes, int *out)
+{
+	if (strcmp(val, no) && strcmp(val, yes))
+		return GROVE_EINVAL;
+	*out = !strcmp(val, yes);
+	return 0;
+}
+
 static int
 copy_str(char *dst, size_t cap, const char *src)
 {
@@ -145,20 +155,11 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 				b->parent_wfd = w;
 			}
 		} else if (!strcmp(line, "cp-sched")) {
-			if (!strcmp(val, "batch") || !strcmp(val, "other"))
-				b->cp_sched_batch = val[0] == 'b';
-			else
-				rc = GROVE_EINVAL;
+			rc = choice(val, "other", "batch", &b->cp_sched_batch);
 		} else if (!strcmp(line, "tsc-invariant")) {
-			if (!strcmp(val, "0") || !strcmp(val, "1"))
-				b->tsc_invariant = val[0] - '0';
-			else
-				rc = GROVE_EINVAL;
+			rc = choice(val, "0", "1", &b->tsc_invariant);
 		} else if (!strcmp(line, "local-link")) {
-			if (!strcmp(val, "socket") || !strcmp(val, "pipe"))
-				b->local_link_socket = val[0] == 's';
-			else
-				rc = GROVE_EINVAL;
+			rc = choice(val, "pipe", "socket", &b->local_link_socket);
 		} else if (!strcmp(line, "parent-node")) {
 			b->parent_node = (uint32_t)strtoul(val, NULL, 10);
 		} else if (!strcmp(line, "backends")) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
+#include "../../examples/worker_protocol.h"
 
 /* Process-wide test context.  Global on purpose: the watchdog and the
  * fatal-signal handlers must reach it, and every test is one process that
@@ -580,6 +581,16 @@ it_recv_int(grove_net *net, grove_stream *s, int32_t want_tag)
 		    grove_packet_format(p), grove_err_name(rc));
 	grove_packet_unref(p);
 	return v;
+}
+
+void
+it_check_rank_sum(grove_net *net)
+{
+	int64_t n = grove_net_backends(net);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), n * (n - 1) / 2);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
 int32_t

@@ -147,6 +147,9 @@ grove_stream *it_stream(grove_net *net, const grove_comm *comm,
 grove_packet *it_recv(grove_net *net, grove_stream *s, int32_t want_tag);
 /* Receive a "%d" packet on s and return its value. */
 int32_t it_recv_int(grove_net *net, grove_stream *s, int32_t want_tag);
+/* Asks every back-end for its rank on a new sum stream and checks the
+ * result, 0 + 1 + ... + (n - 1); the stream is destroyed after. */
+void it_check_rank_sum(grove_net *net);
 /* Receive a point-to-point reply ("%d") from rank; returns the value. */
 int32_t it_recv_p2p_int(grove_net *net, uint32_t rank, int32_t want_tag);
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
 
 #define BACKENDS 8 /* kary:2: 6 CPs on two levels */
 
@@ -38,10 +37,7 @@ check(int opt, int want_cp)
 	grove_net *net = it_net_create(&o);
 	CHECK_UINT_EQ(check_policy("grove-commnode", want_cp), 6);
 	CHECK_UINT_EQ(check_policy("be_worker", SCHED_OTHER), BACKENDS);
-	grove_stream *s = it_stream(net, NULL, "sum", NULL);
-	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
-	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK),
-	    BACKENDS * (BACKENDS - 1) / 2);
+	it_check_rank_sum(net);
 	it_net_destroy(net);
 }
 

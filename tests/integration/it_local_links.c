@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
 
 #define BACKENDS 4
 
@@ -62,10 +61,7 @@ check(grove_local_link opt, int want_sockets)
 		if (!want_sockets)
 			CHECK(pipes >= 2);
 	}
-	grove_stream *s = it_stream(net, NULL, "sum", NULL);
-	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
-	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK),
-	    BACKENDS * (BACKENDS - 1) / 2);
+	it_check_rank_sum(net);
 	it_net_destroy(net);
 }
 

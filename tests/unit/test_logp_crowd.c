@@ -59,27 +59,19 @@ test_work_interpolates_in_log2_K(void **state)
 	assert_int_equal(K[0], 2);
 	assert_int_equal(K[1], 8);
 	assert_int_equal(K[2], 32);
-	/* below the first crowd and at it: 100 */
-	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 1,
-	    &w), 0);
-	assert_true(NEAR(w, 100));
-	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 2,
-	    &w), 0);
-	assert_true(NEAR(w, 100));
-	/* K = 4: halfway between 2 and 8 in log2 K: 250 */
-	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 4,
-	    &w), 0);
-	assert_true(NEAR(w, 250));
-	/* K = 8 exactly, K = 16 (halfway to 32: 700), above 32: 1000 */
-	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 8,
-	    &w), 0);
-	assert_true(NEAR(w, 400));
-	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 16,
-	    &w), 0);
-	assert_true(NEAR(w, 700));
-	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 500,
-	    &w), 0);
-	assert_true(NEAR(w, 1000));
+	static const struct {
+		double per_core, w;
+	} at[] = {
+		{1, 100}, {2, 100},  /* below the first crowd and at it */
+		{4, 250},            /* halfway between 2 and 8 in log2 K */
+		{8, 400}, {16, 700}, /* at a crowd; halfway to 32 */
+		{500, 1000},         /* above the last */
+	};
+	for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+		assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST,
+		    64, at[i].per_core, &w), 0);
+		assert_true(NEAR(w, at[i].w));
+	}
 	/* replacing a crowd, and setting the class again clears them */
 	set_flat_crowd(p, 8, 100);
 	assert_int_equal(grove_logp_params_work_at(p, GROVE_LOGP_HOST, 64, 4,
