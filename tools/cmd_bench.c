@@ -321,7 +321,7 @@ bench_usage(FILE *f)
 	    "(see\n"
 	    "  grove bench skew --help).\n"
 	    "floor: the micro-benchmark's tree and round trip on bare "
-	    "processes\n  (fork, unix sockets, epoll; no Grove code): this "
+	    "processes\n  (fork, two pipes per link, epoll; no Grove code): this "
 	    "machine's floor.\n"
 	    "align: accuracy of the event spaces of several hosts on the "
 	    "front-end's\n  timeline (see grove bench align --help).\n"
