@@ -302,6 +302,21 @@ pending_on_close(conn *c, int err, const char *why)
 	pending_remove(n, c);
 }
 
+/* What node_fini gives every connection it closes, authenticated or not:
+ * no owner callbacks (the owner may be a CP's or front-end's wrapper of
+ * the node, being torn down), and no "unauthenticated connection" message
+ * for links authenticated long ago.  node_fini has already emptied the
+ * pending list. */
+static void
+fini_on_close(conn *c, int err, const char *why)
+{
+	(void)c;
+	(void)err;
+	(void)why;
+}
+
+static const conn_ops fini_ops = {pending_on_packet, fini_on_close, NULL};
+
 /* ---- children -------------------------------------------------------- */
 
 static void
@@ -732,7 +747,7 @@ walk_close_conns(uv_handle_t *h, void *arg)
 	if (!uv_is_closing(h) && is_conn(h, arg)) {
 		conn *c = h->data;
 		if (!c->closing) {
-			c->ops = &pending_ops; /* no owner callbacks */
+			c->ops = &fini_ops;
 			conn_close(c, GROVE_ECLOSED, "node shut down");
 		}
 	}
