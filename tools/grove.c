@@ -13,7 +13,8 @@ static const struct {
 	{"topo", cmd_topo, "generate, validate, print and convert topologies"},
 	{"top", cmd_top, "cluster monitor: node metrics reduced in the tree"},
 	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
-	{"bench", cmd_bench, "benchmarks: micro (TBON), trace (tracing overhead)"},
+	{"bench", cmd_bench, "benchmarks: micro, trace, floor, startup, skew, bcast,\n"
+	    "         align, offered-load"},
 	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
 	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
