@@ -113,6 +113,59 @@ check_node(const struct trace_proc *p)
 	return chained;
 }
 
+/* Tuples of op in all rings of p; their results OR-ed as bits into
+ * *results (results are node ids below 64 here). */
+static int
+count_op(const struct trace_proc *p, uint16_t op, uint64_t *results)
+{
+	int n = 0;
+	for (uint32_t k = 0; k < p->n_rings; k++)
+		for (size_t i = 0; i < p->rings[k].n; i++) {
+			const grove_trace_tuple *t = &p->rings[k].t[i];
+			if (t->op != op)
+				continue;
+			n++;
+			if (results && t->result >= 0 && t->result < 64)
+				*results |= 1ull << t->result;
+		}
+	return n;
+}
+
+/* The collectors off the per-packet paths: connection setup (one per
+ * child, result: the child's node id), stream creation at the front-end
+ * and on every CP leading to the stream's members, and batch reads and
+ * writes in every process. */
+static void
+check_setup_collectors(const struct trace_set *set)
+{
+	uint64_t connected = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct trace_proc *p = &set->p[i];
+		int node = strcmp(p->hdr.role, "be") != 0;
+		uint64_t mine = 0;
+		int connects = count_op(p, GROVE_OP_CONNECT, &mine);
+		if (connects != (node ? 2 : 0))
+			IT_FAIL("%s: %d connect tuples, want %d", p->label,
+			    connects, node ? 2 : 0);
+		if (connected & mine)
+			IT_FAIL("%s: a child connected to two parents",
+			    p->label);
+		connected |= mine;
+		int streams = count_op(p, GROVE_OP_STREAM_NEW, NULL);
+		if (node && streams < 1)
+			IT_FAIL("%s: no stream_new tuple", p->label);
+		if (count_op(p, GROVE_OP_READ, NULL) < 1 ||
+		    count_op(p, GROVE_OP_WRITEV, NULL) < 1)
+			IT_FAIL("%s: no batch read or write tuple", p->label);
+		if (!node && (count_op(p, GROVE_OP_API_RECV, NULL) < REDUCTIONS ||
+		    count_op(p, GROVE_OP_API_SEND, NULL) < REDUCTIONS))
+			IT_FAIL("%s: fewer API calls than reductions",
+			    p->label);
+	}
+	/* kary:2 over 4 back-ends: nodes 1..6 below the front-end. */
+	CHECK_UINT_EQ(connected, 0x7eull);
+}
+
 int
 main(void)
 {
@@ -139,6 +192,8 @@ main(void)
 	}
 	/* The front-end and CPs 1 and 4. */
 	CHECK_INT_EQ(nodes, 3);
+	CHECK_INT_EQ(set.n, 7);
+	check_setup_collectors(&set);
 	/* Each broadcast reaches two children at every node: their flushes
 	 * follow each other, the second starting at the first's end. */
 	if (chained < REDUCTIONS)
