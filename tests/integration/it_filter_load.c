@@ -123,6 +123,17 @@ main(void)
 	    MAXLOC_SYMBOL));
 	maxloc(net, n, "maxloc2");
 
+	it_step("a name in use, for another definition or a built-in");
+	CHECK_RC_NET(net, grove_net_load_filter(net, "maxloc2", lib,
+	    "no_such_symbol_here"), GROVE_EFILTER);
+	check_where_why(net, "already loaded", NULL);
+	CHECK_RC_NET(net, grove_net_load_filter(net, "sum", lib,
+	    MAXLOC_SYMBOL), GROVE_EFILTER);
+	check_where_why(net, "built-in", NULL);
+	/* Neither refusal replaced what was there. */
+	maxloc(net, n, "maxloc2");
+	sum_works(net, n);
+
 	it_net_destroy(net);
 
 	/* A filter loaded on a deep tree runs on every level. */
