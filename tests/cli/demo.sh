@@ -3,7 +3,8 @@
 # keep working and checking its own results (it exits non-zero on any
 # mismatch).  It runs with GROVE_LOG=info: a clean run logs no error, and
 # a clean shutdown no "unauthenticated connection" for the tree's own,
-# long-authenticated links.
+# long-authenticated links.  Logging is checked too: off by default, and
+# with GROVE_LOG_FILE one file per process (%r: role-rank), none on stderr.
 set -euo pipefail
 build=$1
 out=$(mktemp)
@@ -26,4 +27,29 @@ for spec in "kary:4 16" "flat 8" "kary:2 8"; do
 		exit 1
 	fi
 done
+# Logging is off by default, and per process into files on request.
+log_line='^[0-9.]+ [EWIDT] (fe|cp|be)\['
+timeout 120 "$build/grove" demo --topology kary:2 --backends 4 >"$out" 2>&1 ||
+	{ cat "$out" >&2; echo "FAIL: demo without GROVE_LOG" >&2; exit 1; }
+if grep -E "$log_line" "$out" >&2; then
+	echo "FAIL: log lines without GROVE_LOG" >&2
+	exit 1
+fi
+logs=$(mktemp -d)
+trap 'rm -f "$out"; rm -rf "$logs"' EXIT
+GROVE_LOG=debug GROVE_LOG_FILE="$logs/log.%r" timeout 120 "$build/grove" demo \
+	--topology kary:2 --backends 4 >"$out" 2>"$logs/stderr" ||
+	{ cat "$out" "$logs/stderr" >&2; echo "FAIL: demo with GROVE_LOG_FILE" >&2; exit 1; }
+for who in fe-0 cp-1 cp-4; do
+	role=${who%-*} rank=${who#*-}
+	grep -qE "^[0-9.]+ D $role\[$rank\] pid [0-9]+ " "$logs/log.$who" || {
+		ls "$logs" >&2
+		echo "FAIL: no debug lines of $role $rank in log.$who" >&2
+		exit 1
+	}
+done
+if grep -E "$log_line" "$logs/stderr" >&2; then
+	echo "FAIL: log lines on stderr with GROVE_LOG_FILE set" >&2
+	exit 1
+fi
 echo "demo OK"
