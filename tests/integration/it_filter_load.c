@@ -142,5 +142,23 @@ main(void)
 	    MAXLOC_SYMBOL));
 	maxloc(net, 16, "intmaxloc");
 	it_net_destroy(net);
+
+	/* A reverse output travels down the real tree: the CPs right above
+	 * the back-ends ask them once more, so one request brings two waves
+	 * of ranks (0 + 1 + ... + 7 = 28 each) and no third. */
+	it_step("reverse output: CPs above back-ends ask them again");
+	char again[4096];
+	it_build_path("filter_ask_again.so", again, sizeof again);
+	net = it_net_spawn("kary:2", 8);
+	CHECK_OK_NET(net, grove_net_load_filter(net, "ask_again", again,
+	    "ask_again"));
+	grove_stream *as = it_stream(net, NULL, "ask_again", NULL);
+	CHECK_OK_NET(net, grove_stream_send(as, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, as, WORKER_RANK), 28);
+	CHECK_INT_EQ(it_recv_int(net, as, WORKER_RANK), 28);
+	grove_packet *extra = NULL;
+	CHECK_RC_NET(net, grove_stream_recv(as, NULL, &extra, 300),
+	    GROVE_ETIMEDOUT);
+	it_net_destroy(net);
 	return it_done();
 }
