@@ -35,6 +35,8 @@
 typedef struct worker {
 	grove_be *be;
 	uint32_t rank;
+	int argc;
+	char **argv;
 } worker;
 
 static void
@@ -139,6 +141,31 @@ do_info(const worker *w, uint32_t stream, int32_t tag)
 		send_failed(w, tag, rc);
 }
 
+static void
+do_args(const worker *w, uint32_t stream, int32_t tag)
+{
+	size_t n = 1;
+	for (int i = 1; i < w->argc; i++)
+		n += strlen(w->argv[i]) + 1;
+	char *s = malloc(n);
+	if (!s) {
+		fprintf(stderr, "be_worker[%u]: tag %d: out of memory\n",
+		    w->rank, tag);
+		return;
+	}
+	char *p = s;
+	for (int i = 1; i < w->argc; i++) {
+		size_t l = strlen(w->argv[i]);
+		memcpy(p, w->argv[i], l);
+		p += l;
+		*p++ = '\n';
+	}
+	*p = '\0';
+	int rc = grove_be_send(w->be, stream, tag, "%s", s);
+	free(s);
+	if (rc < 0)
+		send_failed(w, tag, rc);
+}
 
 static void
 do_digest(const worker *w, uint32_t stream, int32_t tag,
@@ -218,6 +245,9 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
 		return 0;
 	case WORKER_INFO:
 		do_info(w, stream, tag);
+		return 0;
+	case WORKER_ARGS:
+		do_args(w, stream, tag);
 		return 0;
 	case WORKER_SLOW:
 		if (arg_int(w, p, tag, &v) < 0)
@@ -299,6 +329,8 @@ main(int argc, char **argv)
 	int rc;
 
 	keep_frame_memory();
+	w.argc = argc;
+	w.argv = argv;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--attach") && i + 1 < argc) {
 			attach = argv[++i];

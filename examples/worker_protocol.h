@@ -44,6 +44,10 @@ enum worker_tag {
 	 * answers and their hashing then do not compete for the CPU with
 	 * the broadcast it times) */
 	WORKER_DIGEST_AT = 112,
+	/* "" -> "%s" the worker's arguments after argv[0], each followed by
+	 * '\n' (tests check that arguments arrive intact, also through a
+	 * remote shell) */
+	WORKER_ARGS = 113,
 };
 
 /* The WORKER_DIGEST hash: enough to tell a corrupted payload from the

@@ -11,8 +11,9 @@
 
 #include "grove/error.h"
 
-/* The directory of the running executable: be_worker and grove-commnode
- * are built (and installed) beside grove. */
+/* The directory of the running executable: grove-commnode and
+ * grove-agent are built (and installed) beside grove; be_worker is built
+ * beside it too, and installed in GROVE_WORKER_REL_DIR relative to it. */
 static int
 exe_dir(char *buf, size_t len)
 {
@@ -27,6 +28,35 @@ exe_dir(char *buf, size_t len)
 	return 0;
 }
 
+#ifndef GROVE_WORKER_REL_DIR
+#define GROVE_WORKER_REL_DIR "../libexec/grove"
+#endif
+
+/* be_worker beside grove (the build tree), else in the installed tree's
+ * libexec directory: the example back-end is no command for PATH. */
+static int
+find_worker(const char *dir, char *out, size_t len, char *err,
+    size_t errlen)
+{
+	char beside[4096], installed[4096];
+	snprintf(beside, sizeof beside, "%.4000s/be_worker", dir);
+	snprintf(installed, sizeof installed, "%.3000s/%.900s/be_worker", dir,
+	    GROVE_WORKER_REL_DIR);
+	if (access(beside, X_OK) == 0) {
+		snprintf(out, len, "%s", beside);
+		return 0;
+	}
+	int e1 = errno;
+	if (access(installed, X_OK) == 0) {
+		snprintf(out, len, "%s", installed);
+		return 0;
+	}
+	snprintf(err, errlen, "back-end program be_worker not found: %s: %s; "
+	    "%s: %s (set GROVE_WORKER to use another)", beside, strerror(e1),
+	    installed, strerror(errno));
+	return GROVE_ENOENT;
+}
+
 int
 tool_find_programs(tool_programs *pg, char *err, size_t errlen)
 {
@@ -37,18 +67,19 @@ tool_find_programs(tool_programs *pg, char *err, size_t errlen)
 	memset(pg, 0, sizeof *pg);
 	if (env && *env) {
 		snprintf(pg->worker, sizeof pg->worker, "%s", env);
+		if (access(pg->worker, X_OK) < 0) {
+			snprintf(err, errlen, "back-end program %s: %s (from "
+			    "GROVE_WORKER)", pg->worker, strerror(errno));
+			return GROVE_ENOENT;
+		}
 	} else if (have_dir) {
-		snprintf(pg->worker, sizeof pg->worker, "%.4000s/be_worker",
-		    dir);
+		int rc = find_worker(dir, pg->worker, sizeof pg->worker, err,
+		    errlen);
+		if (rc != 0)
+			return rc;
 	} else {
 		snprintf(err, errlen, "cannot read /proc/self/exe to find "
 		    "be_worker; set GROVE_WORKER");
-		return GROVE_ENOENT;
-	}
-	if (access(pg->worker, X_OK) < 0) {
-		snprintf(err, errlen, "back-end program %s: %s%s", pg->worker,
-		    strerror(errno), env ? " (from GROVE_WORKER)" :
-		    " (set GROVE_WORKER to use another)");
 		return GROVE_ENOENT;
 	}
 	const char *cn = getenv("GROVE_COMMNODE");

@@ -14,7 +14,8 @@ typedef struct tool_programs {
 	char commnode[4096]; /* grove-commnode, or "" for the library default */
 } tool_programs;
 
-/* Finds be_worker ($GROVE_WORKER, else beside this executable) and
+/* Finds be_worker ($GROVE_WORKER, else beside this executable as in the
+ * build tree, else in ../libexec/grove relative to it as installed) and
  * grove-commnode ($GROVE_COMMNODE wins inside the library; else beside this
  * executable when it is there).  On failure writes why into err and returns
  * GROVE_ENOENT. */

@@ -55,7 +55,9 @@ typedef struct grove_net_opts {
 	char *const *be_argv;
 	const char *commnode_exe;   /* default: beside the grove library, or
 	                               $GROVE_COMMNODE, or PATH */
-	const char *rsh;            /* remote shell; default $GROVE_RSH or "ssh" */
+	const char *rsh;            /* remote shell; default $GROVE_RSH or "ssh".
+	                               Split on blanks into words (no quoting),
+	                               so "ssh -o BatchMode=yes" works */
 	const char *bind_addr;      /* listen address; default 127.0.0.1 when
 	                               every host is local, else 0.0.0.0 */
 	int timeout_ms;             /* create timeout; default 30000 */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "grove/error.h"
+#include "net/remote_cmd.h"
 
 extern char **environ;
 
@@ -111,37 +112,50 @@ spawn_child(const char *host, const char *rsh, const char *exe,
 {
 	int local = spawn_host_is_local(host);
 	int in[2] = {-1, -1}, ep[2] = {-1, -1};
-	char **env = child_env();
-	char **rargv = NULL;
+	char **env = NULL, **rargv = NULL, **shell = NULL, *cmd = NULL;
 	int rc = GROVE_ESPAWN;
-	if (!env)
-		return GROVE_ENOMEM;
 	if (!local) {
-		size_t n = 0;
-		while (argv[n])
-			n++;
-		rargv = calloc(n + 6, sizeof *rargv);
-		if (!rargv) {
-			free(env);
-			return GROVE_ENOMEM;
+		/* ssh would read a host name like "-oProxyCommand=..." as an
+		 * option. */
+		if (host[0] == '-') {
+			snprintf(err, errlen, "%s: a host name cannot start with "
+			    "'-'", host);
+			return GROVE_EINVAL;
 		}
-		size_t k = 0;
-		rargv[k++] = (char *)rsh;
-		rargv[k++] = (char *)host;
-		rargv[k++] = "env";
-		rargv[k++] = "GROVE_BOOTSTRAP=stdin";
-		rargv[k++] = (char *)exe;
-		for (size_t i = 1; i < n; i++)
-			rargv[k++] = argv[i];
-		rargv[k] = NULL;
+		rc = remote_shell_words(rsh, &shell);
+		if (rc == GROVE_EINVAL)
+			snprintf(err, errlen, "%s: the remote shell setting is "
+			    "empty", host);
+		if (rc != 0)
+			return rc;
+		rc = GROVE_ENOMEM;
+		size_t nw = 0;
+		while (shell[nw])
+			nw++;
+		/* rsh words, host, the command as one word. */
+		rargv = calloc(nw + 3, sizeof *rargv);
+		if (!rargv || !(cmd = remote_command(exe, argv))) {
+			snprintf(err, errlen, "%s: out of memory", host);
+			goto out;
+		}
+		memcpy(rargv, shell, nw * sizeof *rargv);
+		rargv[nw] = (char *)host;
+		rargv[nw + 1] = cmd;
+		rargv[nw + 2] = NULL;
 	}
+	if (!(env = child_env())) {
+		snprintf(err, errlen, "%s: out of memory", host);
+		rc = GROVE_ENOMEM;
+		goto out;
+	}
+	rc = GROVE_ESPAWN;
 	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(ep, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "%s: pipe: %s", host, strerror(errno));
 		goto out;
 	}
 	/* Room for a large topology so the write below rarely blocks. */
 	fcntl(in[1], F_SETPIPE_SZ, 1 << 20);
-	const char *path = local ? exe : rsh;
+	const char *path = local ? exe : rargv[0];
 	char *const *av = local ? argv : rargv;
 	pid_t pid = start_process(path, av, env, in[0], ep[1], local, keep,
 	    local ? nkeep : 0);
@@ -190,5 +204,7 @@ out:
 		close(ep[1]);
 	free(env);
 	free(rargv);
+	free(shell);
+	free(cmd);
 	return rc;
 }

@@ -3,8 +3,10 @@
  * Local children are started with vfork+exec (cheap even from a large
  * front-end) and die with their parent (PR_SET_PDEATHSIG), so a crashed
  * parent leaves no orphans.  Remote children are started through a remote
- * shell ("ssh host env GROVE_BOOTSTRAP=stdin exe args").  Either way the
- * bootstrap text is written to the child's stdin and the pipe is closed.
+ * shell: its words, the host, and the command quoted for the remote
+ * user's shell as one argument (ssh host "env GROVE_BOOTSTRAP=stdin 'exe'
+ * 'arg'...", see remote_cmd.h).  Either way the bootstrap text is written
+ * to the child's stdin and the pipe is closed.
  */
 #ifndef GROVE_SPAWN_H
 #define GROVE_SPAWN_H
@@ -20,11 +22,14 @@ int spawn_host_is_local(const char *host);
  * inherit).  Call once, before starting any. */
 void spawn_children_sched_other(void);
 
-/* Start exe with argv (argv[0] included, NULL-terminated) on host.
- * keep[0..nkeep) are close-on-exec descriptors a local child inherits
- * under the same numbers (its link to this process); ignored for a
- * remote host.  Returns 0 and *pid, or GROVE_ESPAWN with err naming the
- * host, the program and the reason (e.g. exec's errno). */
+/* Start exe with argv (argv[0] included, NULL-terminated) on host; rsh
+ * is the remote shell setting, split on blanks into words (used only for
+ * a remote host).  keep[0..nkeep) are close-on-exec descriptors a local
+ * child inherits under the same numbers (its link to this process);
+ * ignored for a remote host.  Returns 0 and *pid, or an error with err
+ * naming the host and the reason: GROVE_ESPAWN (with the program and,
+ * e.g., exec's errno), GROVE_EINVAL (rsh has no word, or a remote host
+ * name starts with '-'), GROVE_ENOMEM. */
 int spawn_child(const char *host, const char *rsh, const char *exe,
     char *const argv[], const char *boot, size_t boot_len, const int *keep,
     int nkeep, pid_t *pid, char *err, size_t errlen);

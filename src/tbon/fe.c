@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "grove/topology.h"
 #include "grove/trace.h"
+#include "net/remote_cmd.h"
 #include "net/sockio.h"
 #include "net/spawn.h"
 #include "tbon/fe_internal.h"
@@ -281,6 +282,40 @@ find_commnode(const grove_net_opts *o, char *out, size_t len)
 	snprintf(out, len, "grove-commnode");
 }
 
+/* The remote shell: the option, else $GROVE_RSH (empty means unset),
+ * else ssh.  Checked here, although only remote children use it, so a
+ * bad setting fails at once with its source named rather than half-way
+ * through a launch (or in a CP). */
+static int
+choose_rsh(grove_net *net, const grove_net_opts *o, char *out, size_t len)
+{
+	const char *env = getenv("GROVE_RSH");
+	const char *rsh = o->rsh ? o->rsh : env && *env ? env : "ssh";
+	const char *from = o->rsh ? "grove_net_opts.rsh" : env && *env ?
+	    "GROVE_RSH" : "default";
+	char **words = NULL;
+	int rc = remote_shell_words(rsh, &words);
+	free(words);
+	if (rc == GROVE_ENOMEM) {
+		fe_set_error(net, "out of memory");
+		return rc;
+	}
+	if (rc != 0) {
+		fe_set_error(net, "remote shell (%s) is empty: give a program, "
+		    "e.g. \"ssh\"", from);
+		return GROVE_EINVAL;
+	}
+	/* The bootstrap carries it as one line to CPs, which start their
+	 * own remote children with the same words. */
+	if (strchr(rsh, '\n') || strlen(rsh) >= len) {
+		fe_set_error(net, "remote shell (%s): a newline in it, or longer "
+		    "than %zu bytes", from, len - 1);
+		return GROVE_EINVAL;
+	}
+	snprintf(out, len, "%s", rsh);
+	return 0;
+}
+
 static void
 absolute_exe(const char *exe, char *out, size_t len)
 {
@@ -429,8 +464,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	b->backends = nb;
 	b->log_level = grove_log_level_;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "%s", bind);
-	const char *rsh = o->rsh ? o->rsh : getenv("GROVE_RSH");
-	snprintf(b->rsh, sizeof b->rsh, "%s", rsh && *rsh ? rsh : "ssh");
+	if ((rc = choose_rsh(net, o, b->rsh, sizeof b->rsh)) != 0)
+		return rc;
 	find_commnode(o, b->commnode, sizeof b->commnode);
 	if (o->be_exe)
 		absolute_exe(o->be_exe, b->be_exe, sizeof b->be_exe);

@@ -1,13 +1,19 @@
 /* Launch on "other hosts": a host list names hosts that are not this one,
  * so Grove starts those processes through the remote shell instead of
  * fork/exec, and they connect back over TCP.  A stand-in remote shell
- * (fake_rsh.sh) runs the command here and logs which host it was asked
- * for.  Also: a remote shell that cannot start the program is reported
- * with the host, and leaves nothing behind.
+ * (fake_rsh.sh) runs the command here the way ssh would (the words after
+ * the host joined with spaces, given to a shell) and logs which host and
+ * options it was asked for.  Checked: back-end arguments with blanks,
+ * quotes and shell syntax arrive intact and run nothing, whether the FE
+ * or a remote CP starts the back-end; a remote shell setting with options
+ * reaches every remote launch, CPs' included; an empty setting is an
+ * error; a remote shell that cannot start the program is reported with
+ * the host, and leaves nothing behind.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helper_common.h"
 #include "../../examples/worker_protocol.h"
@@ -18,7 +24,7 @@ count_lines_with(const char *path, const char *word)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
-	char line[256];
+	char line[512];
 	int k = 0;
 	while (fgets(line, sizeof line, f))
 		k += strstr(line, word) != NULL;
@@ -26,15 +32,68 @@ count_lines_with(const char *path, const char *word)
 	return k;
 }
 
+/* Back-end arguments a shell would split, expand or run if they reached
+ * it unquoted; each of the commands would create a file in the scratch
+ * directory. */
+static char pwned[3][4096];
+static char inject[3][4200];
+static char *be_argv[] = {"be_worker", "two  words", "it's", "",
+    inject[0], inject[1], inject[2], "a\"b\\c", "*", "-n", NULL};
+
+static void
+make_args(void)
+{
+	for (int i = 0; i < 3; i++)
+		snprintf(pwned[i], sizeof pwned[i], "%s/pwned%d", it_tmpdir(), i);
+	snprintf(inject[0], sizeof inject[0], "x;touch %s", pwned[0]);
+	snprintf(inject[1], sizeof inject[1], "$(touch %s)", pwned[1]);
+	snprintf(inject[2], sizeof inject[2], "`touch %s`'; touch %s; '",
+	    pwned[2], pwned[2]);
+}
+
+/* Every back-end reports the arguments it was started with. */
+static void
+check_args(grove_net *net, uint32_t backends)
+{
+	char want[16384] = "";
+	for (int i = 1; be_argv[i]; i++) {
+		strcat(want, be_argv[i]);
+		strcat(want, "\n");
+	}
+	for (uint32_t r = 0; r < backends; r++) {
+		CHECK_OK_NET(net, grove_net_send_to(net, r, WORKER_ARGS, ""));
+		grove_stream *s = (grove_stream *)1;
+		grove_packet *p = NULL;
+		int32_t tag = 0;
+		const char *got = NULL;
+		CHECK_OK_NET(net, grove_net_recv(net, &s, &tag, &p, 30000));
+		CHECK(s == NULL);
+		CHECK_INT_EQ(tag, WORKER_ARGS);
+		CHECK_UINT_EQ(grove_packet_src(p), r);
+		CHECK_OK(grove_packet_unpack(p, "%s", &got));
+		if (strcmp(got, want))
+			IT_FAIL("back-end %u has arguments\n%s\nnot\n%s", r, got,
+			    want);
+		grove_packet_unref(p);
+	}
+	for (int i = 0; i < 3; i++)
+		if (access(pwned[i], F_OK) == 0)
+			IT_FAIL("an argument ran a command: %s exists", pwned[i]);
+	it_step("%u back-ends have their %zu arguments intact, nothing ran",
+	    backends, sizeof be_argv / sizeof *be_argv - 2);
+}
+
 int
 main(void)
 {
-	char hosts[4096], rsh[4096], log[4096];
+	char hosts[4096], rsh[4096], rsh_opts[4200], log[4096];
 	it_init("it_remote", 120);
+	make_args();
 	snprintf(hosts, sizeof hosts, "%s/hosts", it_tmpdir());
 	snprintf(log, sizeof log, "%s/rsh.log", it_tmpdir());
 	snprintf(rsh, sizeof rsh, "%s/tests/integration/fake_rsh.sh",
 	    it_source_dir());
+	snprintf(rsh_opts, sizeof rsh_opts, " %s -o BatchMode=yes\t-x ", rsh);
 	FILE *f = fopen(hosts, "w");
 	CHECK(f != NULL);
 	/* The FE stays on the first host; the rest go round-robin. */
@@ -42,37 +101,70 @@ main(void)
 	fclose(f);
 	setenv("GROVE_FAKE_RSH_LOG", log, 1);
 
-	it_step("--- kary:2, 8 back-ends on two remote hosts");
+	it_step("--- kary:2, 8 back-ends on two remote hosts, rsh with options");
 	grove_net_opts o;
 	it_net_opts(&o, "kary:2", 8);
 	o.hosts_file = hosts;
-	o.rsh = rsh;
+	o.rsh = rsh_opts;
+	o.be_argv = be_argv;
 	o.bind_addr = "127.0.0.1"; /* the "remote" hosts are this machine */
 	grove_net *net = it_net_create(&o);
 	CHECK_UINT_EQ(grove_net_backends_up(net), 8);
 	int far = count_lines_with(log, "far-a") + count_lines_with(log, "far-b");
 	it_step("remote shell started %d processes", far);
-	/* Every node but the FE is on a far host: 6 CPs and 8 BEs. */
+	/* Every node but the FE is on a far host: 6 CPs and 8 BEs, the BEs
+	 * started by remote CPs, which use the FE's options too. */
 	CHECK_INT_EQ(far, 14);
+	CHECK_INT_EQ(count_lines_with(log, "options: -o BatchMode=yes -x"), 14);
 	grove_stream *s = it_stream(net, NULL, "sum", NULL);
 	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
 	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 28);
 	CHECK_OK_NET(net, grove_net_send_to(net, 5, WORKER_RANK, ""));
 	CHECK_INT_EQ(it_recv_p2p_int(net, 5, WORKER_RANK), 5);
+	check_args(net, 8);
 	it_net_destroy(net);
+
+	it_step("--- flat, 4 back-ends started by the FE through $GROVE_RSH");
+	unlink(log);
+	it_net_opts(&o, "flat", 4);
+	o.hosts_file = hosts;
+	o.be_argv = be_argv;
+	o.bind_addr = "127.0.0.1";
+	setenv("GROVE_RSH", rsh, 1);
+	net = it_net_create(&o);
+	unsetenv("GROVE_RSH");
+	CHECK_INT_EQ(count_lines_with(log, "far-"), 4);
+	CHECK_INT_EQ(count_lines_with(log, "options"), 0);
+	check_args(net, 4);
+	it_net_destroy(net);
+
+	it_step("--- an empty remote shell setting");
+	it_net_opts(&o, "flat", 2);
+	o.hosts_file = hosts;
+	o.rsh = " \t";
+	o.bind_addr = "127.0.0.1";
+	grove_net *bad = NULL;
+	int rc = grove_net_create(&o, &bad);
+	CHECK_INT_EQ(rc, GROVE_EINVAL);
+	it_step("error: %s", grove_net_last_error(bad));
+	CHECK_STR_CONTAINS(grove_net_last_error(bad), "remote shell");
+	CHECK_STR_CONTAINS(grove_net_last_error(bad), "empty");
+	grove_net_destroy(bad);
+	it_check_no_procs(NULL, 0, 5000);
 
 	it_step("--- a remote shell that cannot start the program");
 	it_net_opts(&o, "flat", 2);
 	o.hosts_file = hosts;
-	o.rsh = "/nonexistent/rsh";
+	o.rsh = "/nonexistent/rsh -o BatchMode=yes";
 	o.bind_addr = "127.0.0.1";
 	o.timeout_ms = 5000;
-	grove_net *bad = NULL;
-	int rc = grove_net_create(&o, &bad);
+	bad = NULL;
+	rc = grove_net_create(&o, &bad);
 	CHECK(rc != 0);
 	const char *e = grove_net_last_error(bad);
 	it_step("error: %s", e);
 	CHECK(strstr(e, "far-") != NULL);
+	CHECK_STR_CONTAINS(e, "/nonexistent/rsh");
 	grove_net_destroy(bad);
 	it_check_no_procs(NULL, 0, 5000);
 	return it_done();

@@ -1,5 +1,6 @@
 /* Unit tests for the bootstrap text (src/net/boot.c): the byte-counted
- * topology and cluster map blocks survive a round trip, reach back-ends
+ * topology and cluster map blocks survive a round trip (and a remote
+ * shell setting with options), reach back-ends
  * (cluster map) or not (topology), and bad lengths are errors. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +28,8 @@ fill(boot *b)
 	snprintf(b->parent_host, sizeof b->parent_host, "127.0.0.1");
 	b->parent_port = 4711;
 	b->node = 2;
+	/* A CP starts its remote children with the FE's words. */
+	snprintf(b->rsh, sizeof b->rsh, "ssh -o BatchMode=yes\t-x");
 	b->topology = strdup("localhost:0 => localhost:1 ;\n"
 	    "localhost:1 => localhost:2 ;\n");
 	b->clusters = strdup(map_text);
@@ -55,6 +58,7 @@ test_round_trip(void **state)
 		else
 			assert_null(c.topology);
 		assert_int_equal(c.node, 2);
+		assert_string_equal(c.rsh, b.rsh);
 		boot_fini(&c);
 		free(text);
 	}
