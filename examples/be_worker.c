@@ -4,6 +4,10 @@
  *
  *   be_worker                              started by Grove (spawn mode)
  *   be_worker --attach FILE --rank R       attach mode, connection file
+ *   be_worker --attach-to HOST PORT PARENT NODE --rank R --backends N
+ *                                          attach mode, the fields of a
+ *                                          grove_attach_info record; the
+ *                                          secret is one line on stdin
  *
  * Bad requests are reported on stderr and skipped: a worker never dies
  * because of what it was sent, except on WORKER_CRASH, whose job is that.
@@ -292,7 +296,10 @@ static int
 usage(void)
 {
 	fprintf(stderr, "usage: be_worker                 (started by grove)\n"
-	    "       be_worker --attach FILE --rank R\n");
+	    "       be_worker --attach FILE --rank R\n"
+	    "       be_worker --attach-to HOST PORT PARENT NODE --rank R "
+	    "--backends N\n"
+	    "                 (the network secret: one line on stdin)\n");
 	return 2;
 }
 
@@ -306,6 +313,30 @@ parse_rank(const char *s)
 	if (errno || end == s || *end || s[0] == '-' || r > UINT32_MAX)
 		return -1;
 	return (long)r;
+}
+
+/* The secret of --attach-to: one line on stdin, never on the command
+ * line, where every user could read it. */
+static int
+attach_to(char **fields, uint32_t rank, uint32_t backends, grove_be **out)
+{
+	long port = parse_rank(fields[1]), parent = parse_rank(fields[2]);
+	long node = parse_rank(fields[3]);
+	if (port < 1 || port > 65535 || parent < 0 || node < 0) {
+		fprintf(stderr, "be_worker: bad --attach-to port, parent or "
+		    "node\n");
+		return GROVE_EINVAL;
+	}
+	char secret[128] = "";
+	if (!fgets(secret, sizeof secret, stdin)) {
+		fprintf(stderr, "be_worker: no secret on stdin\n");
+		return GROVE_EINVAL;
+	}
+	secret[strcspn(secret, "\r\n")] = '\0';
+	int rc = grove_be_attach_to(fields[0], (uint16_t)port,
+	    (uint32_t)parent, (uint32_t)node, rank, backends, secret, out);
+	memset(secret, 0, sizeof secret);
+	return rc;
 }
 
 /* Every large message arrives in a buffer of its own (see
@@ -324,7 +355,8 @@ int
 main(int argc, char **argv)
 {
 	const char *attach = NULL;
-	long rank = -1;
+	char **attach_fields = NULL; /* --attach-to HOST PORT PARENT NODE */
+	long rank = -1, backends = -1;
 	worker w = {0};
 	int rc;
 
@@ -334,6 +366,16 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--attach") && i + 1 < argc) {
 			attach = argv[++i];
+		} else if (!strcmp(argv[i], "--attach-to") && i + 4 < argc) {
+			attach_fields = &argv[i + 1];
+			i += 4;
+		} else if (!strcmp(argv[i], "--backends") && i + 1 < argc) {
+			backends = parse_rank(argv[++i]);
+			if (backends < 1) {
+				fprintf(stderr, "be_worker: bad back-end count "
+				    "'%s'\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
 			rank = parse_rank(argv[++i]);
 			if (rank < 0) {
@@ -353,6 +395,11 @@ main(int argc, char **argv)
 		if (rank < 0)
 			return usage();
 		rc = grove_be_attach(attach, (uint32_t)rank, &w.be);
+	} else if (attach_fields) {
+		if (rank < 0 || backends < 0)
+			return usage();
+		rc = attach_to(attach_fields, (uint32_t)rank,
+		    (uint32_t)backends, &w.be);
 	} else {
 		rc = grove_be_init(&argc, &argv, &w.be);
 	}
@@ -360,7 +407,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "be_worker: cannot join the network: %s%s%s\n",
 		    grove_strerror(rc), w.be ? ": " : "",
 		    w.be ? grove_be_last_error(w.be) : "");
-		if (rc == GROVE_ENOENT && !attach)
+		if (rc == GROVE_ENOENT && !attach && !attach_fields)
 			fprintf(stderr, "be_worker: not started by grove; "
 			    "use --attach FILE --rank R\n");
 		if (w.be)

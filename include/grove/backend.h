@@ -29,8 +29,15 @@ int grove_be_init(int *argc, char ***argv, grove_be **out);
 
 /* Attaching back-end: take the record of `rank` from the connection file. */
 int grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out);
-/* ... or from explicit fields (a grove_attach_info record: host, port,
- * parent, node); secret_hex is the connection file's "secret" value. */
+/* ... or from explicit fields: host, port, parent and node of the
+ * grove_attach_info record of `rank`, backends from grove_net_backends(),
+ * and secret_hex, the 64 hex digits (NUL-terminated) that
+ * grove_net_attach_secret() gives the front-end, also the connection
+ * file's "secret" value.  Grove copies what it needs; the caller may wipe
+ * secret_hex as soon as this returns.  GROVE_EINVAL when secret_hex is not
+ * 64 hex digits; a wrong secret is rejected by the parent (GROVE_EAUTH or
+ * GROVE_ECLOSED).  On failure *out is set when possible so
+ * grove_be_last_error() can be read; destroy it then. */
 int grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
     uint32_t node, uint32_t rank, uint32_t backends, const char *secret_hex,
     grove_be **out);

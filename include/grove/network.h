@@ -102,8 +102,8 @@ const struct grove_topo *grove_net_topology(const grove_net *net);
 /* The network's id (names trace segments, connection files...). */
 const char *grove_net_id(const grove_net *net);
 
-/* Attach mode: what BE rank r needs to connect (all strings owned by net).
- * The same records are in the connection file, one per line:
+/* Attach mode: what BE rank r needs to connect (all strings owned by net),
+ * besides the secret (grove_net_attach_secret below).  The same records are in the connection file, one per line:
  *   "rank host port parent_node be_node" after "secret HEX" and
  *   "backends N" lines. */
 typedef struct grove_attach_info {
@@ -115,6 +115,23 @@ typedef struct grove_attach_info {
 } grove_attach_info;
 int grove_net_attach_info(const grove_net *net, uint32_t rank,
     grove_attach_info *out);
+/* Attach mode: the network secret, which a BE passes to
+ * grove_be_attach_to() with its grove_attach_info record, so a tool can
+ * hand BEs everything they need without a connection file.
+ *
+ * The secret is a credential: whoever holds it can join the network as any
+ * BE and read and send its traffic.  Keep it off command lines (every user
+ * sees those in ps) and out of logs; give it to a BE through a pipe, the
+ * environment of a process the tool starts itself, or a file of mode 0600,
+ * and wipe the copies when they are no longer needed.
+ *
+ * Copies GROVE_SECRET_HEX_LEN lowercase hex digits and a NUL into buf, the
+ * caller's buffer (Grove keeps no reference to it).  GROVE_ERANGE when cap
+ * < GROVE_SECRET_HEX_LEN + 1 (buf untouched), GROVE_EINVAL for a NULL
+ * argument, GROVE_ENOTSUP for a network in spawn mode (Grove hands its BEs
+ * the secret itself and nothing else is meant to join it). */
+#define GROVE_SECRET_HEX_LEN 64
+int grove_net_attach_secret(const grove_net *net, char *buf, size_t cap);
 /* Wait until `count` BEs are connected (timeout_ms < 0: forever). */
 int grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms);
 

@@ -245,16 +245,19 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	if (!out || !host || !secret_hex)
 		return GROVE_EINVAL;
 	*out = NULL;
-	uint8_t secret[AUTH_SECRET_LEN];
-	if (auth_secret_from_hex(secret_hex, secret) != 0)
-		return GROVE_EINVAL;
 	grove_be *be = be_new();
 	if (!be)
 		return GROVE_ENOMEM;
+	*out = be;
+	uint8_t secret[AUTH_SECRET_LEN];
+	if (auth_secret_from_hex(secret_hex, secret) != 0) {
+		snprintf(be->err, sizeof be->err, "be %u: the secret is not %d "
+		    "hex digits", rank, 2 * AUTH_SECRET_LEN);
+		return GROVE_EINVAL;
+	}
 	be->rank = rank;
 	be->node = node;
 	be->backends = backends;
-	*out = be;
 	char netid[17];
 	auth_network_id(secret, netid);
 	int rc = be_connect(be, -1, -1, host, port, NULL, parent, netid, secret,

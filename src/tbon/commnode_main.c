@@ -43,6 +43,7 @@ typedef struct commnode {
 	uint64_t last_hb_ms;     /* last heartbeat sent to the parent */
 	uv_signal_t sigchld;
 	uv_timer_t ctl_tick;
+	uv_timer_t launch_timer; /* fires at the launch deadline */
 	int exit_code;
 	int shipped;    /* our event space went to the FE */
 } commnode;
@@ -160,6 +161,49 @@ out:
 	free(hosts);
 }
 
+/* Reports the launch upward once: ready, or failed and why.  The report
+ * leaves at once: called from a timer, it would otherwise wait in the
+ * queue until the loop's next poll returns (up to a tick). */
+static void
+check_launch(commnode *cn)
+{
+	node *n = &cn->n;
+	if (!cn->reported_ready && !cn->reported_failure) {
+		if (node_check_launch(n)) {
+			cn->reported_failure = 1;
+			node_up_ctl(n, WIRE_T_LAUNCH_ERROR, 0, PROTO_LAUNCH_ERROR,
+			    n->launch_error);
+			node_flush_all(n);
+		} else if (node_children_ready(n)) {
+			cn->reported_ready = 1;
+			report_ready(cn);
+			node_flush_all(n);
+		}
+	} else {
+		node_check_launch(n); /* reap children that exited */
+	}
+}
+
+/* Right at the deadline rather than at the next tick: the parent's own
+ * deadline follows ours by a margin (node_child_launch_timeout) that may
+ * be shorter than a tick. */
+static void
+on_launch_deadline(uv_timer_t *t)
+{
+	commnode *cn = t->data;
+	node *n = &cn->n;
+	if (cn->exiting || cn->reported_ready || cn->reported_failure)
+		return;
+	/* libuv's clock lags ours by up to a loop iteration: early? again. */
+	uint64_t now = sockio_now_ms();
+	if (now <= n->launch_deadline_ms) {
+		uv_timer_start(t, on_launch_deadline,
+		    n->launch_deadline_ms - now + 1, 0);
+		return;
+	}
+	check_launch(cn);
+}
+
 static void
 on_ctl_tick(uv_timer_t *t)
 {
@@ -172,18 +216,7 @@ on_ctl_tick(uv_timer_t *t)
 			uv_stop(&n->loop);
 		return;
 	}
-	if (!cn->reported_ready && !cn->reported_failure) {
-		if (node_check_launch(n)) {
-			cn->reported_failure = 1;
-			node_up_ctl(n, WIRE_T_LAUNCH_ERROR, 0, PROTO_LAUNCH_ERROR,
-			    n->launch_error);
-		} else if (node_children_ready(n)) {
-			cn->reported_ready = 1;
-			report_ready(cn);
-		}
-	} else {
-		node_check_launch(n); /* reap children that exited */
-	}
+	check_launch(cn);
 	if (n->parent) {
 		if (cn->parent_is_cp &&
 		    now - n->parent->last_rx_ms > 5u * (uint64_t)n->heartbeat_ms) {
@@ -353,6 +386,16 @@ run(commnode *cn)
 	} else if (node_children_ready(n)) {
 		cn->reported_ready = 1;
 		report_ready(cn);
+	} else {
+		/* node_check_launch fails the launch once the deadline has
+		 * passed: check 1 ms after it. */
+		uint64_t now = sockio_now_ms();
+		uv_update_time(&n->loop);
+		uv_timer_init(&n->loop, &cn->launch_timer);
+		cn->launch_timer.data = cn;
+		uv_timer_start(&cn->launch_timer, on_launch_deadline,
+		    n->launch_deadline_ms > now ?
+		    n->launch_deadline_ms - now + 1 : 1, 0);
 	}
 	node_flush_all(n);
 	uv_run(&n->loop, UV_RUN_DEFAULT);

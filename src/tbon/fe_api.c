@@ -170,6 +170,25 @@ grove_net_attach_info(const grove_net *net, uint32_t rank,
 }
 
 int
+grove_net_attach_secret(const grove_net *net, char *buf, size_t cap)
+{
+	if (!net || !buf)
+		return GROVE_EINVAL;
+	if (!net->n.attach)
+		return GROVE_ENOTSUP;
+	if (cap < GROVE_SECRET_HEX_LEN + 1)
+		return GROVE_ERANGE;
+	_Static_assert(sizeof net->b.secret_hex == GROVE_SECRET_HEX_LEN + 1,
+	    "the bootstrap holds the secret as GROVE_SECRET_HEX_LEN digits");
+	/* Set once the network has a secret; a create that failed earlier
+	 * has none to give. */
+	if (strlen(net->b.secret_hex) != GROVE_SECRET_HEX_LEN)
+		return GROVE_ENOENT;
+	memcpy(buf, net->b.secret_hex, GROVE_SECRET_HEX_LEN + 1);
+	return 0;
+}
+
+int
 fe_write_connect_file(grove_net *net)
 {
 	char tmp[1100];

@@ -177,6 +177,15 @@ void node_fini(node *n);
 struct boot;
 int node_launch_children(node *n, const struct boot *tmpl, char *err,
     size_t errlen);
+/* The launch window a node gives a child CP, from its own: a quarter less,
+ * but at most 5 s less.  A CP times out the launch of its children before
+ * its parent times out it, so the deepest CP that sees children missing
+ * reports them by name (the parent would only see a subtree that is "not
+ * ready").  The margin covers starting the child and the report's trip
+ * up; it shrinks with the window, so a deep tree with a short timeout
+ * still gives every level a positive window (>= 1 ms for parent_ms >= 1;
+ * never more than parent_ms). */
+int node_child_launch_timeout(int parent_ms);
 /* A child started on this host gets its link as two pipes: this end
  * reads rfd and writes wfd (node takes both, also on failure) and,
  * like an accepted connection, waits for the child's proof of the

@@ -96,6 +96,22 @@ child_pipes_open(child_pipes *cp, int want)
 		child_pipes_close(cp);
 }
 
+/* Largest margin between a node's launch window and a child CP's: with
+ * the default 30 s the levels get 25, 20, 15 s...; more would only shorten
+ * the windows of deep CPs for nothing. */
+#define CHILD_LAUNCH_MARGIN_MAX_MS 5000
+
+int
+node_child_launch_timeout(int parent_ms)
+{
+	if (parent_ms <= 1)
+		return 1;
+	int margin = parent_ms / 4;
+	if (margin > CHILD_LAUNCH_MARGIN_MAX_MS)
+		margin = CHILD_LAUNCH_MARGIN_MAX_MS;
+	return parent_ms - margin;
+}
+
 int
 node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 {
@@ -110,6 +126,10 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		b.topology = NULL;
 		b.node = ch->node_id;
 		b.rank = ch->role == GROVE_ROLE_BE ? ch->be_lo : 0;
+		/* A child CP must give up on its own children first, so
+		 * that it, not we, names the ones that never came. */
+		if (ch->role == GROVE_ROLE_CP)
+			b.timeout_ms = node_child_launch_timeout(tmpl->timeout_ms);
 		b.parent_port = n->port;
 		b.parent_node = n->id;
 		if (n->uname[0] && spawn_host_is_local(ch->host))
@@ -229,8 +249,12 @@ node_check_launch(node *n)
 	if (!node_children_ready(n) && n->launch_deadline_ms &&
 	    sockio_now_ms() > n->launch_deadline_ms) {
 		char msg[600];
-		size_t o = (size_t)snprintf(msg, sizeof msg, "not up within %d ms:",
-		    n->timeout_ms);
+		/* A CP says who it is: its report reaches the FE's error. */
+		size_t o = n->id == 0 ? (size_t)snprintf(msg, sizeof msg,
+		    "not up within %d ms:", n->timeout_ms) :
+		    (size_t)snprintf(msg, sizeof msg, "node %u (cp on %s): "
+		    "children not up within %d ms:", n->id,
+		    grove_topo_node_at(n->topo, n->id)->host, n->timeout_ms);
 		int shown = 0;
 		for (uint32_t i = 0; i < n->n_children && o < sizeof msg - 80; i++) {
 			node_child *ch = &n->children[i];

@@ -904,3 +904,37 @@ it_start_attached_be(const char *file, uint32_t rank)
 	}
 	return pid;
 }
+
+pid_t
+it_start_attached_be_to(const grove_attach_info *ai, uint32_t backends,
+    const char *secret_hex)
+{
+	char exe[4096], port[16], parent[16], node[16], rank[16], nb[16];
+	it_build_path("be_worker", exe, sizeof exe);
+	snprintf(port, sizeof port, "%u", (unsigned)ai->port);
+	snprintf(parent, sizeof parent, "%u", ai->parent);
+	snprintf(node, sizeof node, "%u", ai->node);
+	snprintf(rank, sizeof rank, "%u", ai->rank);
+	snprintf(nb, sizeof nb, "%u", backends);
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		close(fds[1]);
+		if (dup2(fds[0], 0) < 0)
+			_exit(127);
+		close(fds[0]);
+		execl(exe, "be_worker", "--attach-to", ai->host, port, parent,
+		    node, "--rank", rank, "--backends", nb, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[0]);
+	/* One short line: it fits the pipe's buffer, so this never blocks. */
+	size_t len = strlen(secret_hex);
+	int ok = write(fds[1], secret_hex, len) == (ssize_t)len &&
+	    write(fds[1], "\n", 1) == 1;
+	close(fds[1]);
+	CHECK(ok);
+	return pid;
+}

@@ -123,6 +123,11 @@ char *it_slurp(const char *path);
 /* Starts be_worker in attach mode as back-end `rank`, with the
  * connection file `file`; returns its pid (the caller reaps it). */
 pid_t it_start_attached_be(const char *file, uint32_t rank);
+/* ... or with the fields of a grove_attach_info record, the BE count and
+ * the secret, as a tool without a connection file does: the secret goes
+ * through a pipe to the worker's stdin, never on its command line. */
+pid_t it_start_attached_be_to(const grove_attach_info *ai, uint32_t backends,
+    const char *secret_hex);
 
 /* Removes the event spaces of network `netid` from /dev/shm (for tests
  * whose front-end is killed and so cannot remove them itself). */

@@ -1,6 +1,9 @@
 /* Attach mode: Grove builds the CPs and writes a connection file; the test
  * starts the back-ends itself, as a job launcher would, and the FE learns
- * of each arrival.
+ * of each arrival.  Then the same without a file: the FE takes each BE's
+ * record and the secret from the API (grove_net_attach_info,
+ * grove_net_attach_secret) and hands them to the BEs it starts; a BE with
+ * a wrong secret is turned away.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -184,6 +187,120 @@ attach_case(const char *topo, uint32_t n)
 	it_step("destroyed; attached BEs exited");
 }
 
+/* Waits for `pid` to exit while the FE keeps serving its links (a BE whose
+ * parent is the FE needs it to answer the handshake); returns its status. */
+static int
+wait_exit_serving(grove_net *net, pid_t pid, const char *what)
+{
+	uint64_t end = it_now_ms() + IT_RECV_MS;
+	int status = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 &&
+	    it_now_ms() < end) {
+		CHECK_OK_NET(net, grove_net_progress(net));
+		it_sleep_ms(5);
+	}
+	if (w != pid)
+		IT_FAIL("%s (pid %d) still running after %d ms", what,
+		    (int)pid, IT_RECV_MS);
+	return status;
+}
+
+static void
+attach_api_case(const char *topo, uint32_t n)
+{
+	pid_t pids[MAX_BE];
+	attach_log log;
+
+	CHECK(n <= MAX_BE);
+	it_step("--- attach through the API only, %s with %u backends",
+	    topo, n);
+	grove_net_opts o;
+	it_net_opts(&o, topo, n);
+	o.mode = GROVE_LAUNCH_ATTACH;
+	o.be_exe = NULL;
+	o.be_argv = NULL;
+	o.connect_file = NULL;
+	grove_net *net = NULL;
+	CHECK_OK_NET(net, grove_net_create(&o, &net));
+	CHECK(net != NULL);
+	memset(&log, 0, sizeof log);
+	log.n = n;
+	grove_net_on_event(net, on_event, &log);
+
+	/* The caller's buffer: too small is refused and left alone. */
+	char secret[GROVE_SECRET_HEX_LEN + 1];
+	memset(secret, 'x', sizeof secret);
+	CHECK_RC_NET(net, grove_net_attach_secret(net, secret,
+	    GROVE_SECRET_HEX_LEN), GROVE_ERANGE);
+	CHECK_INT_EQ(secret[0], 'x');
+	CHECK_RC_NET(net, grove_net_attach_secret(net, NULL, sizeof secret),
+	    GROVE_EINVAL);
+	CHECK_OK_NET(net, grove_net_attach_secret(net, secret, sizeof secret));
+	CHECK_UINT_EQ(strlen(secret), GROVE_SECRET_HEX_LEN);
+	CHECK_UINT_EQ(strspn(secret, "0123456789abcdef"),
+	    GROVE_SECRET_HEX_LEN);
+
+	/* A wrong secret (one digit changed): the parent rejects the BE,
+	 * which cannot join, and the FE never counts it. */
+	grove_attach_info ai;
+	CHECK_OK_NET(net, grove_net_attach_info(net, 0, &ai));
+	char wrong[sizeof secret];
+	memcpy(wrong, secret, sizeof secret);
+	wrong[GROVE_SECRET_HEX_LEN - 1] =
+	    wrong[GROVE_SECRET_HEX_LEN - 1] == '0' ? '1' : '0';
+	pid_t bad = it_start_attached_be_to(&ai, n, wrong);
+	int status = wait_exit_serving(net, bad, "BE with a wrong secret");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
+		IT_FAIL("BE with a wrong secret ended with status 0x%x, "
+		    "expected exit 1 (cannot join)", (unsigned)status);
+	CHECK_UINT_EQ(grove_net_backends_up(net), 0);
+	it_step("BE with a wrong secret rejected");
+
+	/* The right one: every BE joins and a reduction covers them all. */
+	for (uint32_t r = 0; r < n; r++) {
+		CHECK_OK_NET(net, grove_net_attach_info(net, r, &ai));
+		pids[r] = it_start_attached_be_to(&ai, grove_net_backends(net),
+		    secret);
+	}
+	memset(secret, 0, sizeof secret);
+	CHECK_OK_NET(net, grove_net_wait_backends(net, n, IT_RECV_MS));
+	CHECK_UINT_EQ(grove_net_backends_up(net), n);
+	for (uint32_t r = 0; r < n; r++)
+		CHECK_INT_EQ(log.seen[r], 1);
+	CHECK_INT_EQ(log.other, 0);
+	it_check_rank_sum(net);
+
+	grove_net_destroy(net);
+	for (uint32_t r = 0; r < n; r++) {
+		uint64_t end = it_now_ms() + 5000;
+		pid_t w;
+		while ((w = waitpid(pids[r], &status, WNOHANG)) == 0 &&
+		    it_now_ms() < end)
+			it_sleep_ms(10);
+		if (w != pids[r])
+			IT_FAIL("attached BE rank %u (pid %d) still running "
+			    "5 s after grove_net_destroy", r, (int)pids[r]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			IT_FAIL("attached BE rank %u ended with status 0x%x",
+			    r, (unsigned)status);
+	}
+	it_check_no_procs(NULL, 0, 5000);
+	it_step("destroyed; attached BEs exited");
+}
+
+/* A spawned network has no secret to give: nothing is meant to join it. */
+static void
+spawn_has_no_secret(void)
+{
+	it_step("--- no secret from a network in spawn mode");
+	grove_net *net = it_net_spawn("flat", 1);
+	char secret[GROVE_SECRET_HEX_LEN + 1];
+	CHECK_RC_NET(net, grove_net_attach_secret(net, secret, sizeof secret),
+	    GROVE_ENOTSUP);
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
@@ -191,5 +308,8 @@ main(void)
 	attach_case("flat", 4);
 	attach_case("kary:2", 8);
 	attach_case("kary:4", 32);
+	attach_api_case("flat", 3);
+	attach_api_case("kary:2", 8);
+	spawn_has_no_secret();
 	return it_done();
 }
