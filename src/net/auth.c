@@ -98,6 +98,12 @@ auth_network_id(const uint8_t secret[AUTH_SECRET_LEN], char out[17])
 	sodium_bin2hex(out, 17, h, 8);
 }
 
+void
+auth_wipe(void *p, size_t n)
+{
+	sodium_memzero(p, n);
+}
+
 int
 auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN], const uint8_t b[AUTH_PROOF_LEN])
 {

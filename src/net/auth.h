@@ -61,4 +61,8 @@ int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
 int auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
     uint32_t node, int timeout_ms, char *err, size_t errlen);
 
+/* Overwrites n bytes at p in a way the compiler cannot drop: for copies
+ * of the secret that are no longer needed. */
+void auth_wipe(void *p, size_t n);
+
 #endif

@@ -1,5 +1,6 @@
 /* Back-end API: one authenticated link to the parent, driven by the calls
  * made on it. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "net/emu_setup.h"
 #include "net/sockio.h"
 #include "net/uplink.h"
+#include "tbon/connfile.h"
 #include "tbon/pktq.h"
 #include "tbon/segment.h"
 #include "tbon/ship.h"
@@ -268,55 +270,84 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	return rc;
 }
 
+/* All of a connection file (which holds one line per back-end: a few
+ * MB for the largest networks; more is not a connection file). */
+static int
+read_small_file(const char *path, char **out, size_t *len, char *why,
+    size_t whylen)
+{
+	enum { MAX_BYTES = 256u << 20 };
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return GROVE_ENOENT;
+	}
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (;;) {
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 4096;
+			char *nb = ncap <= MAX_BYTES ? realloc(buf, ncap) : NULL;
+			if (!nb) {
+				snprintf(why, whylen, ncap > MAX_BYTES ?
+				    "larger than %u MiB" : "out of memory",
+				    MAX_BYTES >> 20);
+				rc = ncap > MAX_BYTES ? GROVE_EPROTO : GROVE_ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				snprintf(why, whylen, "read failed");
+				rc = GROVE_ESYS;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	if (rc != 0) {
+		free(buf);
+		return rc;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 int
 grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out)
 {
 	if (!out || !connect_file)
 		return GROVE_EINVAL;
 	*out = NULL;
-	FILE *f = fopen(connect_file, "r");
-	if (!f)
-		return GROVE_ENOENT;
-	char line[1400], secret[80] = "", host[256];
-	unsigned backends = 0, r, port, parent, node;
-	int found = 0, lineno = 0, bad = 0;
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (!strncmp(line, "secret ", 7)) {
-			if (sscanf(line + 7, "%79s", secret) != 1)
-				bad = lineno;
-		} else if (!strncmp(line, "backends ", 9)) {
-			if (sscanf(line + 9, "%u", &backends) != 1)
-				bad = lineno;
-		} else if (sscanf(line, "%u %255s %u %u %u", &r, host, &port, &parent,
-		    &node) == 5) {
-			if (r == rank) {
-				found = 1;
-				break;
-			}
-		} else {
-			bad = lineno;
-		}
+	char *text = NULL;
+	size_t len = 0;
+	char why[400];
+	connfile_record rec;
+	int rc = read_small_file(connect_file, &text, &len, why, sizeof why);
+	if (rc == 0) {
+		rc = connfile_find(text, len, rank, &rec, why, sizeof why);
+		auth_wipe(text, len);
+		free(text);
 	}
-	fclose(f);
-	if (bad || !secret[0] || !found || port > 65535) {
+	if (rc != 0) {
+		/* The handle carries the reason (grove_be_error). */
 		grove_be *be = be_new();
-		if (be) {
-			if (bad)
-				snprintf(be->err, sizeof be->err, "%s: line %d: malformed",
-				    connect_file, bad);
-			else
-				snprintf(be->err, sizeof be->err, "%s: no record for rank %u",
-				    connect_file, rank);
-		}
+		if (be)
+			snprintf(be->err, sizeof be->err, "connection file %s: %s",
+			    connect_file, why);
 		*out = be;
-		return bad ? GROVE_EPROTO : GROVE_ENOENT;
+		return rc;
 	}
-	return grove_be_attach_to(host, (uint16_t)port, parent, node, rank,
-	    backends,
-	    secret, out);
+	rc = grove_be_attach_to(rec.host, rec.port, rec.parent, rec.node, rank,
+	    rec.backends, rec.secret_hex, out);
+	auth_wipe(rec.secret_hex, sizeof rec.secret_hex);
+	return rc;
 }
 
 void

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "grove/backend.h"
 #include "helper_common.h"
 #include "../../examples/worker_protocol.h"
 
@@ -301,10 +302,57 @@ spawn_has_no_secret(void)
 	it_net_destroy(net);
 }
 
+/* grove_be_attach with a connection file it cannot use: the error code,
+ * and a text that names the file, the line and what is wrong. */
+static void
+bad_connect_files(void)
+{
+	it_step("--- connection files grove_be_attach cannot use");
+	static const struct {
+		const char *text;
+		int rc;
+		const char *says;
+	} cases[] = {
+		{"secret 00\nbackends 1\n0 127.0.0.1 1 0 1\n", GROVE_EPROTO,
+		    "line 1: 'secret' wants 64 hex digits"},
+		{"backends 1\n0 127.0.0.1 1 0 1\n", GROVE_EPROTO,
+		    "no 'secret' line"},
+		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
+		    "886713820\nbackends 1\n0 127.0.0.1 70000 0 1\n",
+		    GROVE_EPROTO, "line 3: expected"},
+		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
+		    "886713820\nbackends 1\n1 127.0.0.1 7000 0 1\n",
+		    GROVE_ENOENT, "no record for rank 0"},
+	};
+	char path[4200];
+	snprintf(path, sizeof path, "%s/bad.conn", it_tmpdir());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		FILE *f = fopen(path, "w");
+		CHECK(f != NULL);
+		fputs(cases[i].text, f);
+		fclose(f);
+		grove_be *be = NULL;
+		CHECK_INT_EQ(grove_be_attach(path, 0, &be), cases[i].rc);
+		CHECK(be != NULL);
+		const char *e = grove_be_last_error(be);
+		it_step("error: %s", e);
+		CHECK_STR_CONTAINS(e, path);
+		CHECK_STR_CONTAINS(e, cases[i].says);
+		grove_be_destroy(be);
+	}
+	unlink(path);
+	grove_be *be = NULL;
+	CHECK_INT_EQ(grove_be_attach(path, 0, &be), GROVE_ENOENT);
+	CHECK(be != NULL);
+	CHECK_STR_CONTAINS(grove_be_last_error(be), "No such file");
+	grove_be_destroy(be);
+}
+
 int
 main(void)
 {
 	it_init("it_attach", 120);
+	bad_connect_files();
 	attach_case("flat", 4);
 	attach_case("kary:2", 8);
 	attach_case("kary:4", 32);

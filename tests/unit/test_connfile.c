@@ -1,0 +1,126 @@
+/* Unit tests for connfile_find (src/tbon/connfile.c): the attach-mode
+ * connection file as the front-end writes it, the variations a person or
+ * another system may bring (comments, CR LF, blanks), and every kind of
+ * bad line, each refused with its line number. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "grove/error.h"
+#include "tbon/connfile.h"
+
+#define SECRET "9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e886713820"
+
+static int
+find(const char *text, uint32_t rank, connfile_record *r, char *err)
+{
+	return connfile_find(text, strlen(text), rank, r, err, 200);
+}
+
+static void
+test_as_written(void **state)
+{
+	(void)state;
+	const char *t = "secret " SECRET "\nbackends 3\n"
+	    "0 127.0.0.1 37985 2 3\n1 127.0.0.1 37985 2 4\n"
+	    "2 node7.cluster.org 65535 5 6\n";
+	connfile_record r;
+	char err[200] = "";
+	assert_int_equal(find(t, 2, &r, err), 0);
+	assert_string_equal(r.secret_hex, SECRET);
+	assert_int_equal(r.backends, 3);
+	assert_string_equal(r.host, "node7.cluster.org");
+	assert_int_equal(r.port, 65535);
+	assert_int_equal(r.parent, 5);
+	assert_int_equal(r.node, 6);
+	assert_int_equal(find(t, 0, &r, err), 0);
+	assert_int_equal(r.port, 37985);
+	assert_int_equal(r.node, 3);
+	/* The last line needs no newline. */
+	assert_int_equal(find("secret " SECRET "\n4 h 1 2 3", 4, &r, err), 0);
+	assert_string_equal(r.host, "h");
+}
+
+static void
+test_comments_blanks_crlf(void **state)
+{
+	(void)state;
+	const char *t = "# written by hand\r\n\r\nsecret " SECRET "\r\n"
+	    "backends 2\r\n\n0  127.0.0.1\t4000 1 2\r\n# 1 x 1 1 1\n";
+	connfile_record r;
+	char err[200] = "";
+	assert_int_equal(find(t, 0, &r, err), 0);
+	assert_string_equal(r.host, "127.0.0.1");
+	assert_int_equal(r.port, 4000);
+	assert_int_equal(find(t, 1, &r, err), GROVE_ENOENT);
+	assert_string_equal(err, "no record for rank 1 (1 records)");
+}
+
+static void
+test_bad_lines(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		const char *err;
+	} cases[] = {
+		{"secret abc\n", "line 1: 'secret' wants 64 hex digits"},
+		{"secret " SECRET "0\n", "line 1: 'secret' wants 64 hex digits"},
+		{"secret " SECRET " x\n", "line 1: 'secret' wants 64 hex digits"},
+		{"secret " SECRET "\nbackends -1\n",
+		    "line 2: 'backends' wants a number"},
+		{"secret " SECRET "\nbackends 4294967296\n",
+		    "line 2: 'backends' wants a number"},
+		{"secret " SECRET "\n0 h 65536 1 2\n", "line 2: expected"},
+		{"secret " SECRET "\n0 h 1 2\n", "line 2: expected"},
+		{"secret " SECRET "\n0 h 1 2 3 4\n", "line 2: expected"},
+		{"secret " SECRET "\n-0 h 1 2 3\n", "line 2: expected"},
+		{"secret " SECRET "\n0 h 1x 2 3\n", "line 2: expected"},
+		{"secret " SECRET "\nhello\n", "line 2: expected"},
+		{"0 h 1 2 3\n", "no 'secret' line"},
+		{"", "no 'secret' line"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		connfile_record r;
+		char err[200] = "";
+		int rc = find(cases[i].text, 0, &r, err);
+		if (rc != GROVE_EPROTO || strncmp(err, cases[i].err,
+		    strlen(cases[i].err)))
+			fail_msg("case %zu: rc %d, err '%s', wanted EPROTO, '%s'",
+			    i, rc, err, cases[i].err);
+	}
+	/* A NUL byte inside a line. */
+	const char nul[] = "secret " SECRET "\n0 h\0 1 2 3\n";
+	connfile_record r;
+	char err[200] = "";
+	assert_int_equal(connfile_find(nul, sizeof nul - 1, 0, &r, err,
+	    sizeof err), GROVE_EPROTO);
+	assert_string_equal(err, "line 2: NUL byte");
+}
+
+static void
+test_first_record_wins(void **state)
+{
+	(void)state;
+	const char *t = "secret " SECRET "\n0 a 1 2 3\n0 b 4 5 6\n";
+	connfile_record r;
+	char err[200] = "";
+	assert_int_equal(find(t, 0, &r, err), 0);
+	assert_string_equal(r.host, "a");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_as_written),
+		cmocka_unit_test(test_comments_blanks_crlf),
+		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_first_record_wins),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
