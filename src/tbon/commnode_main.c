@@ -46,6 +46,7 @@ typedef struct commnode {
 	uv_timer_t launch_timer; /* fires at the launch deadline */
 	int exit_code;
 	int shipped;    /* our event space went to the FE */
+	node_forked *forked; /* child CPs started as copies (node_launch.c) */
 } commnode;
 
 static void
@@ -313,6 +314,11 @@ run(commnode *cn)
 		    b->topology ? err : "missing");
 		return 2;
 	}
+	/* Local CP children start now, as copies of this process; in each
+	 * copy the call returns 1 and b describes that child, which starts
+	 * its own CP children the same way. */
+	while (node_fork_local_cps(topo, b, &cn->forked) == 1)
+		grove_log_set_identity("cp", b->node);
 	const grove_topo_node *me = grove_topo_node_at(topo, b->node);
 	if (!me || me->role != GROVE_ROLE_CP) {
 		fprintf(stderr, "grove-commnode: node %u is not a CP\n", b->node);
@@ -352,6 +358,7 @@ run(commnode *cn)
 		node_fini(n);
 		return 2;
 	}
+	n->forked = cn->forked;
 	n->attach = b->attach;
 	n->local_link_socket = b->local_link_socket;
 	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms : 1000;
@@ -436,6 +443,7 @@ main(int argc, char **argv)
 	boot_init(&cn->b);
 	int rc = run(cn);
 	boot_fini(&cn->b);
+	free(cn->forked);
 	free(cn);
 	return rc;
 }

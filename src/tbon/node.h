@@ -99,6 +99,9 @@ struct node {
 	uint32_t rank;          /* PROTO_NODE_RANK(id) */
 	uint8_t secret[AUTH_SECRET_LEN];
 	char netid[40];
+	/* Child CPs this process started as copies of itself
+	 * (node_fork_local_cps), by child index; NULL: none. */
+	struct node_forked *forked;
 	int attach;             /* BEs attach instead of being spawned */
 	int local_link_socket;  /* local children: Unix socket, not pipes */
 	int heartbeat_ms;
@@ -186,6 +189,28 @@ int node_launch_children(node *n, const struct boot *tmpl, char *err,
  * still gives every level a positive window (>= 1 ms for parent_ms >= 1;
  * never more than parent_ms). */
 int node_child_launch_timeout(int parent_ms);
+
+/* A child CP started as a copy of this process: its pid, and this
+ * process's ends of the two pipes of its link (-1 once adopted). */
+typedef struct node_forked {
+	pid_t pid;              /* 0: not forked; start it the usual way */
+	int rfd, wfd;
+} node_forked;
+
+/* Starts the CP children of node b->node that run on this host as copies
+ * of this process (fork without exec), before this process has set up
+ * anything else: exec'ing grove-commnode costs a child about 0.7 ms of
+ * CPU on a 2-vCPU VM (the dynamic loader, glibc's start-up CPUIDs, the
+ * binary's page faults), which a copy skips.  Only when the children
+ * would run this very program (b->commnode is /proc/self/exe, not a
+ * wrapper) and link over pipes.  Returns 0 in this process, with *out the
+ * children it forked (by child index; the caller hands it to node_init's
+ * node as n->forked and frees it), or NULL; 1 in a forked child, which has
+ * become that child: b describes it (its node, its pipes, its shorter
+ * launch window), every other descriptor above 2 is closed, and it should
+ * go on as if it had read b from its standard input. */
+int node_fork_local_cps(const grove_topo *topo, struct boot *b,
+    node_forked **out);
 /* A child started on this host gets its link as two pipes: this end
  * reads rfd and writes wfd (node takes both, also on failure) and,
  * like an accepted connection, waits for the child's proof of the

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +115,82 @@ node_child_launch_timeout(int parent_ms)
 	return parent_ms - margin;
 }
 
+/* Whether path is the program this process runs. */
+static int
+is_this_program(const char *path)
+{
+	struct stat a, b;
+	return path && path[0] == '/' && stat(path, &a) == 0 &&
+	    stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino;
+}
+
+/* Closes every descriptor above 2 but keep_a and keep_b (both > 2). */
+static void
+close_all_but(int keep_a, int keep_b)
+{
+	unsigned lo = (unsigned)(keep_a < keep_b ? keep_a : keep_b);
+	unsigned hi = (unsigned)(keep_a < keep_b ? keep_b : keep_a);
+	if (lo > 3)
+		close_range(3, lo - 1, 0);
+	if (hi > lo + 1)
+		close_range(lo + 1, hi - 1, 0);
+	close_range(hi + 1, ~0u, 0);
+}
+
+int
+node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
+{
+	*out = NULL;
+	const grove_topo_node *me = grove_topo_node_at(topo, b->node);
+	if (!me || me->n_children == 0 || b->local_link_socket ||
+	    !is_this_program(b->commnode))
+		return 0;
+	const uint32_t *kids = grove_topo_children(topo, b->node);
+	node_forked *forked = NULL;
+	for (uint32_t i = 0; i < me->n_children; i++) {
+		const grove_topo_node *k = grove_topo_node_at(topo, kids[i]);
+		if (k->role != GROVE_ROLE_CP || !spawn_host_is_local(k->host))
+			continue;
+		if (!forked && !(forked = calloc(me->n_children, sizeof *forked)))
+			break; /* the children are spawned the usual way */
+		child_pipes cp;
+		child_pipes_open(&cp, 1);
+		if (cp.child_r < 0)
+			continue;
+		/* Nothing buffered twice: the copy would write it again. */
+		fflush(NULL);
+		pid_t parent = getpid();
+		pid_t pid = fork();
+		if (pid < 0) {
+			child_pipes_close(&cp);
+			continue;
+		}
+		if (pid == 0) {
+			/* What spawn_child does for a local child. */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() != parent)
+				_exit(1);
+			close_all_but(cp.child_r, cp.child_w);
+			free(forked);
+			b->timeout_ms = node_child_launch_timeout(b->timeout_ms);
+			b->parent_node = b->node;
+			b->node = k->id;
+			b->rank = 0;
+			b->parent_rfd = cp.child_r;
+			b->parent_wfd = cp.child_w;
+			b->parent_unix[0] = 0;
+			b->parent_port = 0;
+			return 1;
+		}
+		close(cp.child_r);
+		close(cp.child_w);
+		forked[i] = (node_forked){pid, cp.mine_r, cp.mine_w};
+	}
+	*out = forked;
+	return 0;
+}
+
 int
 node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 {
@@ -121,6 +200,23 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		node_child *ch = &n->children[i];
 		if (n->attach && ch->role == GROVE_ROLE_BE)
 			continue;
+		node_forked *fk = n->forked ? &n->forked[i] : NULL;
+		if (fk && fk->pid > 0) {
+			ch->pid = fk->pid;
+			int rc = node_adopt_child_pipes(n, fk->rfd, fk->wfd);
+			fk->rfd = fk->wfd = -1;
+			if (rc != 0) {
+				char who[128];
+				node_describe_child(n, ch, who, sizeof who);
+				snprintf(err, errlen, "%s: cannot watch its pipes",
+				    who);
+				node_launch_fail(n, err);
+				return rc;
+			}
+			log_debug("forked cp node %u pid %d", ch->node_id,
+			    (int)ch->pid);
+			continue;
+		}
 		boot b = *tmpl;
 		b.be_argc = 0;
 		b.topology = NULL;

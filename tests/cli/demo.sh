@@ -5,6 +5,8 @@
 # a clean shutdown no "unauthenticated connection" for the tree's own,
 # long-authenticated links.  Logging is checked too: off by default, and
 # with GROVE_LOG_FILE one file per process (%r: role-rank), none on stderr.
+# And how CPs start their child CPs: as copies (fork), or through exec
+# when the CP program is a wrapper.
 set -euo pipefail
 build=$1
 out=$(mktemp)
@@ -52,4 +54,30 @@ if grep -E "$log_line" "$logs/stderr" >&2; then
 	echo "FAIL: log lines on stderr with GROVE_LOG_FILE set" >&2
 	exit 1
 fi
+
+# A CP starts its local child CPs as copies of itself (no exec): in
+# kary:2 over 8 back-ends, CPs 1 and 8 each fork two, which log under
+# their own identity.  Through a wrapper every CP is exec'd, all six.
+rm -f "$logs"/log.*
+GROVE_LOG=debug GROVE_LOG_FILE="$logs/log.%r" timeout 120 "$build/grove" demo \
+	--topology kary:2 --backends 8 >"$out" 2>&1 ||
+	{ cat "$out" >&2; echo "FAIL: kary:2/8 demo with logging" >&2; exit 1; }
+forked=$(cat "$logs"/log.cp-1 "$logs"/log.cp-8 | grep -c "forked cp node" || true)
+[ "$forked" -eq 4 ] || { echo "FAIL: $forked CPs forked, wanted 4" >&2; exit 1; }
+for cp in 2 5 9 12; do
+	grep -qE "^[0-9.]+ D cp\[$cp\] " "$logs/log.cp-$cp" ||
+		{ echo "FAIL: forked cp $cp did not log as itself" >&2; exit 1; }
+done
+cat >"$logs/wrap.sh" <<WRAP
+#!/bin/sh
+echo "\$\$" >>"$logs/wrapped"
+exec "$(cd "$build" && pwd)/grove-commnode" "\$@"
+WRAP
+chmod +x "$logs/wrap.sh"
+GROVE_COMMNODE="$logs/wrap.sh" timeout 120 "$build/grove" demo \
+	--topology kary:2 --backends 8 >"$out" 2>&1 ||
+	{ cat "$out" >&2; echo "FAIL: demo through a CP wrapper" >&2; exit 1; }
+grep -q "all 11 results OK" "$out" || { cat "$out" >&2; exit 1; }
+wrapped=$(wc -l <"$logs/wrapped")
+[ "$wrapped" -eq 6 ] || { echo "FAIL: $wrapped CPs through the wrapper, wanted 6" >&2; exit 1; }
 echo "demo OK"
