@@ -70,6 +70,10 @@ int grove_be_send(grove_be *be, uint32_t stream, int32_t tag,
 int grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p);
 int grove_be_flush(grove_be *be, int timeout_ms);
 
+/* A file descriptor that is readable when grove_be_recv(..., 0) would find
+ * a packet or the closed state.  It holds the link and any write waiting
+ * for room whenever a Grove call returns, and a back-end has no timers:
+ * no Grove call is needed until it is readable.  Owned by be. */
 int grove_be_fd(grove_be *be);
 
 #ifdef __cplusplus

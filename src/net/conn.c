@@ -18,6 +18,7 @@
 #include "net/auth.h"
 #include "net/emu.h"
 #include "net/sockio.h"
+#include "net/watch_note.h"
 #include "trace/space.h"
 
 #define MAX_IOV 512
@@ -130,6 +131,8 @@ conn_accept(uv_stream_t *server, const conn_ops *ops, void *owner, conn **out)
 	else
 		uv_tcp_init(server->loop, &c->h.tcp);
 	c->h.handle.data = c;
+	/* uv_accept may restart the listener's watcher. */
+	watch_note_changed(server->loop);
 	if (uv_accept(server, &c->h.stream) != 0) {
 		c->closing = 1;
 		uv_close(&c->h.handle, (uv_close_cb)free);
@@ -171,6 +174,7 @@ conn_read_start(conn *c)
 	if (!c->reading && !c->closing) {
 		c->reading = 1;
 		uv_read_start(&c->h.stream, on_alloc, on_read);
+		watch_note_changed(c->h.handle.loop);
 	}
 }
 
@@ -180,6 +184,7 @@ conn_read_stop(conn *c)
 	if (c->reading && !c->closing) {
 		c->reading = 0;
 		uv_read_stop(&c->h.stream);
+		watch_note_changed(c->h.handle.loop);
 	}
 }
 
@@ -308,8 +313,10 @@ emu_arm(struct conn_emu *e)
 {
 	uint64_t due = emu_queue_next_due(&e->q);
 	if (due == UINT64_MAX) {
-		if (e->armed)
+		if (e->armed) {
 			uv_poll_stop(&e->poll);
+			watch_note_changed(e->poll.loop);
+		}
 		e->armed = 0;
 		return 0;
 	}
@@ -321,6 +328,8 @@ emu_arm(struct conn_emu *e)
 	if (timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0 ||
 	    (!e->armed && uv_poll_start(&e->poll, UV_READABLE, emu_on_due) != 0))
 		return GROVE_ESYS;
+	if (!e->armed)
+		watch_note_changed(e->poll.loop);
 	e->armed = 1;
 	return 0;
 }
@@ -534,6 +543,9 @@ conn_flush(conn *c)
 				wr->pkts[i] = c->wq[k + i];
 				wr->bytes += iov[k + i].len;
 			}
+			/* What the socket did not take waits for it to become
+			 * writable: a watcher change. */
+			watch_note_changed(c->ws->loop);
 			int rc = uv_write(&wr->req, c->ws, iov + k,
 			    (unsigned)rest, on_write);
 			if (rc != 0) {

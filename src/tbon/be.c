@@ -400,12 +400,6 @@ grove_be_last_error(const grove_be *be)
 	return be ? be->err : "no back-end";
 }
 
-int
-grove_be_fd(grove_be *be)
-{
-	return be ? waitfd_get(&be->wfd, be->q.n > 0 || be->closed) : -1;
-}
-
 /* Whatever the loop's callbacks queued goes out before the caller sees
  * the result (a send flushes its own packet). */
 static void
@@ -416,11 +410,43 @@ be_flush_queued(grove_be *be)
 }
 
 static void
-be_run(grove_be *be, int timeout_ms)
+be_pass(grove_be *be, int timeout_ms)
 {
 	be_flush_queued(be);
+	be->wfd.in_pass++;
 	loop_run_for(&be->loop, &be->wait_timer, timeout_ms);
+	be->wfd.in_pass--;
 	be_flush_queued(be);
+}
+
+/* Before control goes back to a tool that polls grove_be_fd(), the loop's
+ * epoll set must hold every watcher started meanwhile (the link's reading
+ * after init, a write waiting for room): else the tool's poll never wakes
+ * for them.  Nothing to do, and no system call, unless the tool has the
+ * descriptor and a watcher changed. */
+static void
+be_settle(grove_be *be)
+{
+	while (waitfd_stale(&be->wfd))
+		be_pass(be, 0);
+}
+
+static void
+be_run(grove_be *be, int timeout_ms)
+{
+	be_pass(be, timeout_ms);
+	be_settle(be);
+}
+
+int
+grove_be_fd(grove_be *be)
+{
+	if (!be)
+		return -1;
+	int fd = waitfd_get(&be->wfd, be->q.n > 0 || be->closed);
+	/* From here on the callbacks keep the eventfd in step. */
+	be_settle(be);
+	return fd;
 }
 
 /* Milliseconds from now to deadline (0 once past) for a wait of
@@ -505,6 +531,8 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 	}
 	if (rc == 0 && !be->parent)
 		rc = GROVE_ECLOSED;
+	/* A write the socket did not take waits for it in the loop. */
+	be_settle(be);
 	grove_trace_record(&be->tc_api_send, GROVE_OP_API_SEND, rc, t0,
 	    t1 ? t1 : grove_trace_begin());
 	return rc;

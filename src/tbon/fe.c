@@ -213,12 +213,28 @@ fe_up(node *n, grove_packet *p)
 
 static const node_hooks fe_hooks = {fe_up, NULL, NULL};
 
+static void
+fe_pass(grove_net *net, int timeout_ms)
+{
+	node_flush_all(&net->n);
+	net->wfd.in_pass++;
+	loop_run_for(&net->n.loop, &net->wait_timer, timeout_ms);
+	net->wfd.in_pass--;
+	node_flush_all(&net->n);
+}
+
+void
+fe_settle(grove_net *net)
+{
+	while (waitfd_stale(&net->wfd))
+		fe_pass(net, 0);
+}
+
 void
 fe_run(grove_net *net, int timeout_ms)
 {
-	node_flush_all(&net->n);
-	loop_run_for(&net->n.loop, &net->wait_timer, timeout_ms);
-	node_flush_all(&net->n);
+	fe_pass(net, timeout_ms);
+	fe_settle(net);
 }
 
 int
@@ -230,8 +246,11 @@ fe_wait_writable(grove_net *net)
 		for (uint32_t i = 0; i < n->n_children; i++)
 			if (n->children[i].c && conn_over_limit(n->children[i].c))
 				over = 1;
-		if (!over)
+		if (!over) {
+			/* The send may have left a write waiting for room. */
+			fe_settle(net);
 			return 0;
+		}
 		fe_run(net, 100);
 	}
 }

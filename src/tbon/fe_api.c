@@ -279,7 +279,13 @@ grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 int
 grove_net_fd(grove_net *net)
 {
-	return net ? waitfd_get(&net->wfd, net->queued > 0 || net->ev_n > 0) : -1;
+	if (!net)
+		return -1;
+	int fd = waitfd_get(&net->wfd, net->queued > 0 || net->ev_n > 0);
+	/* From here on the callbacks keep the eventfd in step. */
+	if (net->n.loop_ready)
+		fe_settle(net);
+	return fd;
 }
 
 int
@@ -394,6 +400,7 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 	s->next = net->streams;
 	net->streams = s;
 	node_flush_all(&net->n);
+	fe_settle(net);
 	*out = s;
 	return 0;
 }
@@ -412,6 +419,7 @@ grove_stream_destroy(grove_stream *s)
 	grove_net *net = s->net;
 	node_stream_destroy(&net->n, s->id, 1);
 	node_flush_all(&net->n);
+	fe_settle(net);
 	for (grove_stream **pp = &net->streams; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
@@ -450,6 +458,7 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 	node_stream_set_params_local(&s->net->n, ctl);
 	grove_packet_unref(ctl);
 	node_flush_all(&s->net->n);
+	fe_settle(s->net);
 	return 0;
 }
 
@@ -656,6 +665,7 @@ grove_net_load_filter(grove_net *net, const char *name, const char *path,
 		rc = GROVE_EFILTER;
 	}
 	node_load_req_free(n, r);
+	fe_settle(net);
 	return rc;
 }
 
@@ -719,6 +729,7 @@ grove_net_trace_collect(grove_net *net, int timeout_ms)
 		fe_run(net, left < 0 || left > 50 ? 50 : left);
 	}
 	net->trace_req = 0;
+	fe_settle(net);
 	if (net->trace_answers < net->trace_expect) {
 		fe_set_error(net, "event spaces: %u of %u processes answered within "
 		    "%d ms (back-ends answer inside their next Grove call)",

@@ -26,6 +26,7 @@
 
 #include "core/log.h"
 #include "net/sockio.h"
+#include "net/watch_note.h"
 #include "tbon/fe_internal.h"
 
 static void client_close(fe_ctl_client *c);
@@ -116,6 +117,7 @@ start_collect(grove_net *net, fe_ctl_client *c, long timeout_ms)
 	fe_ctl *ctl = &net->ctl;
 	c->state = FE_CTL_WAITING;
 	uv_poll_stop(&c->poll);
+	watch_note_changed(&net->n.loop);
 	/* A collection already under way (from the API or another client)
 	 * answers this client too. */
 	if (net->trace_req != 0)
@@ -224,6 +226,7 @@ on_listen_readable(uv_poll_t *p, int status, int events)
 		c->poll.data = c;
 		c->state = FE_CTL_READING;
 		uv_poll_start(&c->poll, UV_READABLE, on_client_readable);
+		watch_note_changed(&net->n.loop);
 	}
 }
 
@@ -247,6 +250,7 @@ fe_ctl_open(grove_net *net)
 	uv_timer_init(&net->n.loop, &ctl->timer);
 	ctl->timer.data = net;
 	uv_poll_start(&ctl->lpoll, UV_READABLE, on_listen_readable);
+	watch_note_changed(&net->n.loop);
 	ctl->open = 1;
 	return 0;
 }

@@ -85,8 +85,15 @@ struct grove_net {
 
 void fe_event(grove_net *net, const grove_event *ev);
 void fe_update_waitfd(grove_net *net);
-/* Run the network's loop for at most timeout_ms. */
+/* Run the network's loop for at most timeout_ms (and settle). */
 void fe_run(grove_net *net, int timeout_ms);
+/* Before a public call returns to a tool that polls grove_net_fd(): run
+ * the loop without blocking until libuv's epoll set holds every watcher
+ * started meanwhile (a new link, a write waiting for room), so that the
+ * tool's poll wakes for them.  Free unless the tool has the descriptor
+ * and a watcher changed.  fe_run and fe_wait_writable do it; a public
+ * call that sends without either calls it itself. */
+void fe_settle(grove_net *net);
 /* Wait for room on the child links (back-pressure for senders). */
 int fe_wait_writable(grove_net *net);
 /* Send a DATA packet down from the FE as it is (fe_api.c). */

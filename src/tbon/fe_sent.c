@@ -28,8 +28,10 @@ grove_net_wait_sent(grove_net *net, int timeout_ms)
 			if (w > wait)
 				wait = w;
 		}
-		if (!wait)
+		if (!wait) {
+			fe_settle(net);
 			return 0;
+		}
 		uint64_t ms_now = sockio_now_ms();
 		if (timeout_ms >= 0 && ms_now >= deadline) {
 			fe_set_error(net, "sent data still waiting to leave after %d "

@@ -62,6 +62,7 @@ grove_net_clock_skew(grove_net *net, unsigned rounds, grove_skew *out,
 		out[ranks[i]].error_ns = err[i];
 		measured++;
 	}
+	fe_settle(net);
 	/* Shipped event spaces are aligned with the latest offsets. */
 	fe_trace_offsets_store(net, out, nb);
 	if (measured < nb) {

@@ -5,10 +5,17 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "net/watch_note.h"
+
 int
 waitfd_init(waitfd *w, uv_loop_t *loop)
 {
 	w->signalled = 0;
+	/* The loop already watches descriptors that it may not have handed
+	 * to its epoll set yet. */
+	w->watchers_changed = 1;
+	w->loop = loop;
+	watch_note_attach(loop, &w->watchers_changed);
 	w->ep = epoll_create1(EPOLL_CLOEXEC);
 	w->ev = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->ep < 0 || w->ev < 0)
@@ -24,6 +31,9 @@ waitfd_init(waitfd *w, uv_loop_t *loop)
 void
 waitfd_fini(waitfd *w)
 {
+	if (w->loop)
+		watch_note_attach(w->loop, NULL);
+	w->loop = NULL;
 	if (w->ep >= 0)
 		close(w->ep);
 	if (w->ev >= 0)

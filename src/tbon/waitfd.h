@@ -13,8 +13,16 @@ typedef struct waitfd {
 	int used;   /* the tool asked for the descriptor; until then keeping
 	               the eventfd in step would cost two system calls per
 	               packet for nothing */
+	int watchers_changed; /* the loop's note (net/watch_note.h): a
+	                         watcher changed that libuv's epoll set will
+	                         only hold after one more pass */
+	uv_loop_t *loop;
+	int in_pass;  /* the loop is running: a callback's Grove call must
+	                 not run it again (uv_run is not reentrant); the
+	                 outer call settles */
 } waitfd;
 
+/* Also points the loop's watcher note at w (until waitfd_fini). */
 int waitfd_init(waitfd *w, uv_loop_t *loop);
 void waitfd_fini(waitfd *w);
 void waitfd_update_(waitfd *w, int pending);
@@ -28,8 +36,25 @@ waitfd_set(waitfd *w, int pending)
 	if (w->used && pending != w->signalled)
 		waitfd_update_(w, pending);
 }
-/* Hand the descriptor to the tool (from now on it is kept in step). */
+/* Hand the descriptor to the tool (from now on it is kept in step).  The
+ * caller then settles it (waitfd_stale). */
 int waitfd_get(waitfd *w, int pending);
+
+/* Whether the loop must run one more non-blocking pass before control
+ * goes back to a tool that polls the descriptor: a watcher was started or
+ * changed since the last pass, and libuv adds it to the epoll set the
+ * tool polls only when its loop runs again.  Clears the note (a pass may
+ * note new changes: ask again after it).  Inline and free of system
+ * calls: public calls ask it on every return, and only a tool that has
+ * the descriptor ever gets a yes. */
+static inline int
+waitfd_stale(waitfd *w)
+{
+	if (!w->used || !w->watchers_changed || w->in_pass)
+		return 0;
+	w->watchers_changed = 0;
+	return 1;
+}
 
 /* Run the loop once: block at most timeout_ms (0: do not block; < 0: until
  * something happens).  t is an initialised timer owned by the caller. */
