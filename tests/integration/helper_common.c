@@ -502,6 +502,17 @@ it_net_opts(grove_net_opts *o, const char *topology, uint32_t backends)
 	o->commnode_exe = g_it.commnode;
 }
 
+void
+it_attach_opts(grove_net_opts *o, const char *topology, uint32_t backends,
+    const char *connect_file)
+{
+	it_net_opts(o, topology, backends);
+	o->mode = GROVE_LAUNCH_ATTACH;
+	o->be_exe = NULL;
+	o->be_argv = NULL;
+	o->connect_file = connect_file;
+}
+
 grove_net *
 it_net_create(const grove_net_opts *o)
 {
@@ -749,6 +760,25 @@ it_wait_gone(const pid_t *pids, size_t n, int ms)
 		if (!alive || it_now_ms() >= end)
 			return alive;
 		it_sleep_ms(20);
+	}
+}
+
+void
+it_wait_attached_exit(const pid_t *pids, uint32_t n, int ms)
+{
+	uint64_t end = it_now_ms() + (uint64_t)ms;
+	for (uint32_t r = 0; r < n; r++) {
+		int status = 0;
+		pid_t w;
+		while ((w = waitpid(pids[r], &status, WNOHANG)) == 0 &&
+		    it_now_ms() < end)
+			it_sleep_ms(10);
+		if (w != pids[r])
+			IT_FAIL("attached BE rank %u (pid %d) still running "
+			    "%d ms after grove_net_destroy", r, (int)pids[r], ms);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			IT_FAIL("attached BE rank %u ended with status 0x%x",
+			    r, (unsigned)status);
 	}
 }
 

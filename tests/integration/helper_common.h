@@ -137,6 +137,10 @@ void it_remove_segments(const char *netid);
 
 /* Options for a network of be_worker back-ends started by Grove. */
 void it_net_opts(grove_net_opts *o, const char *topology, uint32_t backends);
+/* it_net_opts for attach mode: Grove starts no BE, and writes the
+ * connection file to connect_file (NULL: none). */
+void it_attach_opts(grove_net_opts *o, const char *topology, uint32_t backends,
+    const char *connect_file);
 /* Create a network from o; fails the test with the last error otherwise. */
 grove_net *it_net_create(const grove_net_opts *o);
 /* it_net_opts + it_net_create. */
@@ -190,6 +194,10 @@ size_t it_wait_gone(const pid_t *pids, size_t n, int ms);
 /* Wait up to ms until this process has no live descendant except those
  * in keep[0..nkeep); fails the test listing the survivors otherwise. */
 void it_check_no_procs(const pid_t *keep, size_t nkeep, int ms);
+/* Attached BEs the test started (pids[0..n), index = rank) must all exit
+ * with status 0 within ms after grove_net_destroy; fails the test naming
+ * the first that does not. */
+void it_wait_attached_exit(const pid_t *pids, uint32_t n, int ms);
 /* SIGKILL every descendant (and their process groups). */
 void it_kill_descendants(void);
 

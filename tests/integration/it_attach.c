@@ -116,11 +116,7 @@ attach_case(const char *topo, uint32_t n)
 	    strchr(topo, ':') ? "tree" : topo, n);
 
 	grove_net_opts o;
-	it_net_opts(&o, topo, n);
-	o.mode = GROVE_LAUNCH_ATTACH;
-	o.be_exe = NULL;
-	o.be_argv = NULL;
-	o.connect_file = path;
+	it_attach_opts(&o, topo, n, path);
 	grove_net *net = NULL;
 	CHECK_OK_NET(net, grove_net_create(&o, &net));
 	CHECK(net != NULL);
@@ -170,20 +166,7 @@ attach_case(const char *topo, uint32_t n)
 
 	/* Shutting down ends the attached BEs too: they exit cleanly. */
 	grove_net_destroy(net);
-	uint64_t end = it_now_ms() + 5000;
-	for (uint32_t r = 0; r < n; r++) {
-		int status = 0;
-		pid_t w;
-		while ((w = waitpid(pids[r], &status, WNOHANG)) == 0 &&
-		    it_now_ms() < end)
-			it_sleep_ms(10);
-		if (w != pids[r])
-			IT_FAIL("attached BE rank %u (pid %d) still running "
-			    "5 s after grove_net_destroy", r, (int)pids[r]);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			IT_FAIL("attached BE rank %u ended with status 0x%x",
-			    r, (unsigned)status);
-	}
+	it_wait_attached_exit(pids, n, 5000);
 	it_check_no_procs(NULL, 0, 5000);
 	it_step("destroyed; attached BEs exited");
 }
@@ -217,11 +200,7 @@ attach_api_case(const char *topo, uint32_t n)
 	it_step("--- attach through the API only, %s with %u backends",
 	    topo, n);
 	grove_net_opts o;
-	it_net_opts(&o, topo, n);
-	o.mode = GROVE_LAUNCH_ATTACH;
-	o.be_exe = NULL;
-	o.be_argv = NULL;
-	o.connect_file = NULL;
+	it_attach_opts(&o, topo, n, NULL);
 	grove_net *net = NULL;
 	CHECK_OK_NET(net, grove_net_create(&o, &net));
 	CHECK(net != NULL);
@@ -273,19 +252,7 @@ attach_api_case(const char *topo, uint32_t n)
 	it_check_rank_sum(net);
 
 	grove_net_destroy(net);
-	for (uint32_t r = 0; r < n; r++) {
-		uint64_t end = it_now_ms() + 5000;
-		pid_t w;
-		while ((w = waitpid(pids[r], &status, WNOHANG)) == 0 &&
-		    it_now_ms() < end)
-			it_sleep_ms(10);
-		if (w != pids[r])
-			IT_FAIL("attached BE rank %u (pid %d) still running "
-			    "5 s after grove_net_destroy", r, (int)pids[r]);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			IT_FAIL("attached BE rank %u ended with status 0x%x",
-			    r, (unsigned)status);
-	}
+	it_wait_attached_exit(pids, n, 5000);
 	it_check_no_procs(NULL, 0, 5000);
 	it_step("destroyed; attached BEs exited");
 }

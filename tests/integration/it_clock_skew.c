@@ -253,11 +253,7 @@ attach_mode(void)
 	it_step("--- attach mode, kary:2, %d back-ends, rank r at r * 2 ms", NB);
 	snprintf(file, sizeof file, "%s/skew.connect", it_tmpdir());
 	grove_net_opts o;
-	it_net_opts(&o, "kary:2", NB);
-	o.mode = GROVE_LAUNCH_ATTACH;
-	o.be_exe = NULL;
-	o.be_argv = NULL;
-	o.connect_file = file;
+	it_attach_opts(&o, "kary:2", NB, file);
 	grove_net *net = it_net_create(&o);
 	setenv("GROVE_CLOCK_INJECT_NS", "2000000", 1);
 	for (uint32_t r = 0; r < NB; r += 2)

@@ -259,11 +259,7 @@ attached(const char *dir)
 	CHECK(fclose(f) == 0);
 	CHECK(setenv("GROVE_CLUSTER_MAP", map, 1) == 0);
 	grove_net_opts o;
-	it_net_opts(&o, "levels:1x1", 1);
-	o.mode = GROVE_LAUNCH_ATTACH;
-	o.be_exe = NULL;
-	o.be_argv = NULL;
-	o.connect_file = conn_file;
+	it_attach_opts(&o, "levels:1x1", 1, conn_file);
 	grove_net *net = it_net_create(&o);
 	pid_t be = start_attached_be(conn_file);
 	CHECK(unsetenv("GROVE_CLUSTER_MAP") == 0);

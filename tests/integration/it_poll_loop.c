@@ -269,11 +269,7 @@ poll_fe_case(uint32_t n)
 	char path[4096];
 	snprintf(path, sizeof path, "%s/poll-fe.conn", it_tmpdir());
 	grove_net_opts o;
-	it_net_opts(&o, "flat", n);
-	o.mode = GROVE_LAUNCH_ATTACH;
-	o.be_exe = NULL;
-	o.be_argv = NULL;
-	o.connect_file = path;
+	it_attach_opts(&o, "flat", n, path);
 	grove_net *net = it_net_create(&o);
 	/* The descriptor before anyone connects, as a tool would take it. */
 	CHECK(grove_net_fd(net) >= 0);
@@ -325,20 +321,7 @@ poll_fe_case(uint32_t n)
 	CHECK_OK_NET(net, grove_stream_destroy(sum));
 
 	grove_net_destroy(net);
-	uint64_t end = it_now_ms() + 5000;
-	for (uint32_t r = 0; r < n; r++) {
-		int status = 0;
-		pid_t w;
-		while ((w = waitpid(pids[r], &status, WNOHANG)) == 0 &&
-		    it_now_ms() < end)
-			it_sleep_ms(10);
-		if (w != pids[r])
-			IT_FAIL("attached BE rank %u still running 5 s after "
-			    "grove_net_destroy", r);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			IT_FAIL("attached BE rank %u ended with status 0x%x", r,
-			    (unsigned)status);
-	}
+	it_wait_attached_exit(pids, n, 5000);
 	it_check_no_procs(NULL, 0, 5000);
 	it_step("destroyed; attached BEs exited");
 }
