@@ -158,11 +158,10 @@ int grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms);
 
 /* A file descriptor that is readable when grove_net_progress(), a receive
  * or grove_net_next_event() would find something to do.  It holds every
- * link and pending write whenever a Grove call returns.  Timers
- * (heartbeats, a time-based sync filter's window) do not make it
- * readable: a tool that needs them polls with a timeout of at most
- * heartbeat_ms / sync_timeout_ms and calls grove_net_progress() then
- * too.  Owned by the network: do not close it. */
+ * link and pending write, and a timer set to Grove's next timer
+ * (heartbeats, a time-based sync filter's window), whenever a Grove call
+ * returns: polling it alone drives the network.  Owned by the network: do
+ * not close it. */
 int grove_net_fd(grove_net *net);
 /* Do whatever work is pending without blocking. */
 int grove_net_progress(grove_net *net);

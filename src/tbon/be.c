@@ -187,7 +187,7 @@ be_new(void)
 {
 	grove_be *be = calloc(1, sizeof *be);
 	if (be)
-		be->wfd.ep = be->wfd.ev = -1;
+		be->wfd.ep = be->wfd.ev = be->wfd.tf = -1;
 	return be;
 }
 

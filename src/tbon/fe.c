@@ -228,6 +228,7 @@ fe_settle(grove_net *net)
 {
 	while (waitfd_stale(&net->wfd))
 		fe_pass(net, 0);
+	waitfd_arm_timer(&net->wfd);
 }
 
 void
@@ -416,7 +417,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	if (!net)
 		return GROVE_ENOMEM;
 	*out = net;
-	net->wfd.ep = net->wfd.ev = -1;
+	net->wfd.ep = net->wfd.ev = net->wfd.tf = -1;
 	net->next_stream = 1;
 	net->next_req = 1;
 	boot_init(&net->b);

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "net/watch_note.h"
@@ -16,13 +17,17 @@ waitfd_init(waitfd *w, uv_loop_t *loop)
 	w->watchers_changed = 1;
 	w->loop = loop;
 	watch_note_attach(loop, &w->watchers_changed);
+	w->tf_due = UINT64_MAX;
 	w->ep = epoll_create1(EPOLL_CLOEXEC);
 	w->ev = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->ep < 0 || w->ev < 0)
+	w->tf = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (w->ep < 0 || w->ev < 0 || w->tf < 0)
 		return -1;
 	struct epoll_event e = {.events = EPOLLIN};
 	e.data.fd = w->ev;
 	epoll_ctl(w->ep, EPOLL_CTL_ADD, w->ev, &e);
+	e.data.fd = w->tf;
+	epoll_ctl(w->ep, EPOLL_CTL_ADD, w->tf, &e);
 	e.data.fd = uv_backend_fd(loop);
 	epoll_ctl(w->ep, EPOLL_CTL_ADD, e.data.fd, &e);
 	return 0;
@@ -38,7 +43,9 @@ waitfd_fini(waitfd *w)
 		close(w->ep);
 	if (w->ev >= 0)
 		close(w->ev);
-	w->ep = w->ev = -1;
+	if (w->tf >= 0)
+		close(w->tf);
+	w->ep = w->ev = w->tf = -1;
 }
 
 void
@@ -54,6 +61,28 @@ waitfd_update_(waitfd *w, int pending)
 		return;
 	}
 	w->signalled = pending;
+}
+
+void
+waitfd_arm_timer_(waitfd *w)
+{
+	if (w->tf < 0 || !w->loop)
+		return;
+	/* libuv's timers run on its cached loop time, in ms. */
+	int t = uv_backend_timeout(w->loop);
+	uint64_t now = uv_now(w->loop);
+	uint64_t due = t < 0 ? UINT64_MAX : now + (uint64_t)t;
+	int fired = w->tf_due != UINT64_MAX && now >= w->tf_due;
+	if (due == w->tf_due && !fired)
+		return;
+	/* A zero it_value would disarm: "due now" is 1 ns. */
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	if (t >= 0) {
+		its.it_value.tv_sec = t / 1000;
+		its.it_value.tv_nsec = (long)(t % 1000) * 1000000L + (t == 0);
+	}
+	if (timerfd_settime(w->tf, 0, &its, NULL) == 0)
+		w->tf_due = due;
 }
 
 int

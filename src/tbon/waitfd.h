@@ -1,6 +1,8 @@
 /* The descriptor a tool polls (internal): an epoll set holding the event
- * loop's own descriptor and an eventfd that is kept readable while an
- * application queue holds something. */
+ * loop's own descriptor, an eventfd that is kept readable while an
+ * application queue holds something, and a timerfd set to the loop's next
+ * timer (heartbeats, a time-out synchronization filter's window), so that
+ * a tool that only polls also runs Grove when a timer is due. */
 #ifndef GROVE_WAITFD_H
 #define GROVE_WAITFD_H
 
@@ -20,6 +22,8 @@ typedef struct waitfd {
 	int in_pass;  /* the loop is running: a callback's Grove call must
 	                 not run it again (uv_run is not reentrant); the
 	                 outer call settles */
+	int tf;           /* timerfd: readable when the loop's next timer is due */
+	uint64_t tf_due;  /* loop time (ms) it is set for; UINT64_MAX: unset */
 } waitfd;
 
 /* Also points the loop's watcher note at w (until waitfd_fini). */
@@ -54,6 +58,20 @@ waitfd_stale(waitfd *w)
 		return 0;
 	w->watchers_changed = 0;
 	return 1;
+}
+
+void waitfd_arm_timer_(waitfd *w);
+
+/* Sets the timerfd to the loop's next timer, or clears it when there is
+ * none.  Called where a public call returns to the tool, after the last
+ * loop pass.  Inline: nothing to do until the tool asked for the
+ * descriptor; after that, a system call only when the next timer changed
+ * or has come due (re-arming also makes a fired timerfd quiet). */
+static inline void
+waitfd_arm_timer(waitfd *w)
+{
+	if (w->used && !w->in_pass)
+		waitfd_arm_timer_(w);
 }
 
 /* Run the loop once: block at most timeout_ms (0: do not block; < 0: until

@@ -2,7 +2,8 @@
  * driven only by poll() on grove_be_fd() / grove_net_fd() and Grove's
  * non-blocking calls.  Neither ever makes a blocking Grove call, so
  * everything they do must be woken by the descriptor alone: a new link,
- * data on a link, a large reply waiting for the link to take it.
+ * data on a link, a large reply waiting for the link to take it, a timer
+ * of the front-end's loop (a time-out synchronization filter's window).
  *
  * The poll-driven back-end is this program itself, started by Grove with
  * "--poll-be".
@@ -326,6 +327,46 @@ poll_fe_case(uint32_t n)
 	it_step("destroyed; attached BEs exited");
 }
 
+/* A wave that only a timer can release: a "timeout" stream over two
+ * back-ends of which one never attaches.  Its window closes on a timer
+ * in the front-end's loop, with no data arriving anywhere; the descriptor
+ * must wake the tool for it, which then gets the partial wave (rank 0's
+ * value alone). */
+static void
+poll_fe_timer_case(void)
+{
+	it_step("--- poll-driven front-end: a wave released by its timeout");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/poll-timer.conn", it_tmpdir());
+	grove_net_opts o;
+	it_attach_opts(&o, "flat", 2, path);
+	grove_net *net = it_net_create(&o);
+	pid_t pid = it_start_attached_be(path, 0);
+	attach_state at = {.n = 1};
+	fe_poll_until(net, all_attached, &at, "admitting rank 0");
+
+	grove_stream_opts so;
+	grove_stream *s = NULL;
+	grove_stream_opts_init(&so);
+	so.up_filter = "sum";
+	so.sync_filter = "timeout";
+	so.sync_timeout_ms = 300;
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net),
+	    &so, &s));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	recv_state rs = {.s = s, .tag = WORKER_RANK, .want = 1};
+	fe_poll_until(net, received, &rs, "the timed-out wave");
+	int32_t v = -1;
+	CHECK_OK(grove_packet_unpack(rs.got[0], "%d", &v));
+	CHECK_INT_EQ(v, 0);
+	grove_packet_unref(rs.got[0]);
+	it_step("the timeout released rank 0's value alone");
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	grove_net_destroy(net);
+	it_wait_attached_exit(&pid, 1, 5000);
+	it_check_no_procs(NULL, 0, 5000);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -336,5 +377,6 @@ main(int argc, char **argv)
 	poll_be_case("flat", 4, GROVE_LOCAL_LINK_SOCKET);
 	poll_be_case("kary:2", 6, GROVE_LOCAL_LINK_DEFAULT);
 	poll_fe_case(4);
+	poll_fe_timer_case();
 	return it_done();
 }
