@@ -113,6 +113,9 @@ const char *it_source_dir(void);
  * result is written to buf (cap bytes); returns buf. */
 char *it_build_path(const char *name, char *buf, size_t cap);
 
+/* The be_worker and grove-commnode programs of the build under test. */
+const char *it_be_worker_path(void);
+const char *it_commnode_path(void);
 /* A fresh private directory (mkdtemp), removed with its files at exit. */
 const char *it_tmpdir(void);
 
