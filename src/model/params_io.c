@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textfile.h"
 #include "model/model_impl.h"
 
 #define LOGP_MAGIC "grove-logp"
@@ -404,7 +405,6 @@ int
 grove_logp_params_load(const char *path, grove_logp_params **out, char *err,
     size_t errlen)
 {
-	FILE *f;
 	char *text;
 	size_t n;
 	int rc;
@@ -413,36 +413,21 @@ grove_logp_params_load(const char *path, grove_logp_params **out, char *err,
 		errfmt(err, errlen, "invalid argument");
 		return GROVE_EINVAL;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		int e = errno;
-
-		errfmt(err, errlen, "cannot open: %s", strerror(e));
-		return e == ENOENT ? GROVE_ENOENT : GROVE_ESYS;
-	}
-	text = malloc(LOGP_MAX_FILE + 1);
-	if (!text) {
-		fclose(f);
-		errfmt(err, errlen, "out of memory");
-		return GROVE_ENOMEM;
-	}
-	n = fread(text, 1, LOGP_MAX_FILE + 1, f);
-	if (ferror(f)) {
-		errfmt(err, errlen, "read failed: %s", strerror(errno));
-		rc = GROVE_ESYS;
-	} else if (n > LOGP_MAX_FILE) {
+	rc = core_read_file(path, LOGP_MAX_FILE, &text, &n, err, errlen);
+	if (rc == GROVE_ERANGE) {
 		errfmt(err, errlen, "larger than %d bytes: not a parameter "
 		    "file", LOGP_MAX_FILE);
-		rc = GROVE_EINVAL;
-	} else if (memchr(text, '\0', n)) {
+		return GROVE_EINVAL;
+	}
+	if (rc != 0)
+		return rc;
+	if (memchr(text, '\0', n)) {
 		errfmt(err, errlen, "contains a NUL byte: not a parameter "
 		    "file");
 		rc = GROVE_EINVAL;
 	} else {
-		text[n] = '\0';
 		rc = grove_logp_params_parse_string(text, out, err, errlen);
 	}
-	fclose(f);
 	free(text);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "codec/wire.h"
 #include "core/log.h"
+#include "core/textfile.h"
 #include "grove/backend.h"
 #include "grove/trace.h"
 #include "net/auth.h"
@@ -270,55 +271,6 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	return rc;
 }
 
-/* All of a connection file (which holds one line per back-end: a few
- * MB for the largest networks; more is not a connection file). */
-static int
-read_small_file(const char *path, char **out, size_t *len, char *why,
-    size_t whylen)
-{
-	enum { MAX_BYTES = 256u << 20 };
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return GROVE_ENOENT;
-	}
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 4096;
-			char *nb = ncap <= MAX_BYTES ? realloc(buf, ncap) : NULL;
-			if (!nb) {
-				snprintf(why, whylen, ncap > MAX_BYTES ?
-				    "larger than %u MiB" : "out of memory",
-				    MAX_BYTES >> 20);
-				rc = ncap > MAX_BYTES ? GROVE_EPROTO : GROVE_ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0) {
-			if (ferror(f)) {
-				snprintf(why, whylen, "read failed");
-				rc = GROVE_ESYS;
-			}
-			break;
-		}
-	}
-	fclose(f);
-	if (rc != 0) {
-		free(buf);
-		return rc;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 int
 grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out)
 {
@@ -329,7 +281,12 @@ grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out)
 	size_t len = 0;
 	char why[400];
 	connfile_record rec;
-	int rc = read_small_file(connect_file, &text, &len, why, sizeof why);
+	/* A connection file holds a line per back-end: a few MB for the
+	 * largest networks; more is not a connection file. */
+	int rc = core_read_file(connect_file, 256u << 20, &text, &len, why,
+	    sizeof why);
+	if (rc == GROVE_ERANGE)
+		rc = GROVE_EPROTO;
 	if (rc == 0) {
 		rc = connfile_find(text, len, rank, &rec, why, sizeof why);
 		auth_wipe(text, len);

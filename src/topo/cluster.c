@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textfile.h"
+
 /* Ranges are kept sorted by first node and never overlap, so a lookup is
  * a binary search whatever order the map was written in. */
 typedef struct cl_range {
@@ -461,37 +463,12 @@ grove_cluster_map_parse_file(const char *path, grove_cluster_map **out,
 {
 	if (!path || !out)
 		return GROVE_EINVAL;
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return GROVE_ENOENT;
-	}
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	int rc = 0;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			size_t nc = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, nc);
-			if (!nb) {
-				rc = GROVE_ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = nc;
-		}
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (rc == 0 && ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		rc = GROVE_ESYS;
-	}
-	fclose(f);
+	char *buf = NULL, why[256];
+	size_t n = 0;
+	int rc = core_read_file(path, 0, &buf, &n, why, sizeof why);
+	if (rc != 0)
+		snprintf(err, errlen, "%s: %s", path, why);
 	if (rc == 0) {
-		buf[n] = 0;
 		if (memchr(buf, 0, n)) {
 			snprintf(err, errlen, "%s: not a text file", path);
 			rc = GROVE_EFORMAT;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textfile.h"
 #include "topo/topo_impl.h"
 
 static int
@@ -128,41 +129,13 @@ grove_hostlist_parse_string(const char *text, grove_hostlist **out,
 int
 topo_read_file(const char *path, char **text, char *err, size_t errlen)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
+	char *buf;
+	size_t len;
+	int rc = core_read_file(path, 0, &buf, &len, err, errlen);
 
 	*text = NULL;
-	f = fopen(path, "r");
-	if (!f) {
-		errfmt(err, errlen, "cannot open: %s", strerror(errno));
-		return errno == ENOENT ? GROVE_ENOENT : GROVE_ESYS;
-	}
-	do {
-		if (cap - len < 4096) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 8192;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				errfmt(err, errlen, "out of memory");
-				return GROVE_ENOMEM;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		errfmt(err, errlen, "read error: %s", strerror(errno));
-		free(buf);
-		fclose(f);
-		return GROVE_ESYS;
-	}
-	fclose(f);
-	buf[len] = '\0';
+	if (rc != 0)
+		return rc;
 	if (strlen(buf) != len) {
 		size_t at = strlen(buf);
 		uint32_t line = 1;
