@@ -54,6 +54,7 @@ typedef struct micro_cfg {
 	int create_timeout_ms;
 	int measure_cost;   /* also count CPU time and trace tuples per phase */
 	int cp_sched_batch; /* grove_net_opts.cp_sched_batch */
+	grove_cpu_bind cpu_bind; /* grove_net_opts.cpu_bind */
 } micro_cfg;
 
 typedef struct micro_res {
@@ -181,6 +182,7 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 	memset(r, 0, sizeof *r);
 	tool_net_opts(&o, pg, c->spec, c->backends);
 	o.cp_sched_batch = c->cp_sched_batch;
+	o.cpu_bind = c->cpu_bind;
 	if (c->create_timeout_ms > 0)
 		o.timeout_ms = c->create_timeout_ms;
 	double t0 = tool_now();
@@ -236,6 +238,16 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 	return rc;
 }
 
+/* The placement in effect: the option, else $GROVE_CPU_BIND. */
+static const char *
+micro_cpu_bind_name(const micro_cfg *c)
+{
+	if (c->cpu_bind != GROVE_CPU_BIND_DEFAULT)
+		return c->cpu_bind == GROVE_CPU_BIND_SUBTREE ? "subtree" : "none";
+	const char *env = getenv("GROVE_CPU_BIND");
+	return env && !strcmp(env, "subtree") ? "subtree" : "none";
+}
+
 static void
 micro_print_json(const micro_cfg *c, const micro_res *r)
 {
@@ -254,6 +266,7 @@ micro_print_json(const micro_cfg *c, const micro_res *r)
 	const char *env = getenv("GROVE_CP_SCHED");
 	printf(", \"cp_sched\": \"%s\"", c->cp_sched_batch ||
 	    (env && !strcmp(env, "batch")) ? "batch" : "other");
+	printf(", \"cpu_bind\": \"%s\"", micro_cpu_bind_name(c));
 	tool_json_machine();
 	printf("}\n");
 }
@@ -262,8 +275,9 @@ static void
 micro_print_text(const micro_cfg *c, const micro_res *r)
 {
 	printf("grove bench micro: topology %s, %u back-ends (%" PRIu32
-	    " communication processes, depth %" PRIu32 ")\n", c->spec,
-	    c->backends, r->cps, r->depth);
+	    " communication processes, depth %" PRIu32 ")%s\n", c->spec,
+	    c->backends, r->cps, r->depth, strcmp(micro_cpu_bind_name(c),
+	    "subtree") ? "" : ", subtrees bound to CPUs");
 	printf("  instantiation   %10.2f ms\n", r->inst_s * 1e3);
 	printf("  round trip      %10.3f ms   mean of %d (min %.3f, median "
 	    "%.3f, max %.3f)\n", r->rt_mean_s * 1e3, c->rt_iters,
@@ -280,7 +294,8 @@ bench_usage(FILE *f)
 	    "usage: grove bench micro [--topology SPEC] [--backends N]\n"
 	    "                         [--rt-iters R] [--thru-iters T] "
 	    "[--json]\n"
-	    "                         [--cp-sched batch|other]\n"
+	    "                         [--cp-sched batch|other] "
+	    "[--cpu-bind none|subtree]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
 	    "                         [--rt-iters R] [--thru-iters T]\n"
@@ -307,6 +322,10 @@ bench_usage(FILE *f)
 	    "64 back-ends.\n"
 	    "  --cp-sched batch: the CPs run under SCHED_BATCH "
 	    "(grove_net_opts.cp_sched_batch).\n"
+	    "  --cpu-bind subtree: every subtree keeps to its share of the "
+	    "CPUs\n"
+	    "  (grove_net_opts.cpu_bind); default: $GROVE_CPU_BIND, else "
+	    "none.\n"
 	    "trace: cost of one trace record (on and off) and the "
 	    "micro-benchmark\n"
 	    "  with tracing on and off, K rounds of one pair (default 15); "
@@ -363,6 +382,16 @@ parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
 				return 2;
 			}
 			c->cp_sched_batch = v[0] == 'b';
+			continue;
+		}
+		if (!strcmp(a, "--cpu-bind")) {
+			if (strcmp(v, "none") && strcmp(v, "subtree")) {
+				fprintf(stderr, "grove bench: --cpu-bind wants "
+				    "none or subtree, not '%s'\n", v);
+				return 2;
+			}
+			c->cpu_bind = v[0] == 's' ? GROVE_CPU_BIND_SUBTREE :
+			    GROVE_CPU_BIND_NONE;
 			continue;
 		}
 		if (!strcmp(a, "--backends"))

@@ -42,6 +42,23 @@ typedef enum grove_local_link {
 	GROVE_LOCAL_LINK_SOCKET,
 } grove_local_link;
 
+/* Where the processes a network starts on a host may run. */
+typedef enum grove_cpu_bind {
+	/* $GROVE_CPU_BIND=subtree turns binding on, else as NONE. */
+	GROVE_CPU_BIND_DEFAULT = 0,
+	/* On every CPU their parent may use (the operating system places
+	 * them). */
+	GROVE_CPU_BIND_NONE,
+	/* Every node divides the CPUs it may use among the children it
+	 * starts on its own host, in topology order (contiguous runs, or
+	 * one CPU per child when there are more children than CPUs), and
+	 * each child divides its share among its own children: a subtree
+	 * keeps to its CPUs, so a CP and its children wake each other on
+	 * the same core.  The tool's own process is never moved; children
+	 * on other hosts start unbound and divide their host's CPUs. */
+	GROVE_CPU_BIND_SUBTREE,
+} grove_cpu_bind;
+
 typedef struct grove_net_opts {
 	/* Topology: a spec ("kary:8") with `backends`, or a file. */
 	const char *topology;       /* default "flat" */
@@ -82,6 +99,13 @@ typedef struct grove_net_opts {
 	 * (a few ms) later forwarding when they share them with busy
 	 * applications.  0: $GROVE_CP_SCHED=batch turns it on, else off. */
 	int cp_sched_batch;
+	/* Placement of the CPs and BEs this network starts (see
+	 * grove_cpu_bind).  GROVE_CPU_BIND_SUBTREE makes round trips faster
+	 * when a tree's processes outnumber the cores they share (kary:8
+	 * with 64 BEs on 2 cores: about 14%); it costs a busy subtree the
+	 * other cores, so back-ends that compute, or a tree that shares the
+	 * host with an application, are better left unbound (the default). */
+	grove_cpu_bind cpu_bind;
 } grove_net_opts;
 
 void grove_net_opts_init(grove_net_opts *o);

@@ -56,6 +56,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	fprintf(f, "local-link %s\n", b->local_link_socket ? "socket" : "pipe");
 	if (b->cp_sched_batch)
 		fprintf(f, "cp-sched batch\n");
+	if (b->cpu_bind_subtree)
+		fprintf(f, "cpu-bind subtree\n");
 	if (b->tsc_invariant == 0 || b->tsc_invariant == 1)
 		fprintf(f, "tsc-invariant %d\n", b->tsc_invariant);
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
@@ -156,6 +158,8 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 			}
 		} else if (!strcmp(line, "cp-sched")) {
 			rc = choice(val, "other", "batch", &b->cp_sched_batch);
+		} else if (!strcmp(line, "cpu-bind")) {
+			rc = choice(val, "none", "subtree", &b->cpu_bind_subtree);
 		} else if (!strcmp(line, "tsc-invariant")) {
 			rc = choice(val, "0", "1", &b->tsc_invariant);
 		} else if (!strcmp(line, "local-link")) {

@@ -24,6 +24,7 @@ typedef struct boot {
 	int parent_wfd;         /* its own host: the pipes to it, or -1 */
 	int local_link_socket;  /* local children use the Unix socket */
 	int cp_sched_batch;     /* CPs run under SCHED_BATCH */
+	int cpu_bind_subtree;   /* local children get a share of our CPUs */
 	int tsc_invariant;      /* the parent's answer on the same host (0 or
 	                           1; -1: ask the CPU), see trace_tsc_hint */
 	uint32_t node;          /* the child's topology node id */

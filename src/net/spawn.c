@@ -74,7 +74,7 @@ spawn_children_sched_other(void)
  * is live across vfork.  The child only makes system calls. */
 static pid_t __attribute__((noinline))
 start_process(const char *path, char *const *av, char **env, int in_fd,
-    int err_fd, int local, const int *keep, int nkeep)
+    int err_fd, const spawn_local *local)
 {
 	pid_t parent = getpid();
 	pid_t pid = vfork();
@@ -89,13 +89,17 @@ start_process(const char *path, char *const *av, char **env, int in_fd,
 			_exit(127);
 		/* The child's own descriptor table: the parent's copies stay
 		 * close-on-exec, so no other child inherits them. */
-		for (int i = 0; i < nkeep; i++)
-			if (fcntl(keep[i], F_SETFD, 0) < 0)
+		for (int i = 0; i < local->nkeep; i++)
+			if (fcntl(local->keep[i], F_SETFD, 0) < 0)
 				goto fail;
 		if (children_sched_other) {
 			struct sched_param sp = {0};
 			sched_setscheduler(0, SCHED_OTHER, &sp);
 		}
+		/* A CPU share is a placement hint: a child that cannot have
+		 * it (a cgroup took the CPU away since) runs where it may. */
+		if (local->cpus)
+			sched_setaffinity(0, sizeof *local->cpus, local->cpus);
 	}
 	execvpe(path, av, env);
 fail:
@@ -107,10 +111,13 @@ fail:
 
 int
 spawn_child(const char *host, const char *rsh, const char *exe,
-    char *const argv[], const char *boot, size_t boot_len, const int *keep,
-    int nkeep, pid_t *pidp, char *err, size_t errlen)
+    char *const argv[], const char *boot, size_t boot_len,
+    const spawn_local *how, pid_t *pidp, char *err, size_t errlen)
 {
 	int local = spawn_host_is_local(host);
+	static const spawn_local plain = {NULL, 0, NULL};
+	if (!how)
+		how = &plain;
 	int in[2] = {-1, -1}, ep[2] = {-1, -1};
 	char **env = NULL, **rargv = NULL, **shell = NULL, *cmd = NULL;
 	int rc = GROVE_ESPAWN;
@@ -157,8 +164,8 @@ spawn_child(const char *host, const char *rsh, const char *exe,
 	fcntl(in[1], F_SETPIPE_SZ, 1 << 20);
 	const char *path = local ? exe : rargv[0];
 	char *const *av = local ? argv : rargv;
-	pid_t pid = start_process(path, av, env, in[0], ep[1], local, keep,
-	    local ? nkeep : 0);
+	pid_t pid = start_process(path, av, env, in[0], ep[1], local ? how :
+	    NULL);
 	if (pid < 0) {
 		snprintf(err, errlen, "%s: fork: %s", host, strerror(errno));
 		goto out;

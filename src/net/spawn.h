@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+/* cpu_set_t: the includer defines _GNU_SOURCE. */
+#include <sched.h>
 
 /* 1 if host names this machine ("localhost", 127.x, or our hostname). */
 int spawn_host_is_local(const char *host);
@@ -22,16 +24,26 @@ int spawn_host_is_local(const char *host);
  * inherit).  Call once, before starting any. */
 void spawn_children_sched_other(void);
 
+/* What a child on this host gets besides its program; ignored for a
+ * remote host. */
+typedef struct spawn_local {
+	/* keep[0..nkeep): close-on-exec descriptors the child inherits under
+	 * the same numbers (its link to this process). */
+	const int *keep;
+	int nkeep;
+	/* The CPUs the child may run on (set before it runs anything, so its
+	 * own children inherit them); NULL: ours. */
+	const cpu_set_t *cpus;
+} spawn_local;
+
 /* Start exe with argv (argv[0] included, NULL-terminated) on host; rsh
  * is the remote shell setting, split on blanks into words (used only for
- * a remote host).  keep[0..nkeep) are close-on-exec descriptors a local
- * child inherits under the same numbers (its link to this process);
- * ignored for a remote host.  Returns 0 and *pid, or an error with err
+ * a remote host); local (may be NULL) applies to a local child.  Returns 0 and *pid, or an error with err
  * naming the host and the reason: GROVE_ESPAWN (with the program and,
  * e.g., exec's errno), GROVE_EINVAL (rsh has no word, or a remote host
  * name starts with '-'), GROVE_ENOMEM. */
 int spawn_child(const char *host, const char *rsh, const char *exe,
-    char *const argv[], const char *boot, size_t boot_len, const int *keep,
-    int nkeep, pid_t *pid, char *err, size_t errlen);
+    char *const argv[], const char *boot, size_t boot_len,
+    const spawn_local *local, pid_t *pid, char *err, size_t errlen);
 
 #endif

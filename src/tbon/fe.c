@@ -63,6 +63,16 @@ cp_sched_batch(int opt)
 	return s && !strcmp(s, "batch");
 }
 
+/* Subtree binding: the option, else $GROVE_CPU_BIND=subtree. */
+static int
+cpu_bind_subtree(grove_cpu_bind opt)
+{
+	if (opt != GROVE_CPU_BIND_DEFAULT)
+		return opt == GROVE_CPU_BIND_SUBTREE;
+	const char *s = getenv("GROVE_CPU_BIND");
+	return s && !strcmp(s, "subtree");
+}
+
 const char *
 grove_net_last_error(const grove_net *net)
 {
@@ -479,6 +489,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	b->attach = n->attach;
 	b->local_link_socket = n->local_link_socket;
 	b->cp_sched_batch = cp_sched_batch(o->cp_sched_batch);
+	b->cpu_bind_subtree = cpu_bind_subtree(o->cpu_bind);
 	b->timeout_ms = n->timeout_ms;
 	b->heartbeat_ms = n->heartbeat_ms;
 	b->backends = nb;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "core/log.h"
 #include "grove/error.h"
 #include "net/boot.h"
+#include "net/cpu_share.h"
 #include "net/sockio.h"
 #include "net/spawn.h"
 #include "tbon/node.h"
@@ -99,6 +101,57 @@ child_pipes_open(child_pipes *cp, int want)
 		child_pipes_close(cp);
 }
 
+/* Whether this process starts child k itself on its own host: not a
+ * remote child, and not a BE of an attach-mode network. */
+static int
+started_here(const grove_topo_node *k, int attach)
+{
+	return spawn_host_is_local(k->host) &&
+	    !(attach && k->role == GROVE_ROLE_BE);
+}
+
+/* Subtree binding (GROVE_CPU_BIND_SUBTREE): each child started here gets
+ * its share of our CPUs, by its place among those children in topology
+ * order.  The CPs that node_fork_local_cps copies and the children that
+ * node_launch_children starts walk the same children in the same order,
+ * so both hand out the same shares. */
+typedef struct cpu_plan {
+	int on;          /* 0: every child keeps our CPUs */
+	cpu_set_t mine;
+	uint32_t nlocal; /* children started here */
+	uint32_t next;   /* the next one's place among them */
+} cpu_plan;
+
+static void
+cpu_plan_init(cpu_plan *p, int bind, const grove_topo *topo, uint32_t id,
+    int attach)
+{
+	p->on = 0;
+	p->nlocal = p->next = 0;
+	if (!bind || sched_getaffinity(0, sizeof p->mine, &p->mine) != 0)
+		return;
+	const grove_topo_node *me = grove_topo_node_at(topo, id);
+	const uint32_t *kids = grove_topo_children(topo, id);
+	for (uint32_t i = 0; i < me->n_children; i++)
+		p->nlocal += (uint32_t)started_here(grove_topo_node_at(topo,
+		    kids[i]), attach);
+	p->on = p->nlocal > 0;
+}
+
+/* The CPUs of child k, the next child in topology order (call it for
+ * every child, in order); NULL: it keeps ours. */
+static const cpu_set_t *
+cpu_plan_next(cpu_plan *p, const grove_topo_node *k, int attach,
+    cpu_set_t *out)
+{
+	if (!started_here(k, attach))
+		return NULL;
+	uint32_t place = p->next++;
+	if (!p->on || cpu_share_of(&p->mine, p->nlocal, place, out) == 0)
+		return NULL;
+	return out;
+}
+
 /* Largest margin between a node's launch window and a child CP's: with
  * the default 30 s the levels get 25, 20, 15 s...; more would only shorten
  * the windows of deep CPs for nothing. */
@@ -148,8 +201,13 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 		return 0;
 	const uint32_t *kids = grove_topo_children(topo, b->node);
 	node_forked *forked = NULL;
+	cpu_plan plan;
+	cpu_plan_init(&plan, b->cpu_bind_subtree, topo, b->node, b->attach);
 	for (uint32_t i = 0; i < me->n_children; i++) {
 		const grove_topo_node *k = grove_topo_node_at(topo, kids[i]);
+		cpu_set_t share;
+		const cpu_set_t *cpus = cpu_plan_next(&plan, k, b->attach,
+		    &share);
 		if (k->role != GROVE_ROLE_CP || !spawn_host_is_local(k->host))
 			continue;
 		if (!forked && !(forked = calloc(me->n_children, sizeof *forked)))
@@ -173,6 +231,9 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 				_exit(1);
 			close_all_but(cp.child_r, cp.child_w);
 			free(forked);
+			/* A placement hint, as for a started child. */
+			if (cpus)
+				sched_setaffinity(0, sizeof *cpus, cpus);
 			b->timeout_ms = node_child_launch_timeout(b->timeout_ms);
 			b->parent_node = b->node;
 			b->node = k->id;
@@ -196,8 +257,14 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 {
 	const grove_topo_node *me = grove_topo_node_at(n->topo, n->id);
 	n->launch_deadline_ms = sockio_now_ms() + (uint64_t)tmpl->timeout_ms;
+	cpu_plan plan;
+	cpu_plan_init(&plan, tmpl->cpu_bind_subtree, n->topo, n->id, n->attach);
+	const uint32_t *kids = grove_topo_children(n->topo, n->id);
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
+		cpu_set_t share;
+		const cpu_set_t *cpus = cpu_plan_next(&plan,
+		    grove_topo_node_at(n->topo, kids[i]), n->attach, &share);
 		if (n->attach && ch->role == GROVE_ROLE_BE)
 			continue;
 		node_forked *fk = n->forked ? &n->forked[i] : NULL;
@@ -278,9 +345,10 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		}
 		char why[600];
 		int keep[2] = {cp.child_r, cp.child_w};
+		spawn_local how = {keep, cp.child_r >= 0 ? 2 : 0, cpus};
 		rc = spawn_child(ch->host, tmpl->rsh, is_cp ? tmpl->commnode :
-		    tmpl->be_exe, is_cp ? cp_argv : be_argv, text, len, keep,
-		    cp.child_r >= 0 ? 2 : 0, &ch->pid, why, sizeof why);
+		    tmpl->be_exe, is_cp ? cp_argv : be_argv, text, len, &how,
+		    &ch->pid, why, sizeof why);
 		free(text);
 		free(be_argv);
 		if (rc == 0 && cp.child_r >= 0) {

@@ -7,7 +7,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
 expect_status 0 bench micro --help
-for opt in --topology --backends --rt-iters --thru-iters --json --cp-sched; do
+for opt in --topology --backends --rt-iters --thru-iters --json --cp-sched \
+	--cpu-bind; do
 	grep -q -- "$opt" "$tmp/out" || fail "help lacks $opt"
 done
 expect_status 2 bench micro --backends 0
@@ -16,6 +17,8 @@ expect_status 2 bench micro --bogus 1
 grep -q -- "--bogus" "$tmp/err" || fail "no message for a bad option"
 expect_status 2 bench micro --cp-sched weird
 grep -q "weird" "$tmp/err" || fail "no message for a bad --cp-sched"
+expect_status 2 bench micro --cpu-bind core
+grep -q -- "--cpu-bind.*core" "$tmp/err" || fail "no message for a bad --cpu-bind"
 expect_status 1 bench micro --topology nonsense:3 --backends 4
 grep -q "nonsense:3" "$tmp/err" || fail "no message for a bad topology"
 
@@ -32,7 +35,19 @@ assert 0 < d["roundtrip_min_s"] <= d["roundtrip_median_s"] \
     <= d["roundtrip_max_s"], d
 assert d["roundtrip_min_s"] <= d["roundtrip_s"] <= d["roundtrip_max_s"], d
 assert d["cp_sched"] == "other", d
+assert d["cpu_bind"] == "none", d
 PY
+
+expect_status 0 bench micro --topology kary:2 --backends 4 --rt-iters 10 \
+	--thru-iters 20 --cpu-bind subtree --json
+python3 - "$tmp/out" <<'PY' || fail "bound run: $(cat "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cpu_bind"] == "subtree" and d["throughput_waves_per_s"] > 0, d
+PY
+GROVE_CPU_BIND=subtree expect_status 0 bench micro --topology flat \
+	--backends 2 --rt-iters 5 --thru-iters 5 --json
+grep -q '"cpu_bind": "subtree"' "$tmp/out" || fail "GROVE_CPU_BIND not reported"
 
 expect_status 0 bench micro --topology flat --backends 3 --rt-iters 10 \
 	--thru-iters 20

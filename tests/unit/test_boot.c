@@ -113,6 +113,7 @@ test_local_link(void **state)
 	b.local_link_socket = 1;
 	b.tsc_invariant = 1;
 	b.cp_sched_batch = 1;
+	b.cpu_bind_subtree = 1;
 	char *text = NULL, err[256];
 	size_t len = 0;
 	assert_int_equal(boot_write(&b, 0, &text, &len), 0);
@@ -127,6 +128,7 @@ test_local_link(void **state)
 	assert_int_equal(c.local_link_socket, 1);
 	assert_int_equal(c.tsc_invariant, 1);
 	assert_int_equal(c.cp_sched_batch, 1);
+	assert_int_equal(c.cpu_bind_subtree, 1);
 	boot_fini(&c);
 	free(text);
 	boot_fini(&b);
@@ -137,7 +139,7 @@ test_local_link(void **state)
 		"parent-fds 1 4", "parent-fds 4 2", "parent-fds 5 5",
 		"parent-fds 5", "parent-fds 5 6 7", "parent-fds x 6",
 		"local-link tcp", "local-link", "tsc-invariant 2",
-		"tsc-invariant", "tsc-invariant 1x", "cp-sched fifo",
+		"tsc-invariant", "tsc-invariant 1x", "cp-sched fifo", "cpu-bind core",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char buf[256];
