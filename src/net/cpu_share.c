@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* cpu_set_t */
 #include "net/cpu_share.h"
 
+#include <stdio.h>
+
 /* The CPU of `all` with position pos (0-based) in increasing order, or
  * -1. */
 static int
@@ -37,4 +39,29 @@ cpu_share_of(const cpu_set_t *all, uint32_t nchildren, uint32_t index,
 		}
 	}
 	return n;
+}
+
+void
+cpu_set_text(const cpu_set_t *s, char *out, size_t len)
+{
+	if (len == 0)
+		return;
+	out[0] = 0;
+	size_t o = 0;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, s))
+			continue;
+		int last = c;
+		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, s))
+			last++;
+		int w = last > c ? snprintf(out + o, len - o, "%s%d-%d",
+		    o ? "," : "", c, last) : snprintf(out + o, len - o, "%s%d",
+		    o ? "," : "", c);
+		if (w < 0 || (size_t)w >= len - o) {
+			out[o] = 0; /* no half entries */
+			return;
+		}
+		o += (size_t)w;
+		c = last;
+	}
 }

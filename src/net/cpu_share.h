@@ -13,6 +13,7 @@
 
 /* cpu_set_t needs _GNU_SOURCE before the first system header. */
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The share of child `index` (0-based) of `nchildren` in `all`, into out.
@@ -23,5 +24,10 @@
  * in out: 0 when all is empty or index >= nchildren (out is then empty). */
 int cpu_share_of(const cpu_set_t *all, uint32_t nchildren, uint32_t index,
     cpu_set_t *out);
+
+/* A set as text in the kernel's list format ("0-3,8"; "" when empty),
+ * cut short to fit len (always terminated when len > 0).  For logs and
+ * test messages. */
+void cpu_set_text(const cpu_set_t *s, char *out, size_t len);
 
 #endif

@@ -152,6 +152,17 @@ cpu_plan_next(cpu_plan *p, const grove_topo_node *k, int attach,
 	return out;
 }
 
+/* ", CPUs 0-3" for a log line, or "" for a child that keeps ours. */
+static void
+cpus_suffix(const cpu_set_t *cpus, char *out, size_t len)
+{
+	out[0] = 0;
+	if (cpus && len > 8) {
+		memcpy(out, ", CPUs ", 8);
+		cpu_set_text(cpus, out + 7, len - 7);
+	}
+}
+
 /* Largest margin between a node's launch window and a child CP's: with
  * the default 30 s the levels get 25, 20, 15 s...; more would only shorten
  * the windows of deep CPs for nothing. */
@@ -280,8 +291,10 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 				node_launch_fail(n, err);
 				return rc;
 			}
-			log_debug("forked cp node %u pid %d", ch->node_id,
-			    (int)ch->pid);
+			char on[64];
+			cpus_suffix(cpus, on, sizeof on);
+			log_debug("forked cp node %u pid %d%s", ch->node_id,
+			    (int)ch->pid, on);
 			continue;
 		}
 		boot b = *tmpl;
@@ -369,8 +382,10 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 			node_launch_fail(n, err);
 			return rc;
 		}
-		log_debug("started %s node %u pid %d on %s", role_name(ch->role),
-		    ch->node_id, (int)ch->pid, ch->host);
+		char on[64];
+		cpus_suffix(cpus, on, sizeof on);
+		log_debug("started %s node %u pid %d on %s%s", role_name(ch->role),
+		    ch->node_id, (int)ch->pid, ch->host, on);
 	}
 	node_pending_restart_clock(n);
 	return 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
+#include "net/cpu_share.h"
 
 #define MAXP 64
 
@@ -24,17 +25,6 @@ typedef struct proc {
 	pid_t pid, ppid;
 	cpu_set_t cpus;
 } proc;
-
-static void
-cpus_text(const cpu_set_t *s, char *out, size_t len)
-{
-	size_t o = 0;
-	out[0] = 0;
-	for (int c = 0; c < CPU_SETSIZE && o + 8 < len; c++)
-		if (CPU_ISSET(c, s))
-			o += (size_t)snprintf(out + o, len - o, "%s%d",
-			    o ? "," : "", c);
-}
 
 /* The network's processes (CPs and BEs) below the test, with their
  * parents and CPUs. */
@@ -61,8 +51,8 @@ check_unbound(const proc *p, size_t n, const cpu_set_t *mine)
 	for (size_t i = 0; i < n; i++)
 		if (!CPU_EQUAL(&p[i].cpus, mine)) {
 			char a[256], b[256];
-			cpus_text(&p[i].cpus, a, sizeof a);
-			cpus_text(mine, b, sizeof b);
+			cpu_set_text(&p[i].cpus, a, sizeof a);
+			cpu_set_text(mine, b, sizeof b);
 			IT_FAIL("pid %d runs on CPUs %s, not the tool's %s",
 			    (int)p[i].pid, a, b);
 		}
@@ -84,8 +74,8 @@ check_siblings(const proc *p, size_t n, pid_t parent, const cpu_set_t *theirs)
 		if (p[i].ppid != parent)
 			continue;
 		char a[256], b[256];
-		cpus_text(&p[i].cpus, a, sizeof a);
-		cpus_text(theirs, b, sizeof b);
+		cpu_set_text(&p[i].cpus, a, sizeof a);
+		cpu_set_text(theirs, b, sizeof b);
 		cpu_set_t both;
 		CPU_AND(&both, &p[i].cpus, theirs);
 		if (CPU_COUNT(&p[i].cpus) == 0 || !CPU_EQUAL(&both, &p[i].cpus))

@@ -26,25 +26,13 @@ set_of(const int *cpus)
 	return s;
 }
 
-/* "0-3" style text of a set, for readable failures. */
-static void
-set_text(const cpu_set_t *s, char *out, size_t len)
-{
-	size_t o = 0;
-	out[0] = 0;
-	for (int c = 0; c < CPU_SETSIZE && o + 8 < len; c++)
-		if (CPU_ISSET(c, s))
-			o += (size_t)snprintf(out + o, len - o, "%s%d",
-			    o ? "," : "", c);
-}
-
 static void
 expect_share(const int *all, uint32_t k, uint32_t i, const char *want)
 {
 	cpu_set_t a = set_of(all), out;
 	int n = cpu_share_of(&a, k, i, &out);
 	char got[256];
-	set_text(&out, got, sizeof got);
+	cpu_set_text(&out, got, sizeof got);
 	assert_string_equal(got, want);
 	assert_int_equal(n, CPU_COUNT(&out));
 }
@@ -74,16 +62,16 @@ static void
 test_more_cpus_than_children(void **state)
 {
 	(void)state;
-	expect_share(eight, 2, 0, "0,1,2,3");
-	expect_share(eight, 2, 1, "4,5,6,7");
-	expect_share(eight, 3, 0, "0,1");
-	expect_share(eight, 3, 1, "2,3,4");
-	expect_share(eight, 3, 2, "5,6,7");
-	expect_share(eight, 1, 0, "0,1,2,3,4,5,6,7");
+	expect_share(eight, 2, 0, "0-3");
+	expect_share(eight, 2, 1, "4-7");
+	expect_share(eight, 3, 0, "0-1");
+	expect_share(eight, 3, 1, "2-4");
+	expect_share(eight, 3, 2, "5-7");
+	expect_share(eight, 1, 0, "0-7");
 	expect_share(eight, 8, 5, "5");
 	/* Only the CPUs of the set, in order, however sparse. */
 	expect_share(gappy, 2, 0, "2,5");
-	expect_share(gappy, 2, 1, "9,10,40");
+	expect_share(gappy, 2, 1, "9-10,40");
 }
 
 /* For many shapes: the shares are disjoint and cover the set when there
@@ -136,6 +124,30 @@ test_tiling(void **state)
 }
 
 static void
+test_text(void **state)
+{
+	(void)state;
+	cpu_set_t s = set_of(gappy);
+	char buf[64];
+	cpu_set_text(&s, buf, sizeof buf);
+	assert_string_equal(buf, "2,5,9-10,40");
+	/* Cut short at a whole entry. */
+	cpu_set_text(&s, buf, 7);
+	assert_string_equal(buf, "2,5");
+	cpu_set_text(&s, buf, 1);
+	assert_string_equal(buf, "");
+	CPU_ZERO(&s);
+	cpu_set_text(&s, buf, sizeof buf);
+	assert_string_equal(buf, "");
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &s);
+	cpu_set_text(&s, buf, sizeof buf);
+	char want[32];
+	snprintf(want, sizeof want, "0-%d", CPU_SETSIZE - 1);
+	assert_string_equal(buf, want);
+}
+
+static void
 test_bad_arguments(void **state)
 {
 	(void)state;
@@ -162,6 +174,7 @@ main(void)
 		cmocka_unit_test(test_more_children_than_cpus),
 		cmocka_unit_test(test_more_cpus_than_children),
 		cmocka_unit_test(test_tiling),
+		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
