@@ -40,27 +40,30 @@ grove_net_opts_init(grove_net_opts *o)
 	o->timeout_ms = 30000;
 }
 
+/* Whether environment variable `name` is set to `value`: the switches
+ * below let a user try a setting without changing the tool. */
+static int
+env_is(const char *name, const char *value)
+{
+	const char *s = getenv(name);
+	return s && !strcmp(s, value);
+}
+
 /* The transport of local links for the whole network: the option, else
- * $GROVE_LOCAL_LINK (for comparing the two without changing a tool),
- * else pipes.  CPs get it in their bootstrap. */
+ * $GROVE_LOCAL_LINK, else pipes.  CPs get it in their bootstrap. */
 static int
 local_link_socket(grove_local_link l)
 {
 	if (l != GROVE_LOCAL_LINK_DEFAULT)
 		return l == GROVE_LOCAL_LINK_SOCKET;
-	const char *s = getenv("GROVE_LOCAL_LINK");
-	return s && !strcmp(s, "socket");
+	return env_is("GROVE_LOCAL_LINK", "socket");
 }
 
-/* CPs under SCHED_BATCH: the option, else $GROVE_CP_SCHED=batch (to try
- * it without changing a tool). */
+/* CPs under SCHED_BATCH: the option, else $GROVE_CP_SCHED=batch. */
 static int
 cp_sched_batch(int opt)
 {
-	if (opt)
-		return 1;
-	const char *s = getenv("GROVE_CP_SCHED");
-	return s && !strcmp(s, "batch");
+	return opt || env_is("GROVE_CP_SCHED", "batch");
 }
 
 /* Subtree binding: the option, else $GROVE_CPU_BIND=subtree. */
@@ -69,8 +72,7 @@ cpu_bind_subtree(grove_cpu_bind opt)
 {
 	if (opt != GROVE_CPU_BIND_DEFAULT)
 		return opt == GROVE_CPU_BIND_SUBTREE;
-	const char *s = getenv("GROVE_CPU_BIND");
-	return s && !strcmp(s, "subtree");
+	return env_is("GROVE_CPU_BIND", "subtree");
 }
 
 const char *
