@@ -41,6 +41,7 @@
 #include "bench_floor.h"
 #include "bench_stats.h"
 #include "grove/grove.h"
+#include "net/cpu_share.h"
 #include "toolutil.h"
 
 extern char **environ;
@@ -58,6 +59,7 @@ typedef struct floor_cfg {
 	const char *spec;
 	unsigned backends;
 	int rt_iters;
+	int bind; /* --cpu-bind subtree */
 } floor_cfg;
 
 typedef struct floor_res {
@@ -156,28 +158,33 @@ link_close(floor_link *l)
  * fills kids[] with this side's ends.  In a child it never returns: it
  * forks its own subtree and runs node_loop.  *inherited (may be NULL) is
  * the link to this process's parent, which a child must not keep
- * (otherwise EOF would not reach a process whose parent died). */
+ * (otherwise EOF would not reach a process whose parent died).  bind: each
+ * child gets its share of this process's CPUs, as Grove's
+ * GROVE_CPU_BIND_SUBTREE gives it. */
 static int fork_children(const grove_topo *t, uint32_t id, floor_link *kids,
-    floor_link *inherited);
+    floor_link *inherited, int bind);
 
 static void
-become_node(const grove_topo *t, uint32_t id, floor_link up)
+become_node(const grove_topo *t, uint32_t id, floor_link up, int bind)
 {
 	const grove_topo_node *nd = grove_topo_node_at(t, id);
 	floor_link *kids = calloc(nd->n_children ? nd->n_children : 1,
 	    sizeof *kids);
-	if (!kids || fork_children(t, id, kids, &up) < 0)
+	if (!kids || fork_children(t, id, kids, &up, bind) < 0)
 		_exit(1);
 	node_loop(up, kids, nd->n_children);
 }
 
 static int
 fork_children(const grove_topo *t, uint32_t id, floor_link *kids,
-    floor_link *inherited)
+    floor_link *inherited, int bind)
 {
 	const grove_topo_node *nd = grove_topo_node_at(t, id);
 	const uint32_t *ch = grove_topo_children(t, id);
 	pid_t self = getpid();
+	cpu_set_t mine;
+	if (bind && sched_getaffinity(0, sizeof mine, &mine) != 0)
+		bind = 0;
 	for (uint32_t i = 0; i < nd->n_children; i++) {
 		int down[2], up[2];
 		if (pipe2(down, O_CLOEXEC) < 0)
@@ -207,7 +214,11 @@ fork_children(const grove_topo *t, uint32_t id, floor_link *kids,
 				link_close(&kids[k]);
 			if (inherited)
 				link_close(inherited);
-			become_node(t, ch[i], (floor_link){down[0], up[1]});
+			cpu_set_t share;
+			if (bind && cpu_share_of(&mine, nd->n_children, i,
+			    &share) > 0)
+				sched_setaffinity(0, sizeof share, &share);
+			become_node(t, ch[i], (floor_link){down[0], up[1]}, bind);
 		}
 		close(down[0]);
 		close(up[1]);
@@ -296,7 +307,7 @@ floor_run(const floor_cfg *c, floor_res *r, char *err, size_t errlen)
 	for (uint32_t i = 0; i < k; i++)
 		kids[i] = (floor_link){-1, -1};
 	double t0 = tool_now();
-	if (fork_children(t, 0, kids, NULL) < 0) {
+	if (fork_children(t, 0, kids, NULL, c->bind) < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		goto out;
 	}
@@ -355,6 +366,7 @@ floor_usage(FILE *f)
 	fprintf(f,
 	    "usage: grove bench floor [--topology SPEC] [--backends N] "
 	    "[--rt-iters R] [--json]\n"
+	    "                         [--cpu-bind none|subtree]\n"
 	    "\n"
 	    "The micro-benchmark's pattern on bare processes (fork, pipes, "
 	    "epoll,\n"
@@ -365,7 +377,10 @@ floor_usage(FILE *f)
 	    "to start as many trivial programs (/bin/true), and the round "
 	    "trip\n"
 	    "(mean of R, default 200, after %d warm-ups).  Defaults: kary:8, "
-	    "64 back-ends.\n", FLOOR_WARMUP);
+	    "64 back-ends.\n"
+	    "--cpu-bind subtree: every subtree keeps to its share of the "
+	    "CPUs, as\n"
+	    "grove_net_opts.cpu_bind gives it to a network.\n", FLOOR_WARMUP);
 	return f == stdout ? 0 : 2;
 }
 
@@ -382,7 +397,7 @@ floor_parse(int argc, char **argv, floor_cfg *c, int *json)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return floor_usage(stdout) + 100;
 		if (strcmp(a, "--topology") && strcmp(a, "--backends") &&
-		    strcmp(a, "--rt-iters"))
+		    strcmp(a, "--rt-iters") && strcmp(a, "--cpu-bind"))
 			return tool_usage_error("grove bench floor", "unknown option",
 			    a);
 		if (!v)
@@ -391,6 +406,13 @@ floor_parse(int argc, char **argv, floor_cfg *c, int *json)
 		i++;
 		if (!strcmp(a, "--topology")) {
 			c->spec = v;
+			continue;
+		}
+		if (!strcmp(a, "--cpu-bind")) {
+			if (strcmp(v, "none") && strcmp(v, "subtree"))
+				return tool_usage_error("grove bench floor",
+				    "--cpu-bind wants none or subtree", v);
+			c->bind = v[0] == 's';
 			continue;
 		}
 		long x = tool_parse_count(v, !strcmp(a, "--backends") ?
@@ -429,17 +451,18 @@ bench_floor(int argc, char **argv)
 		    ", \"processes\": %u, \"fork_tree_s\": %.6f"
 		    ", \"spawn_s\": %.6f, \"roundtrip_s\": %.9f"
 		    ", \"roundtrip_min_s\": %.9f, \"roundtrip_median_s\": %.9f"
-		    ", \"roundtrip_max_s\": %.9f, \"rt_iters\": %d",
+		    ", \"roundtrip_max_s\": %.9f, \"rt_iters\": %d"
+		    ", \"cpu_bind\": \"%s\"",
 		    c.backends, r.cps, r.depth, r.procs, r.fork_tree_s,
 		    r.spawn_s, r.rt_mean_s, r.rt_min_s, r.rt_median_s,
-		    r.rt_max_s, c.rt_iters);
+		    r.rt_max_s, c.rt_iters, c.bind ? "subtree" : "none");
 		tool_json_machine();
 		printf("}\n");
 		return 0;
 	}
 	printf("grove bench floor: topology %s, %u back-ends (%u processes, "
-	    "depth %u), bare processes\n", c.spec, c.backends, r.procs,
-	    r.depth);
+	    "depth %u), bare processes%s\n", c.spec, c.backends, r.procs,
+	    r.depth, c.bind ? ", subtrees bound to CPUs" : "");
 	printf("  fork the tree   %10.2f ms\n", r.fork_tree_s * 1e3);
 	printf("  spawn %u x true %8.2f ms\n", r.procs, r.spawn_s * 1e3);
 	printf("  round trip      %10.3f ms   mean of %d (min %.3f, median "

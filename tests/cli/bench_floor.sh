@@ -8,6 +8,9 @@ set -euo pipefail
 
 expect_status 0 bench floor --help
 grep -q -- "--rt-iters" "$tmp/out" || fail "help lacks --rt-iters"
+grep -q -- "--cpu-bind" "$tmp/out" || fail "help lacks --cpu-bind"
+expect_status 2 bench floor --cpu-bind core
+grep -q "core" "$tmp/err" || fail "no message for a bad --cpu-bind"
 expect_status 2 bench floor --backends 0
 expect_status 2 bench floor --bogus 1
 grep -q "unknown option" "$tmp/err" || fail "no message for a bad option"
@@ -24,7 +27,11 @@ assert 0 < d["roundtrip_min_s"] <= d["roundtrip_median_s"] \
     <= d["roundtrip_max_s"], d
 assert d["roundtrip_min_s"] <= d["roundtrip_s"] <= d["roundtrip_max_s"], d
 assert d["fork_tree_s"] > 0 and d["spawn_s"] > 0 and d["rt_iters"] == 50, d
+assert d["cpu_bind"] == "none", d
 PY
+expect_status 0 bench floor --topology kary:2 --backends 4 --rt-iters 20 \
+	--cpu-bind subtree --json
+grep -q '"cpu_bind": "subtree"' "$tmp/out" || fail "bound run: $(cat "$tmp/out")"
 expect_status 0 bench floor --topology flat --backends 3 --rt-iters 20
 grep -q "round trip" "$tmp/out" || fail "no round trip: $(cat "$tmp/out")"
 
