@@ -1,10 +1,19 @@
 /* Plain text export: one tab-separated line per tuple, per process and
- * ring in recording order, times in ns from the common origin. */
+ * ring in recording order, times in ns from the common origin.  Names
+ * are escaped (trace_text_field), so a tab or newline in one cannot
+ * split a record. */
 #include <inttypes.h>
 
 #include "grove/error.h"
 #include "trace/align.h"
 #include "trace/trace_impl.h"
+
+/* A name as one tab-separated field: "-" when there is none. */
+static const char *
+field(const char *s, char *buf, size_t len)
+{
+	return s && s[0] ? trace_text_field(s, buf, len) : "-";
+}
 
 int
 trace_export_text(const struct trace_set *set, FILE *f)
@@ -22,9 +31,11 @@ trace_export_text(const struct trace_set *set, FILE *f)
 	        "where seq result\n");
 	for (uint32_t i = 0; i < set->n; i++) {
 		const struct trace_proc *p = &set->p[i];
+		char host[4 * sizeof p->hdr.hostname];
 		fprintf(f, "# %s: pid %d host %s, %u rings, %u collectors, "
 		        "%" PRIu64 " tuples, %" PRIu64 " lost%s\n", p->label,
-		        p->hdr.pid, p->hdr.hostname, p->n_rings,
+		        p->hdr.pid, trace_text_field(p->hdr.hostname, host,
+		        sizeof host), p->n_rings,
 		        p->n_collectors, p->tuples, p->lost,
 		        p->alive ? ", running" : "");
 		if (aligned)
@@ -38,7 +49,9 @@ trace_export_text(const struct trace_set *set, FILE *f)
 				const grove_trace_tuple *t = &rs->t[k];
 				const struct trace_collector_entry *e =
 					trace_proc_collector(p, t->collector);
-				char ob[32];
+				char ob[32], name[4 * TRACE_NAME_LEN],
+				    layer[4 * TRACE_LAYER_LEN],
+				    where[4 * TRACE_WHERE_LEN];
 				uint64_t s = trace_proc_ns(p, t->t_start);
 				uint64_t e_ns = trace_proc_ns(p, t->t_end);
 				fprintf(f, "%s\t%u\t%u\t%" PRId64 "\t%" PRId64
@@ -46,9 +59,11 @@ trace_export_text(const struct trace_set *set, FILE *f)
 				        rs->tid, (int64_t)(s - origin),
 				        (int64_t)(e_ns - s),
 				        trace_op_name(t->op, ob, sizeof ob),
-				        e && e->name[0] ? e->name : "-",
-				        e && e->layer[0] ? e->layer : "-",
-				        e && e->where[0] ? e->where : "-", t->seq,
+				        field(e ? e->name : NULL, name, sizeof name),
+				        field(e ? e->layer : NULL, layer,
+				        sizeof layer),
+				        field(e ? e->where : NULL, where,
+				        sizeof where), t->seq,
 				        t->result);
 			}
 		}

@@ -99,23 +99,6 @@ trace_match_messages(const struct trace_set *set, struct trace_msg **out,
 	return 0;
 }
 
-void
-trace_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			/* Bytes outside printable ASCII: keep the file valid
-			 * JSON whatever a collector name holds. */
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 uint64_t
 trace_set_origin_ns(const struct trace_set *set)
 {

@@ -312,11 +312,28 @@ text_dist(FILE *f, const char *title, const struct dist *d)
 		fprintf(f, "  (no API calls recorded)\n");
 }
 
+/* A primitive's name and layer for a table row: escaped, so that a
+ * collector name with a newline cannot break the table. */
+struct text_names {
+	char name[4 * sizeof ((struct prim *)0)->name];
+	char layer[4 * sizeof ((struct prim *)0)->layer];
+};
+
+static const struct text_names *
+text_names(const char *name, const char *layer, struct text_names *t)
+{
+	trace_text_field(name, t->name, sizeof t->name);
+	trace_text_field(layer, t->layer, sizeof t->layer);
+	return t;
+}
+
 static void
 text_row(FILE *f, const char *name, const char *layer, const struct acc *a)
 {
+	struct text_names t;
+	text_names(name, layer, &t);
 	fprintf(f, "%-22s %-8s %11.3f %11.3f %12.3f %9" PRIu64 " %11.3f\n",
-	        name, layer, a->count ? a->min / 1e3 : 0,
+	        t.name, t.layer, a->count ? a->min / 1e3 : 0,
 	        a->count ? a->max / 1e3 : 0, a->sum / 1e6, a->count,
 	        acc_mean(a) / 1e3);
 }
@@ -370,19 +387,21 @@ trace_stats_text(const struct trace_set *set, FILE *f)
 	        "Layer", "Task", "Count", "Min", "Max", "Mean", "Total");
 	for (size_t i = 0; i < m.nprim; i++) {
 		const struct prim *p = &m.prims[i];
+		struct text_names t;
+		text_names(p->name, p->layer, &t);
 		for (size_t k = 0; k < set->n; k++) {
 			const struct acc *a = &p->per[k];
 			if (!a->count)
 				continue;
 			fprintf(f, "%-22s %-8s %-10s %9" PRIu64 " %11.3f %11.3f"
-			        " %11.3f %12.3f\n", p->name, p->layer,
+			        " %11.3f %12.3f\n", t.name, t.layer,
 			        set->p[k].label, a->count, a->min / 1e3,
 			        a->max / 1e3, acc_mean(a) / 1e3, a->sum / 1e3);
 		}
 		struct spread s = prim_spread(&m, p);
 		fprintf(f, "%-22s %-8s %-10s %9" PRIu64 " %11.3f %11.3f %11.3f"
 		        " %12.3f  procs=%u total min/max/mean=%.3f/%.3f/%.3f"
-		        " COV=%.3f\n", p->name, p->layer, "*", p->all.count,
+		        " COV=%.3f\n", t.name, t.layer, "*", p->all.count,
 		        p->all.min / 1e3, p->all.max / 1e3,
 		        acc_mean(&p->all) / 1e3, p->all.sum / 1e3, s.procs,
 		        s.tmin / 1e3, s.tmax / 1e3, s.tmean / 1e3, s.cov);
@@ -395,9 +414,11 @@ trace_stats_text(const struct trace_set *set, FILE *f)
 		const struct acc *a = &m.prims[i].bytes;
 		if (!a->count)
 			continue;
+		struct text_names t;
+		text_names(m.prims[i].name, m.prims[i].layer, &t);
 		fprintf(f, "%-22s %-8s %9" PRIu64 " %11" PRIu64 " %11" PRIu64
-		        " %13.1f %15" PRIu64 "\n", m.prims[i].name,
-		        m.prims[i].layer, a->count, a->min, a->max,
+		        " %13.1f %15" PRIu64 "\n", t.name,
+		        t.layer, a->count, a->min, a->max,
 		        acc_mean(a), a->sum);
 	}
 	text_dist(f, "Computation granularity distribution", &m.gran);

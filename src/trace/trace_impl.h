@@ -97,8 +97,15 @@ trace_ref_tuple(const struct trace_set *set, struct trace_ref r)
 	return &set->p[r.proc].rings[r.ring].t[r.idx];
 }
 
-/* Writes s as a JSON string literal (with quotes). */
+/* s as a JSON string literal (with quotes): valid UTF-8 as it is,
+ * quotes, backslashes and control characters escaped, bytes that are not
+ * UTF-8 as U+FFFD. */
 void trace_json_str(FILE *f, const char *s);
+/* s as one field of a line of text, into out (len bytes): valid UTF-8 as
+ * it is; backslash, tab, newline and CR as \\ \t \n \r; other control
+ * bytes and bytes that are not UTF-8 as \xNN; cut short at a whole
+ * character.  Returns out. */
+const char *trace_text_field(const char *s, char *out, size_t len);
 
 /* The earliest init time over the set: the common time origin. */
 uint64_t trace_set_origin_ns(const struct trace_set *set);
