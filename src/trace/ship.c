@@ -1,11 +1,14 @@
 /* Recreating event spaces shipped from other hosts (see trace_impl.h). */
+#define _GNU_SOURCE /* renameat2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "grove/error.h"
+#include "trace/reader.h"
 #include "trace/space.h"
 #include "trace/trace_impl.h"
 
@@ -20,11 +23,16 @@ get_u64(const uint8_t *p)
 	return v;
 }
 
+/* A segment name readers list: "grove.<net>.<role>.<rank>", in
+ * characters that are safe in a file name. */
 static int
 name_ok(const char *name)
 {
 	size_t l = strlen(name);
-	if (l < 7 || l > 200 || strncmp(name, "grove.", 6))
+	char net[128], role[64];
+	uint32_t rank;
+	if (l < 7 || l > 120 || trace_parse_name(name, net, sizeof net, role,
+	    sizeof role, &rank) != 0)
 		return 0;
 	for (size_t i = 0; i < l; i++) {
 		char c = name[i];
@@ -74,6 +82,11 @@ trace_space_materialize_replace(const char *name, const uint8_t *buf,
 	return materialize(name, buf, len, 1);
 }
 
+/* The bytes are written under a staging name that readers do not list,
+ * checked as a reader checks a segment (trace_seg_open: magic, version,
+ * every size and offset against the file), and only then renamed to
+ * `name`: a bad snapshot never appears, and a replacement that fails
+ * leaves the previous copy in place. */
 static int
 materialize(const char *name, const uint8_t *buf, size_t len, int replace)
 {
@@ -87,16 +100,29 @@ materialize(const char *name, const uint8_t *buf, size_t len, int replace)
 	int rc = walk(buf, len, size, -1);
 	if (rc != 0)
 		return rc;
-	if (replace)
-		shm_unlink(name);
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	char stage[160], from[180], to[180];
+	snprintf(stage, sizeof stage, "grove-in.%ld.%s", (long)getpid(), name);
+	snprintf(from, sizeof from, "/dev/shm/%s", stage);
+	snprintf(to, sizeof to, "/dev/shm/%s", name);
+	shm_unlink(stage); /* left by a copy that died half-way */
+	int fd = shm_open(stage, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return errno == EEXIST ? GROVE_EINVAL : GROVE_ESYS;
-	if (ftruncate(fd, (off_t)size) != 0 || walk(buf, len, size, fd) != 0) {
-		close(fd);
-		shm_unlink(name);
 		return GROVE_ESYS;
-	}
+	rc = ftruncate(fd, (off_t)size) != 0 ? GROVE_ESYS :
+	    walk(buf, len, size, fd);
 	close(fd);
-	return 0;
+	if (rc == 0) {
+		struct trace_seg seg;
+		char why[256];
+		if (trace_seg_open(stage, &seg, why, sizeof why) != 0)
+			rc = GROVE_EPROTO;
+		else
+			trace_seg_close(&seg);
+	}
+	if (rc == 0 && renameat2(AT_FDCWD, from, AT_FDCWD, to, replace ? 0 :
+	    RENAME_NOREPLACE) != 0)
+		rc = errno == EEXIST ? GROVE_EINVAL : GROVE_ESYS;
+	if (rc != 0)
+		shm_unlink(stage);
+	return rc;
 }

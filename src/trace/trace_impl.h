@@ -50,12 +50,15 @@ int trace_space_snapshot(char *name, size_t namelen, uint8_t **out,
                          size_t *len, int finish);
 
 /* Recreates a shipped event space as /dev/shm/<name> on this host, so the
- * local readers see it.  The bytes come from the network: every field is
- * checked (GROVE_EPROTO), and an existing segment is never overwritten
- * (GROVE_EINVAL). */
+ * local readers see it.  The bytes come from the network: name must be a
+ * segment name, "grove.<net>.<role>.<rank>" (else GROVE_EINVAL); the
+ * chunks must lie within the stated size and the result must pass the
+ * checks a reader makes of a segment (else GROVE_EPROTO, and nothing is
+ * created).  An existing segment is never overwritten (GROVE_EINVAL). */
 int trace_space_materialize(const char *name, const uint8_t *buf,
                             size_t len);
-/* The same, replacing a previous copy of that name (live collection). */
+/* The same, replacing a previous copy of that name (live collection);
+ * when the new bytes are refused the previous copy stays. */
 int trace_space_materialize_replace(const char *name, const uint8_t *buf,
                                     size_t len);
 

@@ -97,14 +97,30 @@ export_own(const char *net, int (*fn)(const struct trace_set *, FILE *))
 	return buf;
 }
 
+static char net[64];
+
+/* This process's event space, removed even when a test fails. */
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(net, sizeof net, "esc%ld", (long)getpid());
+	unsetenv("GROVE_TRACE");
+	return grove_trace_init(net, "be", 0);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	grove_trace_fini(0);
+	return 0;
+}
+
 static void
 test_exports(void **state)
 {
 	(void)state;
-	char net[64];
-	snprintf(net, sizeof net, "esc%ld", (long)getpid());
-	unsetenv("GROVE_TRACE");
-	assert_int_equal(grove_trace_init(net, "be", 0), 0);
 	grove_trace_collector c;
 	assert_int_equal(grove_trace_collector_register(&c,
 	    "h\xc3\xa9llo\tworld\nx", "us\ter", "a\nb", NULL), 0);
@@ -137,7 +153,6 @@ test_exports(void **state)
 	assert_non_null(strstr(stats, "h\xc3\xa9llo\\tworld\\nx"));
 	assert_null(strstr(stats, "world\nx"));
 	free(stats);
-	grove_trace_fini(0);
 }
 
 int
@@ -148,5 +163,5 @@ main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_exports),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }
