@@ -1,11 +1,13 @@
 /* grove trace: list, dump, stats and clean the event spaces in /dev/shm. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -181,41 +183,146 @@ do_list(void)
 	return 0;
 }
 
+/* Start time of process pid in CLOCK_BOOTTIME ns (/proc/PID/stat field
+ * 22), or 0 when unknown. */
+static uint64_t
+proc_start_boot_ns(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name (field 2) may hold spaces and parentheses: count
+	 * fields from the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	unsigned long long ticks = 0;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+	           "%*u %*d %*d %*d %*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? (uint64_t)ticks * (1000000000ull / (uint64_t)hz) : 0;
+}
+
+/* 1 when pid is a process that can have written a segment initialised
+ * at CLOCK_MONOTONIC init_mono_ns (0: not known): it exists and, when
+ * both times are known, did not start after that.  A process that
+ * started later got the pid of the dead writer. */
+static int
+writer_alive(pid_t pid, uint64_t init_mono_ns)
+{
+	if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	uint64_t start = proc_start_boot_ns(pid);
+	struct timespec mono, boot;
+	if (!init_mono_ns || !start || clock_gettime(CLOCK_MONOTONIC, &mono) ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 1;
+	/* Boot time runs ahead of monotonic time by the time suspended;
+	 * measured now, the offset is at least what it was at init, which
+	 * errs towards "alive".  One clock tick of slack for the
+	 * truncated start time. */
+	int64_t off = ((int64_t)boot.tv_sec - (int64_t)mono.tv_sec) *
+	              1000000000 + (boot.tv_nsec - mono.tv_nsec);
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
+	return start <= init_mono_ns + (uint64_t)(off > 0 ? off : 0) + tick;
+}
+
+enum seg_owner {
+	SEG_GONE,    /* finished, or its writer is gone */
+	SEG_RUNNING, /* its writer is alive */
+	SEG_UNKNOWN, /* not initialised yet, or a header that does not say */
+};
+
+/* Whether the writer of segment `name` is gone.  Decided from the pid in
+ * the header, not from whether the header validates: a live process of
+ * another Grove version, or one still in grove_trace_init (the magic is
+ * written last), has a header this version rejects.  The pid is trusted
+ * where the header's identity fields (network, role, rank, at the start
+ * of every version's header) match the name, which shows that the layout
+ * up to the pid is this one. */
+static enum seg_owner
+segment_owner_state(const char *name)
+{
+	struct trace_seg s;
+	char err[256];
+	if (!trace_seg_open(name, &s, err, sizeof err)) {
+		/* A valid header of this version.  A finished writer is
+		 * gone even if its pid was reused. */
+		enum seg_owner st =
+			s.h->finished ? SEG_GONE :
+			writer_alive(s.h->pid, s.h->calib_init.mono_ns) ?
+			SEG_RUNNING : SEG_GONE;
+		trace_seg_close(&s);
+		return st;
+	}
+	char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
+	uint32_t rank;
+	if (trace_parse_name(name, net, sizeof net, role, sizeof role, &rank))
+		return SEG_UNKNOWN;
+	struct trace_header h;
+	memset(&h, 0, sizeof h);
+	int fd = shm_open(name, O_RDONLY, 0);
+	if (fd < 0)
+		return errno == ENOENT ? SEG_GONE : SEG_UNKNOWN;
+	/* A short read leaves zeros: a segment just created and not yet
+	 * sized, which the checks below call unknown. */
+	ssize_t got = pread(fd, &h, sizeof h, 0);
+	close(fd);
+	if (got < 0)
+		return SEG_UNKNOWN;
+	h.network_id[sizeof h.network_id - 1] = '\0';
+	h.role[sizeof h.role - 1] = '\0';
+	if (strcmp(h.network_id, net) || strcmp(h.role, role) ||
+	    h.rank != rank || h.pid <= 0)
+		return SEG_UNKNOWN;
+	/* Only the prefix is known to be this layout: no finished flag or
+	 * init time from it. */
+	return writer_alive(h.pid, 0) ? SEG_RUNNING : SEG_GONE;
+}
+
 static int
 do_clean(const char *net, int force)
 {
 	char **names;
 	size_t n;
-	unsigned removed = 0, kept = 0;
+	unsigned removed = 0, kept = 0, unknown = 0;
 	if (trace_list(net, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct trace_seg s;
-		char err[256];
-		int gone = 1;
-		if (!trace_seg_open(names[i], &s, err, sizeof err)) {
-			/* A finished writer is gone even if its pid was
-			 * reused; otherwise ask the kernel. */
-			gone = s.h->finished || s.h->pid <= 0 ||
-			       (kill(s.h->pid, 0) != 0 && errno == ESRCH);
-			trace_seg_close(&s);
-		}
-		if (!gone && !force) {
-			kept++;
-			continue;
+		if (!force) {
+			enum seg_owner st = segment_owner_state(names[i]);
+			if (st == SEG_RUNNING) {
+				kept++;
+				continue;
+			}
+			if (st == SEG_UNKNOWN) {
+				unknown++;
+				continue;
+			}
 		}
 		if (shm_unlink(names[i]) == 0)
 			removed++;
-		else
+		else if (errno != ENOENT)
 			fprintf(stderr, "grove trace: cannot remove %s: %s\n",
 			        names[i], strerror(errno));
 	}
 	printf("removed %u event space%s", removed, removed == 1 ? "" : "s");
 	if (kept)
-		printf(", kept %u of running processes (--force removes "
-		       "them)", kept);
+		printf(", kept %u of running processes", kept);
+	if (unknown)
+		printf(", kept %u not initialised yet or of unknown owner",
+		       unknown);
+	if (kept || unknown)
+		printf(" (--force removes them)");
 	printf("\n");
 	trace_list_free(names, n);
 	return 0;
