@@ -21,7 +21,8 @@
 static int
 collect_live(const char *net, int timeout_ms)
 {
-	char name[96], err[256], line[256];
+	char name[TRACE_NET_LEN + 16], err[256], line[256];
+	/* net passed check_net, so the name always fits. */
 	snprintf(name, sizeof name, "grove.%s.ctl", net);
 	int fd = sockio_connect_unix(name, 2000, err, sizeof err);
 	if (fd < 0) {
@@ -106,11 +107,31 @@ usage(FILE *f)
 	        "N back-ends over pipes) and keeps its event spaces.\n");
 }
 
-/* The network to work on: the one given, or the only one present. */
+/* 0 when `net` can name a network's event spaces: what
+ * trace_segment_name accepts ([A-Za-z0-9_-], 1..TRACE_NET_LEN-1
+ * characters; dots separate the fields of a segment name).  Checked
+ * before use so that a long id is refused rather than cut to one that
+ * may name another network. */
+static int
+check_net(const char *sub, const char *net)
+{
+	char name[128];
+	if (trace_segment_name(name, sizeof name, net, "fe", 0) == 0)
+		return 0;
+	fprintf(stderr, "grove trace %s: invalid --net '%s': a network id is "
+	        "1 to %d characters of A-Z a-z 0-9 _ -\n", sub, net,
+	        TRACE_NET_LEN - 1);
+	return 2;
+}
+
+/* The network to work on: the one given (already checked), or the only
+ * one present. */
 static int
 pick_net(const char *given, char *out, size_t len)
 {
 	if (given) {
+		if (strlen(given) >= len)
+			return 1; /* check_net refused it already */
 		snprintf(out, len, "%s", given);
 		return 0;
 	}
@@ -328,6 +349,50 @@ do_clean(const char *net, int force)
 	return 0;
 }
 
+/* The options each subcommand takes (by their getopt character): any
+ * other is a usage error rather than silently ignored. */
+static const struct {
+	const char *sub;
+	const char *opts;
+} sub_opts[] = {
+	{"list", ""},
+	{"dump", "nfocTt"},
+	{"stats", "nojcTt"},
+	{"clean", "nF"},
+	{"sample", "nb"},
+};
+
+/* 0, or 2 after a message when sub is unknown or an option given does
+ * not apply to it. */
+static int
+check_sub_options(const char *sub, const char *given,
+                  const struct option *opts)
+{
+	const char *allowed = NULL;
+	for (size_t i = 0; i < sizeof sub_opts / sizeof sub_opts[0]; i++)
+		if (!strcmp(sub, sub_opts[i].sub))
+			allowed = sub_opts[i].opts;
+	if (!allowed) {
+		fprintf(stderr, "grove trace: unknown subcommand '%s'\n", sub);
+		usage(stderr);
+		return 2;
+	}
+	for (const struct option *o = opts; o->name; o++) {
+		if (o->val == 'h' || !given[o->val] ||
+		    strchr(allowed, o->val))
+			continue;
+		fprintf(stderr, "grove trace %s: --%s does not apply to %s "
+		        "(see grove trace --help)\n", sub, o->name, sub);
+		return 2;
+	}
+	if (given['t'] && !given['c']) {
+		fprintf(stderr, "grove trace %s: --timeout applies only with "
+		        "--collect\n", sub);
+		return 2;
+	}
+	return 0;
+}
+
 int
 cmd_trace(int argc, char **argv)
 {
@@ -353,9 +418,13 @@ cmd_trace(int argc, char **argv)
 	int json = 0, force = 0, nbe = 4, c, collect = 0;
 	long timeout_ms = 10000;
 	char *end;
+	int rc;
+	char given[128] = {0}; /* option characters seen */
 	optind = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "n:f:o:jFb:h", opts,
 	                        NULL)) != -1) {
+		if (c > 0 && c < (int)sizeof given)
+			given[c] = 1;
 		switch (c) {
 		case 'n': net = optarg; break;
 		case 'f': format = optarg; break;
@@ -401,8 +470,21 @@ cmd_trace(int argc, char **argv)
 		        argv[optind + 1]);
 		return 2;
 	}
+	if ((rc = check_sub_options(sub, given, opts)))
+		return rc;
+	if (net && (rc = check_net(sub, net)))
+		return rc;
+	if (out && !*out) {
+		fprintf(stderr, "grove trace %s: -o wants a path, not an empty "
+		        "string (leave -o out for standard output)\n", sub);
+		return 2;
+	}
+	if (out && !strcmp(format, "otf2") && out[strlen(out) - 1] == '/') {
+		fprintf(stderr, "grove trace %s: -o '%s': name the OTF2 archive "
+		        "directory without a trailing '/'\n", sub, out);
+		return 2;
+	}
 	char netbuf[TRACE_NET_LEN];
-	int rc;
 	if (!strcmp(sub, "list"))
 		return do_list();
 	if (!strcmp(sub, "clean"))
@@ -430,9 +512,7 @@ cmd_trace(int argc, char **argv)
 			return 1;
 		rc = trace_stats_write(netbuf, out ? out : "-", json);
 	} else {
-		fprintf(stderr, "grove trace: unknown subcommand '%s'\n", sub);
-		usage(stderr);
-		return 2;
+		return 2; /* check_sub_options refused it */
 	}
 	if (rc) {
 		fprintf(stderr, "grove trace %s: %s\n", sub,
