@@ -1,11 +1,13 @@
 /* grove trace: list, dump, stats and clean the event spaces in /dev/shm. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -19,7 +21,8 @@
 static int
 collect_live(const char *net, int timeout_ms)
 {
-	char name[96], err[256], line[256];
+	char name[TRACE_NET_LEN + 16], err[256], line[256];
+	/* net passed check_net, so the name always fits. */
 	snprintf(name, sizeof name, "grove.%s.ctl", net);
 	int fd = sockio_connect_unix(name, 2000, err, sizeof err);
 	if (fd < 0) {
@@ -104,11 +107,31 @@ usage(FILE *f)
 	        "N back-ends over pipes) and keeps its event spaces.\n");
 }
 
-/* The network to work on: the one given, or the only one present. */
+/* 0 when `net` can name a network's event spaces: what
+ * trace_segment_name accepts ([A-Za-z0-9_-], 1..TRACE_NET_LEN-1
+ * characters; dots separate the fields of a segment name).  Checked
+ * before use so that a long id is refused rather than cut to one that
+ * may name another network. */
+static int
+check_net(const char *sub, const char *net)
+{
+	char name[128];
+	if (trace_segment_name(name, sizeof name, net, "fe", 0) == 0)
+		return 0;
+	fprintf(stderr, "grove trace %s: invalid --net '%s': a network id is "
+	        "1 to %d characters of A-Z a-z 0-9 _ -\n", sub, net,
+	        TRACE_NET_LEN - 1);
+	return 2;
+}
+
+/* The network to work on: the one given (already checked), or the only
+ * one present. */
 static int
 pick_net(const char *given, char *out, size_t len)
 {
 	if (given) {
+		if (strlen(given) >= len)
+			return 1; /* check_net refused it already */
 		snprintf(out, len, "%s", given);
 		return 0;
 	}
@@ -181,43 +204,192 @@ do_list(void)
 	return 0;
 }
 
+/* Start time of process pid in CLOCK_BOOTTIME ns (/proc/PID/stat field
+ * 22), or 0 when unknown. */
+static uint64_t
+proc_start_boot_ns(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name (field 2) may hold spaces and parentheses: count
+	 * fields from the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	unsigned long long ticks = 0;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+	           "%*u %*d %*d %*d %*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? (uint64_t)ticks * (1000000000ull / (uint64_t)hz) : 0;
+}
+
+/* 1 when pid is a process that can have written a segment initialised
+ * at CLOCK_MONOTONIC init_mono_ns (0: not known): it exists and, when
+ * both times are known, did not start after that.  A process that
+ * started later got the pid of the dead writer. */
+static int
+writer_alive(pid_t pid, uint64_t init_mono_ns)
+{
+	if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	uint64_t start = proc_start_boot_ns(pid);
+	struct timespec mono, boot;
+	if (!init_mono_ns || !start || clock_gettime(CLOCK_MONOTONIC, &mono) ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 1;
+	/* Boot time runs ahead of monotonic time by the time suspended;
+	 * measured now, the offset is at least what it was at init, which
+	 * errs towards "alive".  One clock tick of slack for the
+	 * truncated start time. */
+	int64_t off = ((int64_t)boot.tv_sec - (int64_t)mono.tv_sec) *
+	              1000000000 + (boot.tv_nsec - mono.tv_nsec);
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
+	return start <= init_mono_ns + (uint64_t)(off > 0 ? off : 0) + tick;
+}
+
+enum seg_owner {
+	SEG_GONE,    /* finished, or its writer is gone */
+	SEG_RUNNING, /* its writer is alive */
+	SEG_UNKNOWN, /* not initialised yet, or a header that does not say */
+};
+
+/* Whether the writer of segment `name` is gone.  Decided from the pid in
+ * the header, not from whether the header validates: a live process of
+ * another Grove version, or one still in grove_trace_init (the magic is
+ * written last), has a header this version rejects.  The pid is trusted
+ * where the header's identity fields (network, role, rank, at the start
+ * of every version's header) match the name, which shows that the layout
+ * up to the pid is this one. */
+static enum seg_owner
+segment_owner_state(const char *name)
+{
+	struct trace_seg s;
+	char err[256];
+	if (!trace_seg_open(name, &s, err, sizeof err)) {
+		/* A valid header of this version.  A finished writer is
+		 * gone even if its pid was reused. */
+		enum seg_owner st =
+			s.h->finished ? SEG_GONE :
+			writer_alive(s.h->pid, s.h->calib_init.mono_ns) ?
+			SEG_RUNNING : SEG_GONE;
+		trace_seg_close(&s);
+		return st;
+	}
+	char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
+	uint32_t rank;
+	if (trace_parse_name(name, net, sizeof net, role, sizeof role, &rank))
+		return SEG_UNKNOWN;
+	struct trace_header h;
+	memset(&h, 0, sizeof h);
+	int fd = shm_open(name, O_RDONLY, 0);
+	if (fd < 0)
+		return errno == ENOENT ? SEG_GONE : SEG_UNKNOWN;
+	/* A short read leaves zeros: a segment just created and not yet
+	 * sized, which the checks below call unknown. */
+	ssize_t got = pread(fd, &h, sizeof h, 0);
+	close(fd);
+	if (got < 0)
+		return SEG_UNKNOWN;
+	h.network_id[sizeof h.network_id - 1] = '\0';
+	h.role[sizeof h.role - 1] = '\0';
+	if (strcmp(h.network_id, net) || strcmp(h.role, role) ||
+	    h.rank != rank || h.pid <= 0)
+		return SEG_UNKNOWN;
+	/* Only the prefix is known to be this layout: no finished flag or
+	 * init time from it. */
+	return writer_alive(h.pid, 0) ? SEG_RUNNING : SEG_GONE;
+}
+
 static int
 do_clean(const char *net, int force)
 {
 	char **names;
 	size_t n;
-	unsigned removed = 0, kept = 0;
+	unsigned removed = 0, kept = 0, unknown = 0;
 	if (trace_list(net, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct trace_seg s;
-		char err[256];
-		int gone = 1;
-		if (!trace_seg_open(names[i], &s, err, sizeof err)) {
-			/* A finished writer is gone even if its pid was
-			 * reused; otherwise ask the kernel. */
-			gone = s.h->finished || s.h->pid <= 0 ||
-			       (kill(s.h->pid, 0) != 0 && errno == ESRCH);
-			trace_seg_close(&s);
-		}
-		if (!gone && !force) {
-			kept++;
-			continue;
+		if (!force) {
+			enum seg_owner st = segment_owner_state(names[i]);
+			if (st == SEG_RUNNING) {
+				kept++;
+				continue;
+			}
+			if (st == SEG_UNKNOWN) {
+				unknown++;
+				continue;
+			}
 		}
 		if (shm_unlink(names[i]) == 0)
 			removed++;
-		else
+		else if (errno != ENOENT)
 			fprintf(stderr, "grove trace: cannot remove %s: %s\n",
 			        names[i], strerror(errno));
 	}
 	printf("removed %u event space%s", removed, removed == 1 ? "" : "s");
 	if (kept)
-		printf(", kept %u of running processes (--force removes "
-		       "them)", kept);
+		printf(", kept %u of running processes", kept);
+	if (unknown)
+		printf(", kept %u not initialised yet or of unknown owner",
+		       unknown);
+	if (kept || unknown)
+		printf(" (--force removes them)");
 	printf("\n");
 	trace_list_free(names, n);
+	return 0;
+}
+
+/* The options each subcommand takes (by their getopt character): any
+ * other is a usage error rather than silently ignored. */
+static const struct {
+	const char *sub;
+	const char *opts;
+} sub_opts[] = {
+	{"list", ""},
+	{"dump", "nfocTt"},
+	{"stats", "nojcTt"},
+	{"clean", "nF"},
+	{"sample", "nb"},
+};
+
+/* 0, or 2 after a message when sub is unknown or an option given does
+ * not apply to it. */
+static int
+check_sub_options(const char *sub, const char *given,
+                  const struct option *opts)
+{
+	const char *allowed = NULL;
+	for (size_t i = 0; i < sizeof sub_opts / sizeof sub_opts[0]; i++)
+		if (!strcmp(sub, sub_opts[i].sub))
+			allowed = sub_opts[i].opts;
+	if (!allowed) {
+		fprintf(stderr, "grove trace: unknown subcommand '%s'\n", sub);
+		usage(stderr);
+		return 2;
+	}
+	for (const struct option *o = opts; o->name; o++) {
+		if (o->val == 'h' || !given[o->val] ||
+		    strchr(allowed, o->val))
+			continue;
+		fprintf(stderr, "grove trace %s: --%s does not apply to %s "
+		        "(see grove trace --help)\n", sub, o->name, sub);
+		return 2;
+	}
+	if (given['t'] && !given['c']) {
+		fprintf(stderr, "grove trace %s: --timeout applies only with "
+		        "--collect\n", sub);
+		return 2;
+	}
 	return 0;
 }
 
@@ -246,9 +418,13 @@ cmd_trace(int argc, char **argv)
 	int json = 0, force = 0, nbe = 4, c, collect = 0;
 	long timeout_ms = 10000;
 	char *end;
+	int rc;
+	char given[128] = {0}; /* option characters seen */
 	optind = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "n:f:o:jFb:h", opts,
 	                        NULL)) != -1) {
+		if (c > 0 && c < (int)sizeof given)
+			given[c] = 1;
 		switch (c) {
 		case 'n': net = optarg; break;
 		case 'f': format = optarg; break;
@@ -294,8 +470,21 @@ cmd_trace(int argc, char **argv)
 		        argv[optind + 1]);
 		return 2;
 	}
+	if ((rc = check_sub_options(sub, given, opts)))
+		return rc;
+	if (net && (rc = check_net(sub, net)))
+		return rc;
+	if (out && !*out) {
+		fprintf(stderr, "grove trace %s: -o wants a path, not an empty "
+		        "string (leave -o out for standard output)\n", sub);
+		return 2;
+	}
+	if (out && !strcmp(format, "otf2") && out[strlen(out) - 1] == '/') {
+		fprintf(stderr, "grove trace %s: -o '%s': name the OTF2 archive "
+		        "directory without a trailing '/'\n", sub, out);
+		return 2;
+	}
 	char netbuf[TRACE_NET_LEN];
-	int rc;
 	if (!strcmp(sub, "list"))
 		return do_list();
 	if (!strcmp(sub, "clean"))
@@ -323,9 +512,7 @@ cmd_trace(int argc, char **argv)
 			return 1;
 		rc = trace_stats_write(netbuf, out ? out : "-", json);
 	} else {
-		fprintf(stderr, "grove trace: unknown subcommand '%s'\n", sub);
-		usage(stderr);
-		return 2;
+		return 2; /* check_sub_options refused it */
 	}
 	if (rc) {
 		fprintf(stderr, "grove trace %s: %s\n", sub,

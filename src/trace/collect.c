@@ -6,6 +6,25 @@
 #include "grove/error.h"
 #include "trace/trace_impl.h"
 
+/* How a message names the output: its path, or "standard output". */
+static const char *
+out_name(const char *path)
+{
+	return !path || !strcmp(path, "-") ? "standard output" : path;
+}
+
+/* An empty path is no file (and an empty OTF2 archive name crashes the
+ * OTF2 library): refused before anything is read. */
+static int
+path_ok(const char *path)
+{
+	if (path && !*path) {
+		fprintf(stderr, "grove trace: the output path is empty\n");
+		return 0;
+	}
+	return 1;
+}
+
 static FILE *
 open_out(const char *path)
 {
@@ -18,12 +37,25 @@ open_out(const char *path)
 	return f;
 }
 
+/* Flushes and closes (stdout: flushes) the output; a write that failed
+ * now or earlier (the exporters report those as GROVE_ESYS) is named
+ * with its path and reason. */
 static int
-close_out(FILE *f, int rc)
+close_out(FILE *f, const char *path, int rc)
 {
-	if (f == stdout)
-		return fflush(f) == 0 || rc ? rc : GROVE_ESYS;
-	return fclose(f) == 0 || rc ? rc : GROVE_ESYS;
+	int failed = ferror(f);
+	errno = 0;
+	int r = f == stdout ? fflush(f) : fclose(f);
+	if (r != 0 || failed) {
+		/* After an earlier failure the flush tries the same
+		 * write again and sets errno; EIO when it had nothing left
+		 * to write. */
+		int e = errno ? errno : EIO;
+		fprintf(stderr, "grove trace: cannot write %s: %s\n",
+		        out_name(path), strerror(e));
+		return rc ? rc : GROVE_ESYS;
+	}
+	return rc;
 }
 
 /* A snapshot of the network, which must have at least one event space. */
@@ -59,9 +91,16 @@ trace_collect_and_export(const char *network_id, const char *format,
 		        "otf2, text)\n", format);
 		return GROVE_EINVAL;
 	}
+	if (!path_ok(path))
+		return GROVE_EINVAL;
 	if (otf2 && (!path || !strcmp(path, "-"))) {
 		fprintf(stderr, "grove trace: otf2 needs an output "
 		        "directory (-o DIR)\n");
+		return GROVE_EINVAL;
+	}
+	if (otf2 && path[strlen(path) - 1] == '/') {
+		fprintf(stderr, "grove trace: name the OTF2 archive directory "
+		        "without a trailing '/' (%s)\n", path);
 		return GROVE_EINVAL;
 	}
 	if (otf2 && !trace_otf2_available()) {
@@ -83,7 +122,7 @@ trace_collect_and_export(const char *network_id, const char *format,
 		}
 		rc = chrome ? trace_export_chrome(&set, f) :
 		              trace_export_text(&set, f);
-		rc = close_out(f, rc);
+		rc = close_out(f, path, rc);
 	}
 	trace_set_free(&set);
 	return rc;
@@ -93,6 +132,8 @@ int
 trace_stats_write(const char *network_id, const char *path_or_dash, int json)
 {
 	struct trace_set set;
+	if (!path_ok(path_or_dash))
+		return GROVE_EINVAL;
 	int rc = collect_some(network_id, &set);
 	if (rc)
 		return rc;
@@ -102,7 +143,7 @@ trace_stats_write(const char *network_id, const char *path_or_dash, int json)
 		return GROVE_ESYS;
 	}
 	rc = json ? trace_stats_json(&set, f) : trace_stats_text(&set, f);
-	rc = close_out(f, rc);
+	rc = close_out(f, path_or_dash, rc);
 	trace_set_free(&set);
 	return rc;
 }

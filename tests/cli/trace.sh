@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grove trace: list, dump (perfetto JSON parsed back, text, OTF2 read back
-# with otf2-print; --timeline), stats (text and JSON), clean, and usage
-# errors.
+# with otf2-print; --timeline), stats (text and JSON), clean, usage errors
+# (options per subcommand, --net, -o) and write errors.
 # Event spaces come from `grove trace sample` under a unique network id.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
@@ -22,6 +22,38 @@ expect_status 2 trace bogus
 expect_status 2 trace dump --bogus
 expect_status 2 trace sample --net "$net" --backends 0
 expect_status 1 trace dump --net "nosuch$$" --format nonsense
+
+# Options a subcommand does not take are refused, naming both.
+expect_status 2 trace stats --net "$net" --format otf2
+grep -q -- "--format does not apply to stats" "$tmp/err" || fail "stats --format"
+expect_status 2 trace dump --net "$net" --backends 3
+grep -q -- "--backends does not apply to dump" "$tmp/err" || fail "dump --backends"
+expect_status 2 trace clean --json
+grep -q -- "--json does not apply to clean" "$tmp/err" || fail "clean --json"
+expect_status 2 trace list --net foo
+grep -q -- "--net does not apply to list" "$tmp/err" || fail "list --net"
+expect_status 2 trace dump --net "$net" --timeout 5
+grep -q -- "--timeout applies only with --collect" "$tmp/err" ||
+	fail "--timeout without --collect"
+
+# --net is checked as segment names are: never cut to a prefix (which may
+# be another network), no '.' or '/'.
+long="$net$(printf 'x%.0s' $(seq 1 64))"
+for bad in "$long" "a.b" "a/b" ""; do
+	for sub in dump stats clean sample; do
+		expect_status 2 trace $sub --net "$bad"
+		grep -qF "invalid --net '$bad'" "$tmp/err" ||
+			fail "$sub --net '$bad': $(cat "$tmp/err")"
+	done
+done
+
+# An empty -o, and an OTF2 archive name ending in '/', are usage errors.
+expect_status 2 trace dump --net "$net" --format otf2 -o ""
+grep -q "empty" "$tmp/err" || fail "dump -o ''"
+expect_status 2 trace dump --net "$net" -o ""
+expect_status 2 trace stats --net "$net" -o ""
+expect_status 2 trace dump --net "$net" --format otf2 -o "$tmp/otf2dir/"
+grep -q "trailing '/'" "$tmp/err" || fail "dump otf2 -o DIR/"
 
 # --- a sample network ---------------------------------------------------
 expect_status 0 trace sample --net "$net" --backends 3
@@ -128,6 +160,22 @@ assert p["send"]["all"]["count"] == 80
 assert p["api_send"]["spread"]["procs"] == 3
 assert d["overhead"]["summary"]["count"] == 80
 PY
+
+# Write errors name the output and the reason.
+if [ -w /dev/full ]; then
+	for sub in dump stats; do
+		expect_status 1 trace $sub --net "$net" -o /dev/full
+		grep -q "cannot write /dev/full: No space left on device" \
+			"$tmp/err" || fail "$sub -o /dev/full: $(cat "$tmp/err")"
+		got=0
+		"$grove" trace $sub --net "$net" >/dev/full 2>"$tmp/err" || got=$?
+		[ "$got" -eq 1 ] || fail "$sub >/dev/full exited $got"
+		grep -q "cannot write standard output: No space left on device" \
+			"$tmp/err" || fail "$sub >/dev/full: $(cat "$tmp/err")"
+	done
+else
+	echo "no writable /dev/full: write error checks skipped"
+fi
 
 # clean: finished writers are gone, so their segments go without --force.
 expect_status 0 trace clean --net "$net"
