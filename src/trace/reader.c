@@ -17,13 +17,78 @@
 #include "grove/error.h"
 #include "trace/align.h"
 
-size_t
-trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
-                int quiescent, struct trace_ring_cursor *cur,
-                grove_trace_tuple *out)
+/* Reads len bytes at off; a short read means the file shrank. */
+static int
+pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+	while (len) {
+		ssize_t k = pread(fd, p, len, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return GROVE_ESYS;
+		if (k == 0)
+			return GROVE_EFORMAT;
+		p += k;
+		len -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* Where a ring's slots are copied from: the mapping, or the segment's
+ * file.  A mapping faults (SIGBUS) once another process truncates the
+ * file; pread() just comes back short. */
+struct ring_src {
+	const struct grove_trace_ring_ *r;
+	int fd;        /* -1: copy from the mapping */
+	uint64_t off;  /* file offset of the ring */
+};
+
+static int
+copy_slots(const struct ring_src *src, uint64_t first, size_t n,
+           grove_trace_tuple *out)
+{
+	if (!n)
+		return 0;
+	if (src->fd < 0) {
+		memcpy(out, &src->r->slots[first], n * sizeof *out);
+		return 0;
+	}
+	return pread_all(src->fd, out, n * sizeof *out,
+	                 src->off + TRACE_RING_HEADER + first * sizeof *out);
+}
+
+/* The writer fills every field of a tuple and sets the instant flag when
+ * t_start == t_end, so all 32 bytes are zero only in a slot never
+ * written (tmpfs pages start zeroed). */
+static int
+never_written(const grove_trace_tuple *t)
+{
+	static const grove_trace_tuple zero;
+	return memcmp(t, &zero, sizeof zero) == 0;
+}
+
+static void
+reverse(grove_trace_tuple *t, size_t n)
+{
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+		grove_trace_tuple x = t[i];
+		t[i] = t[j - 1];
+		t[j - 1] = x;
+	}
+}
+
+/* The ring read proper (see trace_ring_read), from head h1 already read
+ * by the caller, who sized out for the copy. */
+static int
+ring_read(const struct ring_src *src, uint64_t slots, uint64_t h1,
+          int quiescent, struct trace_ring_cursor *cur,
+          grove_trace_tuple *out, size_t *got)
 {
 	uint64_t mask = slots - 1;
-	uint64_t h1 = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	*got = 0;
 	if (h1 < cur->next) /* not a ring we read before: start over */
 		*cur = (struct trace_ring_cursor){0};
 	uint64_t start = cur->next;
@@ -34,25 +99,73 @@ trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
 	size_t first = n ? (size_t)(slots - (start & mask)) : 0;
 	if (first > n)
 		first = n;
-	memcpy(out, &r->slots[start & mask], first * sizeof *out);
-	memcpy(out + first, &r->slots[0], (n - first) * sizeof *out);
+	int rc = copy_slots(src, start & mask, first, out);
+	if (!rc)
+		rc = copy_slots(src, 0, n - first, out + first);
+	if (rc)
+		return rc;
 	/* The copies above must complete before head is read again. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	uint64_t h2 = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t h2 = __atomic_load_n(&src->r->head, __ATOMIC_ACQUIRE);
+
+	/* An honest ring has no never-written slot below its head: the
+	 * writer publishes a slot before counting it.  One such slot means
+	 * the head is damaged and the ring never wrapped, so what it holds
+	 * is its non-zero slots, in slot order, and nothing was lost. */
+	size_t unwritten = 0;
+	for (size_t k = 0; k < n; k++)
+		unwritten += never_written(&out[k]);
+	if (unwritten) {
+		if (n == slots && (start & mask)) {
+			/* Rotate [start&mask..) [0..) into slot order. */
+			reverse(out, first);
+			reverse(out + first, n - first);
+			reverse(out, n);
+		}
+		size_t kept = 0;
+		for (size_t k = 0; k < n; k++)
+			if (!never_written(&out[k]))
+				out[kept++] = out[k];
+		cur->damaged = 1;
+		cur->unwritten += unwritten;
+		cur->copied += kept;
+		cur->next = h1;
+		*got = kept;
+		return 0;
+	}
+
 	/* The writer has published h2 tuples and may be storing tuple h2
 	 * right now, into the slot of tuple h2 - slots: only tuples after
 	 * that one are certainly intact. */
-	uint64_t busy = quiescent ? 0 : 1;
-	uint64_t safe = h2 + busy > slots ? h2 + busy - slots : 0;
+	uint64_t keep = quiescent ? slots : slots - 1;
+	uint64_t safe = h2 > keep ? h2 - keep : 0;
 	size_t skip = 0;
 	if (safe > start)
 		skip = safe - start > n ? n : (size_t)(safe - start);
 	if (skip)
 		memmove(out, out + skip, (n - skip) * sizeof *out);
-	cur->lost += (start - cur->next) + skip;
+	/* A head never goes back: if it did, the count is damaged and so is
+	 * any loss computed from it. */
+	if (h2 < h1)
+		cur->damaged = 1;
+	if (!cur->damaged)
+		cur->lost += (start - cur->next) + skip;
 	cur->copied += n - skip;
 	cur->next = h1;
-	return n - skip;
+	*got = n - skip;
+	return 0;
+}
+
+size_t
+trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
+                int quiescent, struct trace_ring_cursor *cur,
+                grove_trace_tuple *out)
+{
+	struct ring_src src = {r, -1, 0};
+	uint64_t h1 = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	size_t n = 0;
+	(void)ring_read(&src, slots, h1, quiescent, cur, out, &n);
+	return n;
 }
 
 static int
@@ -81,8 +194,8 @@ header_ok(const struct trace_header *h, uint64_t fsize, const char *name,
 	if (h->size > fsize)
 		BAD(size, "larger than the file");
 	uint64_t s = h->ring_slots;
-	if (s < 2 || (s & (s - 1)) || s > (1u << 30))
-		BAD(ring_slots, "not a power of two");
+	if (s < 2 || (s & (s - 1)) || s > TRACE_READER_MAX_SLOTS)
+		BAD(ring_slots, "not a power of two up to 2^24");
 	if (h->ring_stride != TRACE_RING_HEADER + s * sizeof(grove_trace_tuple))
 		BAD(ring_stride, "does not match ring_slots");
 	if (h->max_rings > TRACE_MAX_RINGS)
@@ -106,42 +219,59 @@ header_ok(const struct trace_header *h, uint64_t fsize, const char *name,
 #undef BAD
 }
 
+/* The fields that say where things are: fixed by the writer at init. */
+static int
+same_layout(const struct trace_header *a, const struct trace_header *b)
+{
+	return a->ring_slots == b->ring_slots &&
+	       a->ring_stride == b->ring_stride &&
+	       a->rings_offset == b->rings_offset &&
+	       a->registry_offset == b->registry_offset &&
+	       a->max_rings == b->max_rings &&
+	       a->max_collectors == b->max_collectors && a->size == b->size;
+}
+
 int
 trace_seg_open(const char *name, struct trace_seg *s, char *err,
                size_t errlen)
 {
 	memset(s, 0, sizeof *s);
+	s->fd = -1;
 	if (snprintf(s->name, sizeof s->name, "%s", name) >=
 	    (int)sizeof s->name || strchr(name, '/'))
 		return fail(err, errlen, GROVE_EINVAL, "%s: bad segment name%.0lu",
 		            name, 0);
-	int fd = shm_open(name, O_RDONLY, 0);
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(err, errlen, errno == ENOENT ? GROVE_ENOENT :
 		            GROVE_ESYS, "/dev/shm/%s: cannot open%.0lu", name, 0);
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < TRACE_HEADER_SIZE) {
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < TRACE_HEADER_SIZE ||
+	    pread_all(fd, &s->hdr, sizeof s->hdr, 0) != 0) {
 		close(fd);
 		return fail(err, errlen, GROVE_EFORMAT,
 		            "%s: too small for a header (%lu bytes)", name,
 		            (unsigned long)st.st_size);
 	}
+	/* The header is validated in a private copy: the writer (or anyone
+	 * who can write the file) may change the shared one afterwards, and
+	 * the copy's layout is what every later read trusts. */
+	int rc = header_ok(&s->hdr, (uint64_t)st.st_size, name, err, errlen);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
 	void *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd,
 	                  0);
-	close(fd);
-	if (base == MAP_FAILED)
+	if (base == MAP_FAILED) {
+		close(fd);
 		return fail(err, errlen, GROVE_ESYS, "%s: mmap failed%.0lu",
 		            name, 0);
-	const struct trace_header *h = base;
-	(void)__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE);
-	int rc = header_ok(h, (uint64_t)st.st_size, name, err, errlen);
-	if (rc) {
-		munmap(base, (size_t)st.st_size);
-		return rc;
 	}
 	s->base = base;
 	s->size = (uint64_t)st.st_size;
-	s->h = h;
+	s->h = base;
+	s->fd = fd;
 	return 0;
 }
 
@@ -150,28 +280,56 @@ trace_seg_close(struct trace_seg *s)
 {
 	if (s->base)
 		munmap(s->base, (size_t)s->size);
+	if (s->fd >= 0)
+		close(s->fd);
 	s->base = NULL;
 	s->h = NULL;
+	s->fd = -1;
+}
+
+int
+trace_seg_intact(const struct trace_seg *s)
+{
+	struct stat st;
+	if (fstat(s->fd, &st) != 0)
+		return GROVE_ESYS;
+	return (uint64_t)st.st_size < s->size ? GROVE_EFORMAT : 0;
 }
 
 uint32_t
 trace_seg_n_collectors(const struct trace_seg *s)
 {
 	uint32_t n = __atomic_load_n(&s->h->n_collectors, __ATOMIC_ACQUIRE);
-	return n > s->h->max_collectors ? s->h->max_collectors : n;
+	return n > s->hdr.max_collectors ? s->hdr.max_collectors : n;
 }
 
 uint32_t
 trace_seg_n_rings(const struct trace_seg *s)
 {
 	uint32_t n = __atomic_load_n(&s->h->n_rings, __ATOMIC_ACQUIRE);
-	return n > s->h->max_rings ? s->h->max_rings : n;
+	return n > s->hdr.max_rings ? s->hdr.max_rings : n;
 }
 
 const struct grove_trace_ring_ *
 trace_seg_ring(const struct trace_seg *s, uint32_t i)
 {
-	return trace_ring_at(s->base, s->h, i);
+	return trace_ring_at(s->base, &s->hdr, i);
+}
+
+static struct ring_src
+seg_ring_src(const struct trace_seg *s, uint32_t i)
+{
+	return (struct ring_src){trace_seg_ring(s, i), s->fd,
+	                         s->hdr.rings_offset +
+	                         (uint64_t)i * s->hdr.ring_stride};
+}
+
+/* Tuples a read of a ring with this head and cursor copies at most. */
+static size_t
+ring_room(uint64_t head, uint64_t next, uint64_t slots)
+{
+	uint64_t n = head >= next ? head - next : head;
+	return (size_t)(n < slots ? n : slots);
 }
 
 static int
@@ -193,18 +351,34 @@ trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
                          const grove_trace_tuple *t, size_t n),
                void *ctx)
 {
+	int rc = trace_seg_intact(s);
+	if (rc)
+		return rc;
 	uint32_t nr = trace_seg_n_rings(s);
 	int quiescent = trace_seg_quiescent(s);
-	grove_trace_tuple *buf = malloc((size_t)s->h->ring_slots *
-	                                sizeof *buf);
-	if (!buf)
-		return GROVE_ENOMEM;
-	int rc = 0;
+	uint64_t slots = s->hdr.ring_slots;
+	grove_trace_tuple *buf = NULL;
+	size_t cap = 0;
 	for (uint32_t i = 0; i < nr && !rc; i++) {
-		size_t n = trace_ring_read(trace_seg_ring(s, i),
-		                           s->h->ring_slots, quiescent,
-		                           &cur->ring[i], buf);
-		rc = fn(ctx, i, buf, n);
+		struct ring_src src = seg_ring_src(s, i);
+		uint64_t h1 = __atomic_load_n(&src.r->head, __ATOMIC_ACQUIRE);
+		size_t room = ring_room(h1, cur->ring[i].next, slots);
+		if (!room)
+			room = 1; /* fn always gets a buffer */
+		if (room > cap) {
+			grove_trace_tuple *nb = realloc(buf, room * sizeof *nb);
+			if (!nb) {
+				rc = GROVE_ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = room;
+		}
+		size_t n = 0;
+		rc = ring_read(&src, slots, h1, quiescent, &cur->ring[i],
+		               buf, &n);
+		if (!rc)
+			rc = fn(ctx, i, buf, n);
 	}
 	free(buf);
 	return rc;
@@ -347,12 +521,44 @@ proc_calibrate(struct trace_proc *p)
 	p->end_ns = b.mono_ns > a.mono_ns ? b.mono_ns : a.mono_ns;
 }
 
-int
-trace_proc_read(const struct trace_seg *s, struct trace_proc *p)
+/* The most tuples one ring can hold a head for: a writer stores at most
+ * one tuple per ns or so (a 32-byte store and a head update); four per ns
+ * leaves room for any machine.  UINT64_MAX when the calibration gives no
+ * interval to judge by.  Taken after the heads were read, so a live
+ * writer's newest tuples are within it. */
+static uint64_t
+plausible_head(const struct trace_proc *p, uint64_t slots)
 {
-	memset(p, 0, sizeof *p);
-	snprintf(p->name, sizeof p->name, "%s", s->name);
-	memcpy(&p->hdr, s->h, sizeof p->hdr);
+	const struct trace_header *h = &p->hdr;
+	uint64_t start = h->calib_init.mono_ns, end;
+	if (h->finished) {
+		end = h->calib_fini.mono_ns;
+	} else {
+		struct trace_calib now;
+		trace_calib_now(0, &now);
+		end = now.mono_ns;
+	}
+	if (end <= start)
+		return UINT64_MAX;
+	uint64_t ns = end - start;
+	if (ns > (UINT64_MAX - slots) / 4)
+		return UINT64_MAX;
+	return slots + 4 * ns;
+}
+
+static int
+proc_read(const struct trace_seg *s, struct trace_proc *p)
+{
+	int rc = trace_seg_intact(s);
+	if (!rc)
+		rc = pread_all(s->fd, &p->hdr, sizeof p->hdr, 0);
+	if (rc)
+		return rc;
+	/* Fresh for the counters, calibration and clock alignment; the
+	 * layout must still be the one validated at open. */
+	if (header_ok(&p->hdr, s->size, s->name, NULL, 0) ||
+	    !same_layout(&p->hdr, &s->hdr))
+		return GROVE_EFORMAT;
 	p->hdr.network_id[TRACE_NET_LEN - 1] = 0;
 	p->hdr.role[TRACE_ROLE_LEN - 1] = 0;
 	p->hdr.hostname[TRACE_HOST_LEN - 1] = 0;
@@ -361,13 +567,58 @@ trace_proc_read(const struct trace_seg *s, struct trace_proc *p)
 	p->alive = !p->hdr.finished && pid_alive(p->hdr.pid);
 	proc_calibrate(p);
 
+	/* Rings before the registry: a tuple is stored after its collector
+	 * was registered, so a registry count read (acquire) after a ring's
+	 * head covers every collector of the tuples below that head. */
+	p->n_rings = trace_seg_n_rings(s);
+	p->rings = calloc(p->n_rings ? p->n_rings : 1, sizeof *p->rings);
+	if (!p->rings)
+		return GROVE_ENOMEM;
+	uint64_t slots = s->hdr.ring_slots;
+	for (uint32_t i = 0; i < p->n_rings; i++) {
+		struct ring_src src = seg_ring_src(s, i);
+		struct trace_ring_snap *rs = &p->rings[i];
+		struct trace_ring_cursor cur = {0};
+		rs->index = i;
+		uint64_t h1 = __atomic_load_n(&src.r->head, __ATOMIC_ACQUIRE);
+		/* Only what the head says was written: a ring is mostly
+		 * much shorter than its slots. */
+		size_t room = ring_room(h1, 0, slots);
+		rs->t = malloc((room ? room : 1) * sizeof *rs->t);
+		if (!rs->t)
+			return GROVE_ENOMEM;
+		rc = ring_read(&src, slots, h1, !p->alive, &cur, rs->t, &rs->n);
+		if (rc)
+			return rc;
+		rs->tid = src.r->tid;
+		rs->head = cur.next;
+		rs->lost = cur.lost;
+		rs->unwritten = cur.unwritten;
+		rs->damaged = cur.damaged;
+	}
+	uint64_t max_head = plausible_head(p, slots);
+	for (uint32_t i = 0; i < p->n_rings; i++) {
+		struct trace_ring_snap *rs = &p->rings[i];
+		if (rs->head > max_head) {
+			/* Its tuples are real, but how many were overwritten
+			 * is unknown: head - slots would be an absurd loss. */
+			rs->damaged = 1;
+			rs->lost = 0;
+		}
+		p->damaged_rings += rs->damaged != 0;
+		p->lost += rs->lost;
+		p->tuples += rs->n;
+	}
+
 	p->n_collectors = trace_seg_n_collectors(s);
 	if (p->n_collectors) {
 		p->coll = calloc(p->n_collectors, sizeof *p->coll);
 		if (!p->coll)
 			return GROVE_ENOMEM;
-		memcpy(p->coll, (const char *)s->base + s->h->registry_offset,
-		       p->n_collectors * sizeof *p->coll);
+		rc = pread_all(s->fd, p->coll, p->n_collectors * sizeof *p->coll,
+		               s->hdr.registry_offset);
+		if (rc)
+			return rc;
 		for (uint32_t i = 0; i < p->n_collectors; i++) {
 			struct trace_collector_entry *e = &p->coll[i];
 			e->name[sizeof e->name - 1] = 0;
@@ -375,26 +626,6 @@ trace_proc_read(const struct trace_seg *s, struct trace_proc *p)
 			e->where[sizeof e->where - 1] = 0;
 			e->position[sizeof e->position - 1] = 0;
 		}
-	}
-	p->n_rings = trace_seg_n_rings(s);
-	p->rings = calloc(p->n_rings ? p->n_rings : 1, sizeof *p->rings);
-	if (!p->rings)
-		return GROVE_ENOMEM;
-	uint64_t slots = s->h->ring_slots;
-	for (uint32_t i = 0; i < p->n_rings; i++) {
-		const struct grove_trace_ring_ *r = trace_seg_ring(s, i);
-		struct trace_ring_snap *rs = &p->rings[i];
-		struct trace_ring_cursor cur = {0};
-		rs->t = malloc(slots * sizeof *rs->t);
-		if (!rs->t)
-			return GROVE_ENOMEM;
-		rs->n = trace_ring_read(r, slots, !p->alive, &cur, rs->t);
-		rs->index = i;
-		rs->tid = r->tid;
-		rs->head = cur.next;
-		rs->lost = cur.lost;
-		p->lost += cur.lost;
-		p->tuples += rs->n;
 	}
 	if (!p->hdr.finished && !p->alive) {
 		/* Died without fini: its run ended with its last event, not
@@ -411,6 +642,18 @@ trace_proc_read(const struct trace_seg *s, struct trace_proc *p)
 	return 0;
 }
 
+int
+trace_proc_read(const struct trace_seg *s, struct trace_proc *p)
+{
+	memset(p, 0, sizeof *p);
+	int rc = proc_read(s, p);
+	if (rc)
+		trace_proc_free(p);
+	else
+		snprintf(p->name, sizeof p->name, "%s", s->name);
+	return rc;
+}
+
 void
 trace_proc_free(struct trace_proc *p)
 {
@@ -419,6 +662,23 @@ trace_proc_free(struct trace_proc *p)
 	free(p->rings);
 	free(p->coll);
 	memset(p, 0, sizeof *p);
+}
+
+/* Says on stderr which rings of p have a damaged head. */
+static void
+warn_damaged(const struct trace_proc *p)
+{
+	for (uint32_t i = 0; i < p->n_rings; i++) {
+		const struct trace_ring_snap *rs = &p->rings[i];
+		if (!rs->damaged)
+			continue;
+		fprintf(stderr, "grove trace: %s: ring %u: head %llu is not "
+		        "plausible (%llu never-written slots below it); kept "
+		        "its %zu written tuples, its loss is unknown and not "
+		        "counted\n", p->name, rs->index,
+		        (unsigned long long)rs->head,
+		        (unsigned long long)rs->unwritten, rs->n);
+	}
 }
 
 int
@@ -436,23 +696,30 @@ trace_set_collect(const char *network_id, struct trace_set *out)
 		trace_list_free(names, n);
 		return GROVE_ENOMEM;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
+	/* One bad segment (damaged, truncated meanwhile, too large to copy)
+	 * must not cost the others: it is named and left out. */
+	for (size_t i = 0; i < n; i++) {
 		struct trace_seg s;
 		char err[256];
 		if (trace_seg_open(names[i], &s, err, sizeof err)) {
 			fprintf(stderr, "grove trace: skipping %s\n", err);
 			continue;
 		}
-		rc = trace_proc_read(&s, &out->p[out->n]);
+		int prc = trace_proc_read(&s, &out->p[out->n]);
 		trace_seg_close(&s);
+		if (prc) {
+			fprintf(stderr, "grove trace: skipping %s: cannot read "
+			        "it (%s)\n", names[i], prc == GROVE_EFORMAT ?
+			        "changed or shrank while being read" :
+			        grove_strerror(prc));
+			continue;
+		}
+		warn_damaged(&out->p[out->n]);
 		out->n++;
 	}
 	trace_list_free(names, n);
-	if (rc)
-		trace_set_free(out);
-	else
-		trace_set_align(out, trace_timeline_env(), stderr);
-	return rc;
+	trace_set_align(out, trace_timeline_env(), stderr);
+	return 0;
 }
 
 void

@@ -16,12 +16,22 @@
 
 #include "trace/space.h"
 
+/* The largest ring a reader accepts: the writer's own limit
+ * (GROVE_TRACE_SIZE, space.c).  A header claiming more is damaged, and
+ * would have each ring copied into a buffer of that size. */
+#define TRACE_READER_MAX_SLOTS (1u << 24)
+
 /* ---- one ring ---- */
 
 struct trace_ring_cursor {
 	uint64_t next;   /* index of the next tuple wanted */
 	uint64_t lost;   /* tuples overwritten before they were read */
 	uint64_t copied; /* tuples delivered */
+	/* A damaged head (not an honest count of the tuples written): the
+	 * never-written slots found below it, which are not delivered, and
+	 * from then on lost is no longer counted, being unknown. */
+	uint64_t unwritten;
+	int damaged;
 };
 
 /* Copies the ring's tuples from cur->next up to its current head into out
@@ -31,7 +41,11 @@ struct trace_ring_cursor {
  * copied tuples the writer may have overwritten meanwhile. */
 /* quiescent: the writer has finished (or died), so no tuple can be in
  * the middle of being stored and the whole ring is readable; a live ring
- * yields at most slots - 1 of its newest tuples. */
+ * yields at most slots - 1 of its newest tuples.
+ * An honest ring has no never-written (all-zero) slot below its head; if
+ * a copy finds one, the head is damaged and the ring never wrapped: its
+ * written slots are delivered in slot order, the others skipped, and the
+ * cursor is marked damaged (see struct trace_ring_cursor). */
 size_t trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
                        int quiescent, struct trace_ring_cursor *cur,
                        grove_trace_tuple *out);
@@ -41,8 +55,12 @@ size_t trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
 struct trace_seg {
 	char name[128];             /* shm name, "grove.<net>.<role>.<rank>" */
 	void *base;
-	uint64_t size;
-	const struct trace_header *h;
+	uint64_t size;              /* of the file when opened */
+	const struct trace_header *h; /* the shared header, in the mapping */
+	/* A copy of the header taken and validated at open: its layout
+	 * fields are the ones the reader trusts from then on. */
+	struct trace_header hdr;
+	int fd;                     /* open until trace_seg_close */
 };
 
 /* Maps /dev/shm/<name> read-only and validates its header.  On failure
@@ -50,6 +68,13 @@ struct trace_seg {
 int trace_seg_open(const char *name, struct trace_seg *s, char *err,
                    size_t errlen);
 void trace_seg_close(struct trace_seg *s);
+
+/* 0 while the file is still as large as when it was opened; otherwise
+ * GROVE_EFORMAT (another process truncated it: reading the mapping past
+ * its new end would fault).  trace_proc_read and trace_seg_poll check
+ * this first and copy the bulk of the data with pread(), so a segment
+ * that shrinks while being read is an error, not a crash. */
+int trace_seg_intact(const struct trace_seg *s);
 
 /* Collectors registered so far (acquire) and the entry for an id. */
 uint32_t trace_seg_n_collectors(const struct trace_seg *s);
@@ -66,9 +91,8 @@ struct trace_seg_cursor {
 };
 
 /* Calls fn for every ring with the tuples new since the last poll with
- * this cursor (buf: scratch space of ring_slots tuples, or NULL to have
- * one allocated for the call).  Returns 0 or the first non-zero fn value
- * or a negative grove_err. */
+ * this cursor.  Returns 0 or the first non-zero fn value or a negative
+ * grove_err (GROVE_EFORMAT: the file shrank). */
 int trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
                    int (*fn)(void *ctx, uint32_t ring,
                              const grove_trace_tuple *t, size_t n),
@@ -93,6 +117,11 @@ struct trace_ring_snap {
 	uint64_t lost;          /* overwritten before they were read */
 	size_t n;
 	grove_trace_tuple *t;   /* oldest first */
+	/* The head is not plausible: never-written slots below it, or more
+	 * tuples than the writer can have stored since init.  lost is then
+	 * 0 (unknown) and t holds the written slots only. */
+	int damaged;
+	uint64_t unwritten;     /* never-written slots found below head */
 };
 
 struct trace_proc {
@@ -109,6 +138,7 @@ struct trace_proc {
 	struct trace_ring_snap *rings;
 	uint64_t lost;                  /* over all rings */
 	uint64_t tuples;
+	uint32_t damaged_rings;         /* rings with a damaged head */
 	uint64_t start_ns, end_ns;      /* init .. fini (or read time) */
 	/* Where m0, start_ns and end_ns were moved to put this process on
 	 * the set's timeline (trace_set_align, trace/align.h). */
@@ -124,12 +154,19 @@ struct trace_set {
 	size_t unaligned;               /* processes not on that timeline */
 };
 
-/* Snapshots one open segment (all tuples currently in its rings). */
+/* Snapshots one open segment (all tuples currently in its rings).  The
+ * rings are read before the registry, so every collector id of a tuple
+ * has its entry (the live writer may register more meanwhile).  On error
+ * p is left empty (trace_proc_free is harmless): GROVE_EFORMAT when the
+ * file shrank or its header changed layout since it was opened,
+ * GROVE_ENOMEM, GROVE_ESYS. */
 int trace_proc_read(const struct trace_seg *s, struct trace_proc *p);
 void trace_proc_free(struct trace_proc *p);
 
 /* Snapshots every segment of a network (NULL: all).  A segment that
- * cannot be read is skipped with a message on stderr. */
+ * cannot be opened or read is skipped with a message on stderr naming
+ * it, and a ring with a damaged head is named there too; the others are
+ * collected all the same. */
 int trace_set_collect(const char *network_id, struct trace_set *out);
 void trace_set_free(struct trace_set *set);
 

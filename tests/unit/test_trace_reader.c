@@ -1,0 +1,489 @@
+/* The segment reader against a live writer and against damaged files:
+ * registry entries for every tuple of a live read, oversized and
+ * truncated segments, and ring heads that are not honest counts.
+ * Damaged segments are copies of real ones with a few bytes patched. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "grove/error.h"
+#include "grove/trace.h"
+#include "trace/reader.h"
+#include "trace/space.h"
+
+static char net[64];
+
+static void
+new_net(const char *tag)
+{
+	static int n;
+	snprintf(net, sizeof net, "t%ldx%s%d", (long)getpid(), tag, n++);
+}
+
+static void
+seg_name(char *buf, size_t len, unsigned rank)
+{
+	snprintf(buf, len, "grove.%s.be.%u", net, rank);
+}
+
+static void
+remove_net(void)
+{
+	char **names;
+	size_t n;
+	if (trace_list(net, &names, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		shm_unlink(names[i]);
+	trace_list_free(names, n);
+}
+
+/* A finished segment be.<rank> of `slots` slots holding `records`
+ * tuples of one collector (seq 0, 1, ...). */
+static void
+make_segment(unsigned rank, const char *slots, unsigned records)
+{
+	grove_trace_collector c;
+	setenv("GROVE_TRACE_SIZE", slots, 1);
+	assert_int_equal(grove_trace_init(net, "be", rank), 0);
+	unsetenv("GROVE_TRACE_SIZE");
+	assert_int_equal(grove_trace_user_register(&c, "work"), 0);
+	for (unsigned i = 0; i < records; i++)
+		grove_trace_record(&c, GROVE_OP_USER, (int32_t)i, 1000 + i,
+		                   2000 + i);
+	grove_trace_fini(1);
+}
+
+static void
+copy_segment(unsigned from, unsigned to)
+{
+	char a[128], b[128];
+	seg_name(a, sizeof a, from);
+	seg_name(b, sizeof b, to);
+	int in = shm_open(a, O_RDONLY, 0);
+	assert_true(in >= 0);
+	int out = shm_open(b, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(out >= 0);
+	struct stat st;
+	assert_int_equal(fstat(in, &st), 0);
+	assert_int_equal(ftruncate(out, st.st_size), 0);
+	char buf[65536];
+	for (off_t off = 0; off < st.st_size;) {
+		ssize_t k = pread(in, buf, sizeof buf, off);
+		assert_true(k > 0);
+		/* Leave zero pages sparse, as the writer does. */
+		static const char zero[sizeof buf];
+		if (memcmp(buf, zero, (size_t)k))
+			assert_int_equal(pwrite(out, buf, (size_t)k, off), k);
+		off += k;
+	}
+	close(in);
+	close(out);
+}
+
+static void
+patch(unsigned rank, uint64_t off, const void *bytes, size_t len)
+{
+	char name[128];
+	seg_name(name, sizeof name, rank);
+	int fd = shm_open(name, O_RDWR, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, bytes, len, (off_t)off), (ssize_t)len);
+	close(fd);
+}
+
+static void
+resize(unsigned rank, uint64_t size)
+{
+	char name[128];
+	seg_name(name, sizeof name, rank);
+	int fd = shm_open(name, O_RDWR, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+}
+
+static struct trace_header
+read_header(unsigned rank)
+{
+	char name[128];
+	struct trace_header h;
+	seg_name(name, sizeof name, rank);
+	int fd = shm_open(name, O_RDONLY, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+	close(fd);
+	return h;
+}
+
+/* Gives a copy rings of another size: a damaged header that still
+ * passes every consistency check (stride, bounds, file size). */
+static void
+set_ring_slots(unsigned rank, uint32_t slots)
+{
+	struct trace_header h = read_header(rank);
+	uint32_t one = 1;
+	uint64_t stride = TRACE_RING_HEADER +
+	                  (uint64_t)slots * sizeof(grove_trace_tuple);
+	uint64_t size = h.rings_offset + stride;
+	patch(rank, offsetof(struct trace_header, ring_slots), &slots,
+	      sizeof slots);
+	patch(rank, offsetof(struct trace_header, ring_stride), &stride,
+	      sizeof stride);
+	patch(rank, offsetof(struct trace_header, max_rings), &one,
+	      sizeof one);
+	patch(rank, offsetof(struct trace_header, size), &size, sizeof size);
+	resize(rank, size); /* sparse */
+}
+
+static void
+set_head(unsigned rank, uint32_t ring, uint64_t head)
+{
+	struct trace_header h = read_header(rank);
+	patch(rank, h.rings_offset + ring * h.ring_stride +
+	      offsetof(struct grove_trace_ring_, head), &head, sizeof head);
+}
+
+static void
+open_seg(unsigned rank, struct trace_seg *s)
+{
+	char name[128], err[256];
+	seg_name(name, sizeof name, rank);
+	int rc = trace_seg_open(name, s, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	assert_int_equal(rc, 0);
+}
+
+/* trace_set_collect with its messages caught; *msgs is malloc'ed. */
+static int
+collect_quietly(struct trace_set *set, char **msgs)
+{
+	char path[] = "/tmp/grove-reader-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	int rc = trace_set_collect(net, set);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	off_t len = lseek(fd, 0, SEEK_END);
+	*msgs = calloc(1, (size_t)len + 1);
+	assert_non_null(*msgs);
+	assert_int_equal(pread(fd, *msgs, (size_t)len, 0), len);
+	close(fd);
+	return rc;
+}
+
+static const struct trace_proc *
+find_proc(const struct trace_set *set, unsigned rank)
+{
+	char name[128];
+	seg_name(name, sizeof name, rank); /* copies keep their header's rank */
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->p[i].name, name))
+			return &set->p[i];
+	return NULL;
+}
+
+/* ---- a live read sees the entry of every collector it has tuples of */
+
+enum { RACE_COLLECTORS = 2000, RACE_RECORDS = 3 };
+
+static grove_trace_collector race_c[RACE_COLLECTORS];
+static int race_done;
+static unsigned long race_reads;
+
+static void *
+register_and_record(void *arg)
+{
+	(void)arg;
+	char name[32];
+	for (int i = 0; i < RACE_COLLECTORS; i++) {
+		snprintf(name, sizeof name, "c%d", i);
+		grove_trace_collector_register(&race_c[i], name, "user",
+		                               "link:x", "");
+		for (int k = 0; k < RACE_RECORDS; k++)
+			grove_trace_record(&race_c[i], GROVE_OP_USER, k,
+			                   grove_trace_now(),
+			                   grove_trace_now());
+		/* Let reads in between registrations, however the two
+		 * threads are scheduled: one read per 4 collectors. */
+		while (__atomic_load_n(&race_reads, __ATOMIC_ACQUIRE) <
+		       (unsigned long)i / 4)
+			sched_yield();
+	}
+	__atomic_store_n(&race_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Every tuple of one read has a registry entry of that same read. */
+static uint64_t
+read_and_check(void)
+{
+	char name[128];
+	struct trace_seg s;
+	struct trace_proc p;
+	seg_name(name, sizeof name, 0);
+	open_seg(0, &s);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	uint64_t tuples = 0;
+	for (uint32_t r = 0; r < p.n_rings; r++)
+		for (size_t k = 0; k < p.rings[r].n; k++) {
+			uint32_t id = p.rings[r].t[k].collector;
+			if (!trace_proc_collector(&p, id))
+				fail_msg("tuple of collector %u, registry "
+				         "read holds %u", id, p.n_collectors);
+			tuples++;
+		}
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+	return tuples;
+}
+
+static void
+test_registry_read_after_rings(void **state)
+{
+	(void)state;
+	new_net("r");
+	/* Room for every tuple, so none is overwritten. */
+	setenv("GROVE_TRACE_SIZE", "8192", 1);
+	assert_int_equal(grove_trace_init(net, "be", 0), 0);
+	unsetenv("GROVE_TRACE_SIZE");
+	race_done = 0;
+	race_reads = 0;
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, register_and_record, NULL),
+	                 0);
+	while (!__atomic_load_n(&race_done, __ATOMIC_ACQUIRE)) {
+		read_and_check();
+		__atomic_fetch_add(&race_reads, 1, __ATOMIC_RELEASE);
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(read_and_check(),
+	                 RACE_COLLECTORS * RACE_RECORDS);
+	assert_true(race_reads >= RACE_COLLECTORS / 4);
+	grove_trace_fini(0);
+}
+
+/* ---- oversized rings ---- */
+
+static void
+test_huge_ring_slots_skipped(void **state)
+{
+	(void)state;
+	new_net("h");
+	make_segment(0, "16", 10);
+	copy_segment(0, 1);
+	copy_segment(0, 2);
+	copy_segment(0, 3);
+	/* More slots than any writer makes: refused by name.  The file is
+	 * sparse (32 GiB), as a damaged one would be. */
+	set_ring_slots(2, 1u << 30);
+	/* The writer's largest rings: read, and only the 10 tuples the
+	 * head says were written are copied (not 512 MiB). */
+	set_ring_slots(3, TRACE_READER_MAX_SLOTS);
+
+	struct trace_set set;
+	char *msgs;
+	assert_int_equal(collect_quietly(&set, &msgs), 0);
+	char bad[128];
+	seg_name(bad, sizeof bad, 2);
+	if (!strstr(msgs, bad) || !strstr(msgs, "ring_slots"))
+		fail_msg("the bad segment is not named: %s", msgs);
+	if (set.n != 3)
+		fail_msg("%zu segments collected: %s", set.n, msgs);
+	assert_null(find_proc(&set, 2));
+	for (unsigned r = 0; r < 4; r++) {
+		if (r == 2)
+			continue;
+		const struct trace_proc *p = find_proc(&set, r);
+		assert_non_null(p);
+		assert_int_equal(p->tuples, 10);
+		assert_int_equal(p->lost, 0);
+		assert_int_equal(p->damaged_rings, 0);
+	}
+	trace_set_free(&set);
+	free(msgs);
+}
+
+/* ---- ring heads that are not honest counts ---- */
+
+static void
+check_seqs(const struct trace_ring_snap *rs, uint32_t first)
+{
+	for (size_t k = 0; k < rs->n; k++)
+		assert_int_equal(rs->t[k].seq, first + k);
+}
+
+static void
+test_damaged_heads(void **state)
+{
+	(void)state;
+	new_net("d");
+	make_segment(0, "16", 10); /* never wrapped: 6 slots unwritten */
+	make_segment(1, "16", 40); /* wrapped: 24 tuples overwritten */
+	copy_segment(0, 2);
+	copy_segment(0, 3);
+	copy_segment(1, 4);
+	set_head(2, 0, 1ull << 40);
+	set_head(3, 0, UINT64_MAX);
+	/* High bits flipped: every slot written, but far more tuples than
+	 * the writer can have stored since its init. */
+	set_head(4, 0, (1ull << 40) + 40);
+
+	struct trace_seg s;
+	struct trace_proc p;
+	/* Honest rings: exact loss, as before. */
+	open_seg(1, &s);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	assert_int_equal(p.rings[0].n, 16);
+	assert_int_equal(p.lost, 24);
+	assert_int_equal(p.damaged_rings, 0);
+	check_seqs(&p.rings[0], 24);
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+
+	for (unsigned r = 2; r <= 3; r++) {
+		open_seg(r, &s);
+		assert_int_equal(trace_proc_read(&s, &p), 0);
+		assert_int_equal(p.damaged_rings, 1);
+		assert_true(p.rings[0].damaged);
+		assert_int_equal(p.rings[0].unwritten, 6);
+		assert_int_equal(p.rings[0].n, 10); /* written ones only */
+		assert_int_equal(p.lost, 0);
+		assert_int_equal(p.tuples, 10);
+		check_seqs(&p.rings[0], 0); /* in slot order */
+		trace_proc_free(&p);
+		trace_seg_close(&s);
+	}
+
+	open_seg(4, &s);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	assert_int_equal(p.damaged_rings, 1);
+	assert_int_equal(p.rings[0].unwritten, 0);
+	assert_int_equal(p.rings[0].n, 16);
+	assert_int_equal(p.lost, 0);
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+
+	/* The ring-level read on its own: never-written slots skipped. */
+	open_seg(2, &s);
+	grove_trace_tuple buf[16];
+	struct trace_ring_cursor cur = {0};
+	size_t n = trace_ring_read(trace_seg_ring(&s, 0), 16, 1, &cur, buf);
+	assert_int_equal(n, 10);
+	assert_true(cur.damaged);
+	assert_int_equal(cur.lost, 0);
+	trace_seg_close(&s);
+
+	/* Collection keeps them and names each damaged ring. */
+	struct trace_set set;
+	char *msgs;
+	assert_int_equal(collect_quietly(&set, &msgs), 0);
+	assert_int_equal(set.n, 5);
+	for (unsigned r = 2; r <= 4; r++) {
+		char name[128];
+		seg_name(name, sizeof name, r);
+		if (!strstr(msgs, name))
+			fail_msg("%s is not named: %s", name, msgs);
+	}
+	char honest[128];
+	seg_name(honest, sizeof honest, 1);
+	assert_null(strstr(msgs, honest));
+	trace_set_free(&set);
+	free(msgs);
+}
+
+/* ---- a segment truncated while it is open ---- */
+
+static int
+count_cb(void *ctx, uint32_t ring, const grove_trace_tuple *t, size_t n)
+{
+	(void)ring, (void)t;
+	*(size_t *)ctx += n;
+	return 0;
+}
+
+static void
+test_truncated_while_open(void **state)
+{
+	(void)state;
+	new_net("t");
+	make_segment(0, "1024", 100);
+	copy_segment(0, 1);
+	struct trace_seg s;
+	struct trace_proc p;
+	open_seg(1, &s);
+	assert_int_equal(trace_seg_intact(&s), 0);
+
+	/* Another process cuts the file down under the mapping. */
+	resize(1, TRACE_HEADER_SIZE);
+	assert_int_equal(trace_seg_intact(&s), GROVE_EFORMAT);
+	assert_int_equal(trace_proc_read(&s, &p), GROVE_EFORMAT);
+	assert_int_equal(p.n_rings, 0);
+	assert_null(p.rings);
+	trace_proc_free(&p); /* harmless after a failed read */
+	struct trace_seg_cursor *cur = calloc(1, sizeof *cur);
+	assert_non_null(cur);
+	size_t seen = 0;
+	assert_int_equal(trace_seg_poll(&s, cur, count_cb, &seen),
+	                 GROVE_EFORMAT);
+	assert_int_equal(seen, 0);
+	free(cur);
+	trace_seg_close(&s);
+
+	/* Down to nothing: refused at open, and collection goes on. */
+	resize(1, 0);
+	struct trace_set set;
+	char *msgs;
+	assert_int_equal(collect_quietly(&set, &msgs), 0);
+	assert_int_equal(set.n, 1);
+	assert_int_equal(set.p[0].tuples, 100);
+	char name[128];
+	seg_name(name, sizeof name, 1);
+	if (!strstr(msgs, name))
+		fail_msg("%s is not named: %s", name, msgs);
+	trace_set_free(&set);
+	free(msgs);
+}
+
+/* Removes the test's segments even when it failed half-way. */
+static int
+teardown(void **state)
+{
+	(void)state;
+	remove_net();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_registry_read_after_rings,
+		                          teardown),
+		cmocka_unit_test_teardown(test_huge_ring_slots_skipped,
+		                          teardown),
+		cmocka_unit_test_teardown(test_damaged_heads, teardown),
+		cmocka_unit_test_teardown(test_truncated_while_open,
+		                          teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
