@@ -10,6 +10,9 @@
  * a tool that never calls Grove never answers, and the client times out
  * saying so.
  *
+ * A client that has not sent its request line within FE_CTL_REQUEST_MS
+ * is told so and closed (a timer runs while any client is reading).
+ *
  * Protocol, one line each way:
  *   "collect <timeout_ms>\n"  ->  "ok <copied> <answered> <expected>\n"
  *                                 "timeout <copied> <answered> <expected>\n"
@@ -136,6 +139,28 @@ start_collect(grove_net *net, fe_ctl_client *c, long timeout_ms)
 	uv_timer_start(&ctl->timer, on_deadline, (uint64_t)timeout_ms, 0);
 }
 
+/* Closes the clients that let their request time run out; stops when
+ * no client is left reading. */
+static void
+on_sweep(uv_timer_t *t)
+{
+	fe_ctl *ctl = t->data;
+	uint64_t now = sockio_now_ms();
+	int reading = 0;
+	for (int i = 0; i < FE_CTL_MAX_CLIENTS; i++) {
+		fe_ctl_client *c = &ctl->cl[i];
+		if (c->state != FE_CTL_READING)
+			continue;
+		if (now - c->accepted_ms >= FE_CTL_REQUEST_MS)
+			reply(c, "error no request within %d ms\n",
+			    FE_CTL_REQUEST_MS);
+		else
+			reading = 1;
+	}
+	if (!reading)
+		uv_timer_stop(t);
+}
+
 static int
 peer_allowed(int fd)
 {
@@ -218,6 +243,7 @@ on_listen_readable(uv_poll_t *p, int status, int events)
 		memset(c, 0, sizeof *c);
 		c->net = net;
 		c->fd = fd;
+		c->accepted_ms = sockio_now_ms();
 		if (uv_poll_init(&net->n.loop, &c->poll, fd) != 0) {
 			close(fd);
 			c->fd = -1;
@@ -226,6 +252,9 @@ on_listen_readable(uv_poll_t *p, int status, int events)
 		c->poll.data = c;
 		c->state = FE_CTL_READING;
 		uv_poll_start(&c->poll, UV_READABLE, on_client_readable);
+		if (!uv_is_active((uv_handle_t *)&ctl->sweep))
+			uv_timer_start(&ctl->sweep, on_sweep, FE_CTL_REQUEST_MS,
+			    FE_CTL_REQUEST_MS / 2);
 		watch_note_changed(&net->n.loop);
 	}
 }
@@ -249,6 +278,8 @@ fe_ctl_open(grove_net *net)
 	ctl->lpoll.data = net;
 	uv_timer_init(&net->n.loop, &ctl->timer);
 	ctl->timer.data = net;
+	uv_timer_init(&net->n.loop, &ctl->sweep);
+	ctl->sweep.data = ctl;
 	uv_poll_start(&ctl->lpoll, UV_READABLE, on_listen_readable);
 	watch_note_changed(&net->n.loop);
 	ctl->open = 1;
@@ -270,6 +301,7 @@ fe_ctl_close(grove_net *net)
 	uv_poll_stop(&ctl->lpoll);
 	uv_close((uv_handle_t *)&ctl->lpoll, NULL);
 	uv_close((uv_handle_t *)&ctl->timer, NULL);
+	uv_close((uv_handle_t *)&ctl->sweep, NULL);
 	/* Let the closes finish before the descriptors go. */
 	uv_run(&net->n.loop, UV_RUN_NOWAIT);
 	close(ctl->lfd);

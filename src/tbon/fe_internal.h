@@ -25,6 +25,10 @@ struct grove_stream {
 
 /* The control socket (fe_ctl.c). */
 #define FE_CTL_MAX_CLIENTS 8
+/* A client has this long to send its request line once it is accepted;
+ * then it is closed, so idle connections cannot keep the slots from
+ * `grove trace dump --collect` for long. */
+#define FE_CTL_REQUEST_MS 2000
 typedef enum fe_ctl_state {
 	FE_CTL_FREE = 0,
 	FE_CTL_READING,   /* reading the request line */
@@ -39,6 +43,7 @@ typedef struct fe_ctl_client {
 	uv_poll_t poll;
 	char buf[128];
 	size_t len;
+	uint64_t accepted_ms; /* sockio_now_ms() at accept */
 } fe_ctl_client;
 
 typedef struct fe_ctl {
@@ -46,6 +51,7 @@ typedef struct fe_ctl {
 	int lfd;
 	uv_poll_t lpoll;
 	uv_timer_t timer;  /* deadline of a collection it started */
+	uv_timer_t sweep;  /* closes clients silent for FE_CTL_REQUEST_MS */
 	int collecting;    /* it started the collection under way */
 	fe_ctl_client cl[FE_CTL_MAX_CLIENTS];
 } fe_ctl;
