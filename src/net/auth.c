@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,10 +111,40 @@ auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN], const uint8_t b[AUTH_PROOF_LEN
 	return sodium_memcmp(a, b, AUTH_PROOF_LEN) == 0;
 }
 
-/* Read one frame of at most AUTH_MAX_FRAME bytes of the expected type. */
+int
+auth_handshake_timeout_ms(void)
+{
+	const char *s = getenv("GROVE_HANDSHAKE_TIMEOUT_MS");
+	char *end = NULL;
+	long v = s ? strtol(s, &end, 10) : 0;
+	if (!s || end == s || *end != 0 || v <= 0 || v > 24L * 3600 * 1000)
+		return AUTH_TIMEOUT_MS;
+	return (int)v;
+}
+
+/* What is left of the handshake's time, ms (0: none). */
 static int
-read_auth_frame(int fd, uint16_t want, int timeout_ms, grove_packet **out,
-    char *err, size_t errlen)
+ms_left(uint64_t deadline)
+{
+	uint64_t now = sockio_now_ms();
+	return now >= deadline ? 0 : (int)(deadline - now);
+}
+
+static int
+timed_out(int timeout_ms, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "handshake with the parent timed out (not "
+	    "completed within %d ms)", timeout_ms);
+	return GROVE_ETIMEDOUT;
+}
+
+/* Read one frame of at most AUTH_MAX_FRAME bytes of one of the expected
+ * types (want2: 0 for none), by the deadline of the whole handshake: a
+ * parent that sends a byte now and then must not keep the child waiting
+ * past it. */
+static int
+read_auth_frame(int fd, uint16_t want, uint16_t want2, uint64_t deadline,
+    int timeout_ms, grove_packet **out, char *err, size_t errlen)
 {
 	uint8_t buf[AUTH_MAX_FRAME];
 	size_t have = 0;
@@ -126,7 +157,7 @@ read_auth_frame(int fd, uint16_t want, int timeout_ms, grove_packet **out,
 			return GROVE_EPROTO;
 		}
 		if (n > 0) {
-			if (hdr.type != want) {
+			if (hdr.type != want && (!want2 || hdr.type != want2)) {
 				snprintf(err, errlen,
 				    "unexpected message type %u during handshake "
 				    "(expected %u)", hdr.type, want);
@@ -134,16 +165,20 @@ read_auth_frame(int fd, uint16_t want, int timeout_ms, grove_packet **out,
 			}
 			return wire_packet_from_bytes(buf, (size_t)n, out);
 		}
-		int rc = sockio_read_some(fd, buf + have, need - have, timeout_ms);
+		int left = ms_left(deadline);
+		if (left == 0)
+			return timed_out(timeout_ms, err, errlen);
+		int rc = sockio_read_some(fd, buf + have, need - have, left);
 		if (rc == 0) {
 			snprintf(err, errlen, "parent closed the connection during "
 			    "the handshake (wrong secret, or the parent could not "
 			    "take the connection)");
 			return GROVE_ECLOSED;
 		}
+		if (rc == GROVE_ETIMEDOUT)
+			return timed_out(timeout_ms, err, errlen);
 		if (rc < 0) {
-			snprintf(err, errlen, "handshake: %s",
-			    rc == GROVE_ETIMEDOUT ? "timed out" : "read failed");
+			snprintf(err, errlen, "handshake: read failed");
 			return rc;
 		}
 		have += (size_t)rc;
@@ -156,10 +191,14 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 {
 	grove_packet *ch = NULL, *hello = NULL, *ok = NULL;
 	const uint8_t *np = NULL, *pp = NULL;
+	const char *reason = NULL;
 	uint64_t nlen = 0, plen = 0;
 	uint8_t nc[AUTH_NONCE_LEN], pc[AUTH_PROOF_LEN], expect[AUTH_PROOF_LEN];
-	int rc = read_auth_frame(rfd, WIRE_T_AUTH_CHALLENGE, timeout_ms, &ch, err,
-	    errlen);
+	/* One deadline for the whole exchange, not one per read. */
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ?
+	    timeout_ms : 0);
+	int rc = read_auth_frame(rfd, WIRE_T_AUTH_CHALLENGE, 0, deadline,
+	    timeout_ms, &ch, err, errlen);
 	if (rc != 0)
 		goto out;
 	if (grove_packet_unpack(ch, "%auc", &np, &nlen) != 0 ||
@@ -177,14 +216,25 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 		goto out;
 	size_t hlen;
 	const uint8_t *hb = wire_packet_bytes(hello, &hlen);
-	if ((rc = sockio_write_all(wfd, hb, hlen, timeout_ms)) != 0) {
-		snprintf(err, errlen, "handshake: could not send hello");
+	int left = ms_left(deadline);
+	if (left == 0) {
+		rc = timed_out(timeout_ms, err, errlen);
 		goto out;
 	}
-	rc = read_auth_frame(rfd, WIRE_T_AUTH_OK, timeout_ms, &ok, err, errlen);
+	if ((rc = sockio_write_all(wfd, hb, hlen, left)) != 0) {
+		if (rc == GROVE_ETIMEDOUT)
+			timed_out(timeout_ms, err, errlen);
+		else
+			snprintf(err, errlen, "handshake: could not send hello");
+		goto out;
+	}
+	rc = read_auth_frame(rfd, WIRE_T_AUTH_OK, AUTH_T_REJECT, deadline,
+	    timeout_ms, &ok, err, errlen);
 	if (rc != 0)
 		goto out;
-	if (grove_packet_unpack(ok, "%auc", &pp, &plen) != 0 ||
+	int rejected = wire_packet_hdr(ok)->type == AUTH_T_REJECT;
+	if ((rejected ? grove_packet_unpack(ok, "%auc %s", &pp, &plen, &reason)
+		      : grove_packet_unpack(ok, "%auc", &pp, &plen)) != 0 ||
 	    plen != AUTH_PROOF_LEN) {
 		snprintf(err, errlen, "malformed handshake answer from parent");
 		rc = GROVE_EPROTO;
@@ -194,6 +244,11 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 	if (!auth_proof_equal(expect, pp)) {
 		snprintf(err, errlen, "parent failed to prove the network secret");
 		rc = GROVE_EAUTH;
+	} else if (rejected) {
+		/* The parent proved the secret: its reason can be trusted. */
+		snprintf(err, errlen, "the parent refused the connection: %s",
+		    reason ? reason : "no reason given");
+		rc = GROVE_ECLOSED;
 	}
 out:
 	grove_packet_unref(ch);

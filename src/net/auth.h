@@ -8,6 +8,7 @@
  *   child -> parent  AUTH_HELLO     "%auc %auc %ud %ud" proof_c, nonce_c,
  *                                                       node id, pid
  *   parent -> child  AUTH_OK        "%auc"             proof_p
+ *                or  AUTH_REJECT    "%auc %s"          proof_p, reason
  *
  *   proof_c = HMAC-SHA256(secret, "grove-child" | nonce_p | nonce_c | node)
  *   proof_p = HMAC-SHA256(secret, "grove-parent" | nonce_c | nonce_p)
@@ -28,6 +29,18 @@
 #define AUTH_PROOF_LEN 32u
 #define AUTH_MAX_FRAME 512u   /* largest frame accepted before AUTH_OK */
 #define AUTH_TIMEOUT_MS 10000 /* a peer must finish the handshake by then */
+
+/* The parent's answer to a child that proved the secret but cannot be
+ * taken (its node is already connected, was lost, or is not a child of
+ * this parent): the reason, so the child's tool can say it.  Only a peer
+ * that proved the secret gets it, and it carries the parent's proof so
+ * the child can trust the text.  A frame type of its own, kept beside the
+ * other handshake types of codec/wire.h (10..14), which leave 15 free. */
+#define AUTH_T_REJECT 15u
+
+/* How long a child gives the whole handshake: GROVE_HANDSHAKE_TIMEOUT_MS
+ * (ms, positive) or AUTH_TIMEOUT_MS. */
+int auth_handshake_timeout_ms(void);
 
 /* Fill secret with random bytes (libsodium). */
 int auth_secret_new(uint8_t secret[AUTH_SECRET_LEN]);
@@ -56,8 +69,11 @@ int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
 
 /* The child side, blocking, on a connected socket (rfd == wfd) or a
  * pair of non-blocking pipes: read the challenge from rfd, send HELLO on
- * wfd, check AUTH_OK.  Returns 0, GROVE_EAUTH (parent's proof wrong),
- * GROVE_EPROTO, GROVE_ECLOSED or GROVE_ETIMEDOUT; err says why. */
+ * wfd, check AUTH_OK.  timeout_ms bounds the whole exchange (a parent
+ * that trickles bytes cannot stretch it).  Returns 0, GROVE_EAUTH
+ * (parent's proof wrong), GROVE_EPROTO, GROVE_ECLOSED (closed, or turned
+ * away with AUTH_REJECT: err then gives the parent's reason) or
+ * GROVE_ETIMEDOUT; err says why. */
 int auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
     uint32_t node, int timeout_ms, char *err, size_t errlen);
 

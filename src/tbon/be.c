@@ -151,7 +151,7 @@ be_connect(grove_be *be, int parent_rfd, int parent_wfd, const char *host,
 		return rc;
 	}
 	rc = auth_child_handshake(u.rfd, u.wfd, secret, be->node,
-	    AUTH_TIMEOUT_MS, err, sizeof err);
+	    auth_handshake_timeout_ms(), err, sizeof err);
 	if (rc != 0) {
 		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
 		uplink_close(&u);

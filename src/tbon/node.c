@@ -115,6 +115,60 @@ pending_index(node *n, conn *c)
 
 static void pending_add(node *n, conn *c);
 
+/* Connections waiting to authenticate hold a descriptor each, and anyone
+ * who can reach the port can open them: without a bound, a plain flood of
+ * connects exhausts the descriptors (libuv then accepts and drops new
+ * connections without a word) and locks the real children out until the
+ * handshake deadline.  Every child of the node may be connecting at once
+ * (a launch), so the bound is that many plus some slack for reconnects
+ * and stray peers. */
+#define PENDING_SLACK 64u
+
+static size_t
+pending_cap(const node *n)
+{
+	return PENDING_SLACK + n->n_children;
+}
+
+/* Make room for one more pending connection by closing the OLDEST one
+ * that came through a listener.  Closing the newest instead would let a
+ * flooder keep every slot with a few idle connections, renewed once per
+ * handshake deadline; closing the oldest means a flooder must open new
+ * connections faster than a real child finishes its handshake (one round
+ * trip) to keep it out.  Pipes made for a spawned child are never
+ * closed here: nobody else can reach them. */
+static void
+pending_make_room(node *n)
+{
+	if (n->n_pending < pending_cap(n))
+		return;
+	long oldest = -1;
+	for (size_t i = 0; i < n->n_pending; i++) {
+		if (n->pending[i]->split)
+			continue;
+		if (oldest < 0 || n->pending_since[i] < n->pending_since[oldest])
+			oldest = (long)i;
+	}
+	if (oldest < 0)
+		return;
+	conn *c = n->pending[oldest];
+	n->pending_evicted++;
+	uint64_t now = sockio_now_ms();
+	if (!n->pending_warn_ms || now - n->pending_warn_ms >= 1000) {
+		/* At most once a second: a flood would otherwise flood the
+		 * log too. */
+		log_warn("node %u: more than %zu connections waiting to "
+		    "authenticate; closed the oldest (%llu since the last "
+		    "warning, this one from %s)", n->id, pending_cap(n),
+		    (unsigned long long)n->pending_evicted, c->peer);
+		n->pending_warn_ms = now;
+		n->pending_evicted = 0;
+	}
+	/* pending_on_close removes it from the list. */
+	conn_close(c, GROVE_ECLOSED, "too many connections waiting to "
+	    "authenticate");
+}
+
 static void
 on_connection(uv_stream_t *server, int status)
 {
@@ -122,6 +176,7 @@ on_connection(uv_stream_t *server, int status)
 	conn *c = NULL;
 	int rc = status < 0 ? status : conn_accept(server, &pending_ops, n, &c);
 	if (rc == 0) {
+		pending_make_room(n);
 		pending_add(n, c);
 		return;
 	}
@@ -205,8 +260,30 @@ child_index_of_node(const node *n, uint32_t node_id)
 static void
 reject(node *n, conn *c, const char *why)
 {
-	log_warn("rejecting connection from %s: %s", c->peer, why);
+	log_warn("node %u: rejecting connection from %s: %s", n->id, c->peer,
+	    why);
 	conn_close(c, GROVE_EAUTH, why);
+}
+
+/* Turn away a child that proved the secret, telling it why first (an
+ * AUTH_REJECT with the parent's proof, so the child can trust the text):
+ * its tool would otherwise see only a closed connection.  A peer that has
+ * not proved the secret learns nothing. */
+static void
+reject_proven(node *n, conn *c, long pi, const uint8_t *nonce_c,
+    const char *why)
+{
+	uint8_t pp[AUTH_PROOF_LEN];
+	grove_packet *rej = NULL;
+	auth_proof_parent(n->secret, nonce_c, n->pending_nonce[pi], pp);
+	if (wire_pack(&rej, AUTH_T_REJECT, 0, 0, n->rank, 0, "%auc %s", pp,
+		(uint64_t)AUTH_PROOF_LEN, why) == 0) {
+		/* Best effort: one small frame goes to the kernel at once. */
+		conn_send(c, rej);
+		conn_flush(c);
+		grove_packet_unref(rej);
+	}
+	reject(n, c, why);
 }
 
 static void child_attached(node *n, uint32_t idx);
@@ -220,7 +297,8 @@ pending_on_packet(conn *c, grove_packet *p)
 	const uint8_t *proof = NULL, *nonce_c = NULL;
 	uint64_t plen = 0, nlen = 0;
 	uint32_t node_id = 0, pid = 0;
-	char why[160];
+	/* Short enough for an AUTH_REJECT within AUTH_MAX_FRAME. */
+	char why[256];
 	if (pi < 0)
 		return;
 	if (h->type != WIRE_T_AUTH_HELLO) {
@@ -247,14 +325,19 @@ pending_on_packet(conn *c, grove_packet *p)
 	if (idx < 0) {
 		snprintf(why, sizeof why, "node %u is not a child of node %u",
 		    node_id, n->id);
-		reject(n, c, why);
+		reject_proven(n, c, pi, nonce_c, why);
 		return;
 	}
 	node_child *ch = &n->children[idx];
 	if (ch->c || ch->state == CHILD_GONE) {
-		snprintf(why, sizeof why, "node %u is already connected or was "
-		    "lost", node_id);
-		reject(n, c, why);
+		char who[128];
+		node_describe_child(n, ch, who, sizeof who);
+		if (ch->c)
+			snprintf(why, sizeof why, "%s is already connected", who);
+		else
+			snprintf(why, sizeof why, "%s was lost and cannot join "
+			    "this network again", who);
+		reject_proven(n, c, pi, nonce_c, why);
 		return;
 	}
 	uint8_t pp[AUTH_PROOF_LEN];
@@ -276,8 +359,15 @@ pending_on_packet(conn *c, grove_packet *p)
 	 * reads it in its handshake, so neither side counts it. */
 	conn_send(c, ok);
 	conn_flush(c);
-	node_note_flushed(n, c);
 	grove_packet_unref(ok);
+	/* A child that reset the link right after its hello makes this flush
+	 * fail: the link is closed at once, and child_on_close has already
+	 * marked the child lost and said so upstream.  Counting it as
+	 * attached now would undo that (the FE would see "lost", then
+	 * "attached", and count a rank that is gone). */
+	if (c->closing || ch->c != c)
+		return;
+	node_note_flushed(n, c);
 	char sw[48], rw[48];
 	snprintf(sw, sizeof sw, "link:%u->%u", n->id, node_id);
 	snprintf(rw, sizeof rw, "link:%u->%u", node_id, n->id);

@@ -132,6 +132,10 @@ struct node {
 	uint8_t (*pending_nonce)[AUTH_NONCE_LEN];
 	uint64_t *pending_since;
 	size_t n_pending, cap_pending;
+	/* Connections closed to keep the pending list at its cap since the
+	 * last warning, and when that warning was logged. */
+	uint64_t pending_evicted;
+	uint64_t pending_warn_ms;
 
 	node_stream **streams;  /* open addressing on id */
 	size_t stream_cap, n_streams;
