@@ -54,6 +54,7 @@ enum wire_type {
 	WIRE_T_AUTH_OK = 12,      /* parent -> child: proof of parent */
 	WIRE_T_READY = 13,        /* child -> parent: subtree is up */
 	WIRE_T_LAUNCH_ERROR = 14, /* child -> parent: a node could not start */
+	WIRE_T_AUTH_REJECT = 15,  /* parent -> child: proof, why it is refused */
 	WIRE_T_STREAM_NEW = 20,
 	WIRE_T_STREAM_DEL = 21,
 	WIRE_T_STREAM_PARAMS = 22,

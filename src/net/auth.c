@@ -228,11 +228,11 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 			snprintf(err, errlen, "handshake: could not send hello");
 		goto out;
 	}
-	rc = read_auth_frame(rfd, WIRE_T_AUTH_OK, AUTH_T_REJECT, deadline,
+	rc = read_auth_frame(rfd, WIRE_T_AUTH_OK, WIRE_T_AUTH_REJECT, deadline,
 	    timeout_ms, &ok, err, errlen);
 	if (rc != 0)
 		goto out;
-	int rejected = wire_packet_hdr(ok)->type == AUTH_T_REJECT;
+	int rejected = wire_packet_hdr(ok)->type == WIRE_T_AUTH_REJECT;
 	if ((rejected ? grove_packet_unpack(ok, "%auc %s", &pp, &plen, &reason)
 		      : grove_packet_unpack(ok, "%auc", &pp, &plen)) != 0 ||
 	    plen != AUTH_PROOF_LEN) {

@@ -30,14 +30,6 @@
 #define AUTH_MAX_FRAME 512u   /* largest frame accepted before AUTH_OK */
 #define AUTH_TIMEOUT_MS 10000 /* a peer must finish the handshake by then */
 
-/* The parent's answer to a child that proved the secret but cannot be
- * taken (its node is already connected, was lost, or is not a child of
- * this parent): the reason, so the child's tool can say it.  Only a peer
- * that proved the secret gets it, and it carries the parent's proof so
- * the child can trust the text.  A frame type of its own, kept beside the
- * other handshake types of codec/wire.h (10..14), which leave 15 free. */
-#define AUTH_T_REJECT 15u
-
 /* How long a child gives the whole handshake: GROVE_HANDSHAKE_TIMEOUT_MS
  * (ms, positive) or AUTH_TIMEOUT_MS. */
 int auth_handshake_timeout_ms(void);

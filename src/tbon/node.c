@@ -276,7 +276,7 @@ reject_proven(node *n, conn *c, long pi, const uint8_t *nonce_c,
 	uint8_t pp[AUTH_PROOF_LEN];
 	grove_packet *rej = NULL;
 	auth_proof_parent(n->secret, nonce_c, n->pending_nonce[pi], pp);
-	if (wire_pack(&rej, AUTH_T_REJECT, 0, 0, n->rank, 0, "%auc %s", pp,
+	if (wire_pack(&rej, WIRE_T_AUTH_REJECT, 0, 0, n->rank, 0, "%auc %s", pp,
 		(uint64_t)AUTH_PROOF_LEN, why) == 0) {
 		/* Best effort: one small frame goes to the kernel at once. */
 		conn_send(c, rej);
