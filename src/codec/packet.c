@@ -117,37 +117,37 @@ grove_packet_unref(grove_packet *p)
 const char *
 grove_packet_format(const grove_packet *p)
 {
-	return p->fmt;
+	return p ? p->fmt : "";
 }
 
 uint32_t
 grove_packet_stream(const grove_packet *p)
 {
-	return p->hdr.stream;
+	return p ? p->hdr.stream : 0;
 }
 
 int32_t
 grove_packet_tag(const grove_packet *p)
 {
-	return p->hdr.tag;
+	return p ? p->hdr.tag : 0;
 }
 
 uint32_t
 grove_packet_src(const grove_packet *p)
 {
-	return p->hdr.src;
+	return p ? p->hdr.src : 0;
 }
 
 size_t
 grove_packet_size(const grove_packet *p)
 {
-	return p->wire_len;
+	return p ? p->wire_len : 0;
 }
 
 int
 grove_packet_nitems(const grove_packet *p)
 {
-	return p->nitems;
+	return p ? p->nitems : GROVE_EINVAL;
 }
 
 const wire_hdr *

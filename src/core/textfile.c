@@ -1,9 +1,12 @@
 #include "core/textfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/errfmt.h"
 #include "grove/error.h"
@@ -14,11 +17,35 @@ core_read_file(const char *path, size_t max, char **text, size_t *len,
 {
 	*text = NULL;
 	*len = 0;
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
+	 * writer, maybe forever (a back-end stuck in grove_be_attach).  Only
+	 * regular files are read: a FIFO, a device or a directory is never
+	 * one of Grove's text files, and reading one could block or never
+	 * end.  The flag does nothing to a regular file's reads. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		int e = errno;
 		errfmt(err, errlen, "cannot open: %s", strerror(e));
 		return e == ENOENT ? GROVE_ENOENT : GROVE_ESYS;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errfmt(err, errlen, "cannot stat: %s", strerror(e));
+		return GROVE_ESYS;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errfmt(err, errlen, "not a regular file");
+		return GROVE_EINVAL;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errfmt(err, errlen, "cannot open: %s", strerror(e));
+		return e == ENOMEM ? GROVE_ENOMEM : GROVE_ESYS;
 	}
 	char *buf = NULL;
 	size_t n = 0, cap = 0;

@@ -36,7 +36,9 @@ const flt_def *flt_lookup(const flt_registry *r, const char *name);
 /* dlopen(path) and dlsym(symbol) (and symbol "_state_free" if present) and
  * register it as `name`.  Loading the same name with the same path and
  * symbol again succeeds; a different definition under a taken name is
- * GROVE_EINVAL.  On failure err says why (dlerror text). */
+ * GROVE_EINVAL.  Both symbols must be functions: a variable under either
+ * name is GROVE_EFILTER ("not a function").  On failure err says why
+ * (dlerror text, or the check that failed). */
 int flt_load(flt_registry *r, const char *name, const char *path,
     const char *symbol, char *err, size_t errlen);
 

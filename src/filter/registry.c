@@ -6,7 +6,10 @@
  * enough.  Each definition has its own allocation because streams keep
  * pointers to them while more filters get loaded.
  */
+#define _GNU_SOURCE /* dladdr1, RTLD_DL_SYMENT */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +116,25 @@ fail(char *err, size_t errlen, int code, const char *fmt, ...)
 	return code;
 }
 
+/* 1 when addr, found by dlsym, is the start of a function (or of an
+ * indirect function, which dlsym has already resolved).  Anything else
+ * (a variable, a TLS object, an untyped label) would be called as a filter
+ * and crash the node on the first wave, on the FE and on every CP, so it is
+ * refused at load time.  An address the loader cannot map back to a symbol
+ * is refused too: there is no way to tell it is safe to call. */
+static int
+is_function(void *addr)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return 0;
+	if (info.dli_saddr != addr)
+		return 0; /* inside something else, not the start of a symbol */
+	unsigned type = ELF64_ST_TYPE(sym->st_info);
+	return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
 int
 flt_load(flt_registry *r, const char *name, const char *path,
     const char *symbol, char *err, size_t errlen)
@@ -168,11 +190,25 @@ flt_load(flt_registry *r, const char *name, const char *path,
 		dlclose(h);
 		return rc;
 	}
+	if (!is_function(sym)) {
+		int rc = fail(err, errlen, GROVE_EFILTER,
+		    "filter '%s': symbol '%s' in '%s' is not a function", name,
+		    symbol, path);
+		dlclose(h);
+		return rc;
+	}
 	char free_sym[sizeof ((flt_def *)0)->symbol];
 	snprintf(free_sym, sizeof free_sym, "%s_state_free", symbol);
 	dlerror();
 	void *fsym = dlsym(h, free_sym);
 	dlerror(); /* the state-free function is optional */
+	if (fsym && !is_function(fsym)) {
+		int rc = fail(err, errlen, GROVE_EFILTER,
+		    "filter '%s': symbol '%s' in '%s' is not a function", name,
+		    free_sym, path);
+		dlclose(h);
+		return rc;
+	}
 
 	flt_def *d = reg_add(r);
 	if (!d) {

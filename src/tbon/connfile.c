@@ -1,6 +1,7 @@
 #include "tbon/connfile.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "grove/error.h"
@@ -72,14 +73,42 @@ bad(char *err, size_t errlen, unsigned lineno, const char *what)
 	return GROVE_EPROTO;
 }
 
-int
-connfile_find(const char *text, size_t len, uint32_t rank,
-    connfile_record *out, char *err, size_t errlen)
+/* A record's rank and where it is, for finding repeated ranks. */
+typedef struct cf_seen {
+	uint32_t rank;
+	unsigned lineno;
+} cf_seen;
+
+static int
+cmp_seen(const void *a, const void *b)
 {
-	connfile_record rec;
-	int have_secret = 0, found = 0;
-	unsigned lineno = 0, records = 0;
-	memset(&rec, 0, sizeof rec);
+	const cf_seen *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->lineno < y->lineno ? -1 : x->lineno > y->lineno;
+}
+
+/* The parsed fields of a record line, or -1 when the line is not one. */
+static int
+parse_record(const char *s, const char *end, uint32_t *rank, char *host,
+    size_t hostcap, uint32_t *port, uint32_t *parent, uint32_t *node)
+{
+	if (take_u32(&s, end, UINT32_MAX, rank) != 0 ||
+	    take_word(&s, end, host, hostcap) != 0 ||
+	    take_u32(&s, end, 65535, port) != 0 ||
+	    take_u32(&s, end, UINT32_MAX, parent) != 0 ||
+	    take_u32(&s, end, UINT32_MAX, node) != 0 || s != end)
+		return -1;
+	return 0;
+}
+
+/* Calls fn(arg, line, lineno) for each line of text[0, len), without its
+ * newline or a CR before it; stops at the first non-zero return. */
+static int
+each_line(const char *text, size_t len,
+    int (*fn)(void *arg, cf_line ln, unsigned lineno), void *arg)
+{
+	unsigned lineno = 0;
 	const char *end_all = text + len;
 	for (const char *p = text; p < end_all;) {
 		const char *nl = memchr(p, '\n', (size_t)(end_all - p));
@@ -91,57 +120,165 @@ connfile_find(const char *text, size_t len, uint32_t rank,
 		if (end > start && end[-1] == '\r')
 			end--;
 		cf_line ln = {start, (size_t)(end - start)};
-		lineno++;
-		if (memchr(ln.p, 0, ln.n))
-			return bad(err, errlen, lineno, "NUL byte");
-		const char *s = ln.p;
-		if (ln.n == 0 || *s == '#')
-			continue;
-		if (ln.n > 7 && !memcmp(s, "secret ", 7)) {
-			s += 7;
-			if (take_word(&s, end, rec.secret_hex,
-			    sizeof rec.secret_hex) != 0 || s != end ||
-			    !is_hex64(rec.secret_hex))
-				return bad(err, errlen, lineno,
-				    "'secret' wants 64 hex digits");
-			have_secret = 1;
-		} else if (ln.n > 9 && !memcmp(s, "backends ", 9)) {
-			s += 9;
-			if (take_u32(&s, end, UINT32_MAX, &rec.backends) != 0 ||
-			    s != end)
-				return bad(err, errlen, lineno,
-				    "'backends' wants a number");
-		} else {
-			uint32_t r, port, parent, node;
-			char host[sizeof rec.host];
-			if (take_u32(&s, end, UINT32_MAX, &r) != 0 ||
-			    take_word(&s, end, host, sizeof host) != 0 ||
-			    take_u32(&s, end, 65535, &port) != 0 ||
-			    take_u32(&s, end, UINT32_MAX, &parent) != 0 ||
-			    take_u32(&s, end, UINT32_MAX, &node) != 0 || s != end)
-				return bad(err, errlen, lineno,
-				    "expected 'secret HEX', 'backends N' or 'RANK "
-				    "HOST PORT PARENT_NODE NODE' (port at most "
-				    "65535)");
-			records++;
-			if (r == rank && !found) {
-				found = 1;
-				memcpy(rec.host, host, sizeof host);
-				rec.port = (uint16_t)port;
-				rec.parent = parent;
-				rec.node = node;
-			}
+		int rc = fn(arg, ln, ++lineno);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The state of one connfile_find. */
+typedef struct cf_scan {
+	uint32_t rank;
+	connfile_record rec;
+	int have_secret, found;
+	unsigned records;
+	/* Ranks so far strictly increasing, as the front-end writes them:
+	 * then a repeat is the previous rank, seen at once. */
+	int ascending;
+	uint32_t last_rank;
+	unsigned last_line;
+	char *err;
+	size_t errlen;
+} cf_scan;
+
+static int
+scan_line(void *arg, cf_line ln, unsigned lineno)
+{
+	cf_scan *sc = arg;
+	connfile_record *rec = &sc->rec;
+	const char *s = ln.p, *end = ln.p + ln.n;
+	if (memchr(ln.p, 0, ln.n))
+		return bad(sc->err, sc->errlen, lineno, "NUL byte");
+	if (ln.n == 0 || *s == '#')
+		return 0;
+	if (ln.n > 7 && !memcmp(s, "secret ", 7)) {
+		s += 7;
+		if (take_word(&s, end, rec->secret_hex,
+		    sizeof rec->secret_hex) != 0 || s != end ||
+		    !is_hex64(rec->secret_hex))
+			return bad(sc->err, sc->errlen, lineno,
+			    "'secret' wants 64 hex digits");
+		sc->have_secret = 1;
+		return 0;
+	}
+	if (ln.n > 9 && !memcmp(s, "backends ", 9)) {
+		s += 9;
+		if (take_u32(&s, end, UINT32_MAX, &rec->backends) != 0 ||
+		    s != end)
+			return bad(sc->err, sc->errlen, lineno,
+			    "'backends' wants a number");
+		return 0;
+	}
+	uint32_t r, port, parent, node;
+	char host[sizeof rec->host];
+	if (parse_record(s, end, &r, host, sizeof host, &port, &parent,
+	    &node) != 0)
+		return bad(sc->err, sc->errlen, lineno,
+		    "expected 'secret HEX', 'backends N' or 'RANK HOST PORT "
+		    "PARENT_NODE NODE' (port at most 65535)");
+	if (sc->ascending && sc->records && r <= sc->last_rank) {
+		if (r == sc->last_rank) {
+			snprintf(sc->err, sc->errlen, "line %u: rank %u again "
+			    "(first on line %u)", lineno, r, sc->last_line);
+			return GROVE_EPROTO;
+		}
+		sc->ascending = 0; /* checked for repeats afterwards */
+	}
+	sc->last_rank = r;
+	sc->last_line = lineno;
+	sc->records++;
+	if (r == sc->rank && !sc->found) {
+		sc->found = 1;
+		memcpy(rec->host, host, sizeof host);
+		rec->port = (uint16_t)port;
+		rec->parent = parent;
+		rec->node = node;
+	}
+	return 0;
+}
+
+/* The second pass over a file whose ranks are not in order: every
+ * record's rank and line, sorted, so that a repeated rank is found
+ * whatever its place. */
+typedef struct cf_collect {
+	cf_seen *seen;
+	size_t n;
+} cf_collect;
+
+static int
+collect_line(void *arg, cf_line ln, unsigned lineno)
+{
+	cf_collect *c = arg;
+	const char *s = ln.p, *end = ln.p + ln.n;
+	uint32_t r, port, parent, node;
+	char host[sizeof ((connfile_record *)0)->host];
+	/* The first pass accepted every line: what is not a record is a
+	 * comment, a blank, 'secret' or 'backends'. */
+	if (parse_record(s, end, &r, host, sizeof host, &port, &parent,
+	    &node) == 0)
+		c->seen[c->n++] = (cf_seen){r, lineno};
+	return 0;
+}
+
+/* GROVE_EPROTO naming the line of the first repeat of a rank, if any. */
+static int
+check_repeats(const char *text, size_t len, unsigned records, char *err,
+    size_t errlen)
+{
+	cf_collect c = {malloc((records ? records : 1) * sizeof *c.seen), 0};
+	if (!c.seen) {
+		snprintf(err, errlen, "out of memory checking %u records",
+		    records);
+		return GROVE_ENOMEM;
+	}
+	each_line(text, len, collect_line, &c);
+	qsort(c.seen, c.n, sizeof *c.seen, cmp_seen);
+	/* Of all repeats, the one that comes first in the file. */
+	const cf_seen *second = NULL, *first = NULL;
+	for (size_t i = 1; i < c.n; i++) {
+		if (c.seen[i].rank == c.seen[i - 1].rank &&
+		    (i < 2 || c.seen[i - 2].rank != c.seen[i].rank) &&
+		    (!second || c.seen[i].lineno < second->lineno)) {
+			second = &c.seen[i];
+			first = &c.seen[i - 1];
 		}
 	}
-	if (!have_secret) {
+	int rc = 0;
+	if (second) {
+		snprintf(err, errlen, "line %u: rank %u again (first on line "
+		    "%u)", second->lineno, second->rank, first->lineno);
+		rc = GROVE_EPROTO;
+	}
+	free(c.seen);
+	return rc;
+}
+
+int
+connfile_find(const char *text, size_t len, uint32_t rank,
+    connfile_record *out, char *err, size_t errlen)
+{
+	cf_scan sc;
+	memset(&sc, 0, sizeof sc);
+	sc.rank = rank;
+	sc.ascending = 1;
+	sc.err = err;
+	sc.errlen = errlen;
+	int rc = each_line(text, len, scan_line, &sc);
+	if (rc != 0)
+		return rc;
+	if (!sc.have_secret) {
 		snprintf(err, errlen, "no 'secret' line");
 		return GROVE_EPROTO;
 	}
-	if (!found) {
+	if (!sc.ascending &&
+	    (rc = check_repeats(text, len, sc.records, err, errlen)) != 0)
+		return rc;
+	if (!sc.found) {
 		snprintf(err, errlen, "no record for rank %u (%u records)", rank,
-		    records);
+		    sc.records);
 		return GROVE_ENOENT;
 	}
-	*out = rec;
+	*out = sc.rec;
 	return 0;
 }

@@ -22,7 +22,9 @@ typedef struct connfile_record {
 /* Finds the record of rank in text[0, len).  Returns 0 and fills *out;
  * GROVE_ENOENT when no line is for rank; GROVE_EPROTO when the text is
  * malformed (a line the format does not allow, a field out of range, no
- * secret).  err says which line and what is wrong. */
+ * secret, a rank with two records: the line of the second one);
+ * GROVE_ENOMEM when checking an unordered file for repeated ranks needs
+ * memory it cannot get.  err says which line and what is wrong. */
 int connfile_find(const char *text, size_t len, uint32_t rank,
     connfile_record *out, char *err, size_t errlen);
 

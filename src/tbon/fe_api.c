@@ -112,6 +112,15 @@ grove_net_destroy(grove_net *net)
 	free(net);
 }
 
+/* A handle the calls that run the event loop can use: not NULL, and from
+ * a create that got as far as starting the loop (a failed create still
+ * hands out its network, for the error text and destroy). */
+static int
+net_usable(const grove_net *net)
+{
+	return net && net->n.loop_ready;
+}
+
 /* ---- information ---------------------------------------------------- */
 
 uint32_t
@@ -142,7 +151,9 @@ int
 grove_net_attach_info(const grove_net *net, uint32_t rank,
     grove_attach_info *out)
 {
-	if (!net || !out || rank >= grove_topo_backends(net->topo))
+	if (!net || !out)
+		return GROVE_EINVAL;
+	if (rank >= grove_topo_backends(net->topo))
 		return GROVE_ERANGE;
 	int64_t be = grove_topo_be_node(net->topo, rank);
 	if (be < 0)
@@ -229,7 +240,7 @@ fe_write_connect_file(grove_net *net)
 int
 grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 {
-	if (!net)
+	if (!net_usable(net))
 		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	while (net->be_up < count) {
@@ -249,6 +260,8 @@ grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 void
 grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg)
 {
+	if (!net)
+		return;
 	net->cb = cb;
 	net->cb_arg = arg;
 }
@@ -256,6 +269,8 @@ grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg)
 int
 grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 {
+	if (!net_usable(net) || !ev)
+		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
 		if (net->ev_n) {
@@ -291,6 +306,8 @@ grove_net_fd(grove_net *net)
 int
 grove_net_progress(grove_net *net)
 {
+	if (!net_usable(net))
+		return GROVE_EINVAL;
 	fe_run(net, 0);
 	fe_update_waitfd(net);
 	return 0;
@@ -364,6 +381,8 @@ grove_comm_size(const grove_comm *c)
 void
 grove_stream_opts_init(grove_stream_opts *o)
 {
+	if (!o)
+		return;
 	memset(o, 0, sizeof *o);
 	o->up_filter = "null";
 	o->sync_filter = "wait_for_all";
@@ -375,7 +394,7 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
     const grove_stream_opts *o, grove_stream **out)
 {
 	grove_stream_opts d;
-	if (!net || !comm || !out)
+	if (!net_usable(net) || !comm || !out)
 		return GROVE_EINVAL;
 	if (!o) {
 		grove_stream_opts_init(&d);
@@ -513,7 +532,7 @@ int
 grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
     const char *fmt, ...)
 {
-	if (!net || !fmt)
+	if (!net_usable(net) || !fmt)
 		return GROVE_EINVAL;
 	if (be_rank >= grove_topo_backends(net->topo)) {
 		fe_set_error(net, "rank %u out of range", be_rank);
@@ -536,6 +555,8 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 int
 grove_net_flush(grove_net *net, int timeout_ms)
 {
+	if (!net_usable(net))
+		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	node *n = &net->n;
 	for (;;) {
@@ -573,7 +594,7 @@ static int
 recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
     int32_t *tag, grove_packet **p, int timeout_ms)
 {
-	if (!net || !p)
+	if (!net_usable(net) || !p)
 		return GROVE_EINVAL;
 	uint64_t t0 = grove_trace_begin();
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
@@ -639,7 +660,7 @@ int
 grove_net_load_filter(grove_net *net, const char *name, const char *path,
     const char *symbol)
 {
-	if (!net || !name || !path || !symbol)
+	if (!net_usable(net) || !name || !path || !symbol)
 		return GROVE_EINVAL;
 	node *n = &net->n;
 	uint32_t req = net->next_req++;

@@ -1,7 +1,8 @@
 /* Unit tests for connfile_find (src/tbon/connfile.c): the attach-mode
  * connection file as the front-end writes it, the variations a person or
- * another system may bring (comments, CR LF, blanks), and every kind of
- * bad line, each refused with its line number. */
+ * another system may bring (comments, CR LF, blanks, ranks out of order),
+ * and every kind of bad line or repeated rank, each refused with its line
+ * number. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,15 +103,45 @@ test_bad_lines(void **state)
 	assert_string_equal(err, "line 2: NUL byte");
 }
 
+/* A rank listed twice is refused, whichever rank is asked for, naming
+ * the line of the second record and of the first. */
 static void
-test_first_record_wins(void **state)
+test_repeated_rank(void **state)
 {
 	(void)state;
-	const char *t = "secret " SECRET "\n0 a 1 2 3\n0 b 4 5 6\n";
 	connfile_record r;
 	char err[200] = "";
-	assert_int_equal(find(t, 0, &r, err), 0);
+	/* In the front-end's order: the repeat follows its first record. */
+	const char *t = "secret " SECRET "\n0 a 1 2 3\n0 b 4 5 6\n";
+	assert_int_equal(find(t, 0, &r, err), GROVE_EPROTO);
+	assert_string_equal(err, "line 3: rank 0 again (first on line 2)");
+	const char *later = "secret " SECRET "\nbackends 3\n"
+	    "0 a 1 2 3\n1 a 1 2 4\n# a comment\n1 b 1 2 5\n2 a 1 2 6\n";
+	assert_int_equal(find(later, 0, &r, err), GROVE_EPROTO);
+	assert_string_equal(err, "line 6: rank 1 again (first on line 4)");
+	assert_int_equal(find(later, 2, &r, err), GROVE_EPROTO);
+
+	/* Out of order: the repeat is found after the whole file is read,
+	 * and the first repeat in the file is the one named. */
+	const char *crlf = "secret " SECRET "\r\n"
+	    "2 a 1 2 6\r\n0 a 1 2 3\r\n5 a 1 2 9\r\n1 a 1 2 4\r\n"
+	    "5 b 1 2 9\r\n0 c 1 2 3\r\n";
+	assert_int_equal(find(crlf, 1, &r, err), GROVE_EPROTO);
+	assert_string_equal(err, "line 6: rank 5 again (first on line 4)");
+	const char *three = "secret " SECRET "\n"
+	    "7 a 1 2 3\n3 a 1 2 3\n7 b 1 2 3\n7 c 1 2 3\n3 d 1 2 3\n";
+	assert_int_equal(find(three, 3, &r, err), GROVE_EPROTO);
+	assert_string_equal(err, "line 4: rank 7 again (first on line 2)");
+
+	/* Out of order without repeats is fine. */
+	const char *ok = "secret " SECRET "\n"
+	    "2 a 1 2 6\n0 b 1 2 3\n1 c 1 2 4\n";
+	assert_int_equal(find(ok, 0, &r, err), 0);
+	assert_string_equal(r.host, "b");
+	assert_int_equal(find(ok, 2, &r, err), 0);
 	assert_string_equal(r.host, "a");
+	assert_int_equal(find(ok, 3, &r, err), GROVE_ENOENT);
+	assert_string_equal(err, "no record for rank 3 (3 records)");
 }
 
 int
@@ -120,7 +151,7 @@ main(void)
 		cmocka_unit_test(test_as_written),
 		cmocka_unit_test(test_comments_blanks_crlf),
 		cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_first_record_wins),
+		cmocka_unit_test(test_repeated_rank),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
