@@ -35,6 +35,8 @@ fe_set_error(grove_net *net, const char *fmt, ...)
 void
 grove_net_opts_init(grove_net_opts *o)
 {
+	if (!o)
+		return;
 	memset(o, 0, sizeof *o);
 	o->topology = "flat";
 	o->timeout_ms = 30000;

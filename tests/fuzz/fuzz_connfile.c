@@ -31,7 +31,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strlen(r.secret_hex) != 64 || !r.host[0] ||
 		    strchr(r.host, ' '))
 			abort();
-	} else if ((rc != GROVE_ENOENT && rc != GROVE_EPROTO) || !err[0]) {
+	} else if ((rc != GROVE_ENOENT && rc != GROVE_EPROTO &&
+	    rc != GROVE_ENOMEM) || !err[0]) {
 		abort();
 	}
 	return 0;

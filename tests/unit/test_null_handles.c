@@ -37,6 +37,7 @@ test_net_null(void **state)
 	grove_net_destroy(NULL);
 	grove_net_on_event(NULL, ignore_event, NULL);
 	grove_stream_opts_init(NULL);
+	grove_net_opts_init(NULL);
 	grove_comm_destroy(NULL);
 	assert_int_equal(grove_net_next_event(NULL, &ev, 0), GROVE_EINVAL);
 	assert_int_equal(grove_net_next_event(NULL, NULL, 0), GROVE_EINVAL);
