@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -35,6 +36,10 @@ static struct {
 	char tmpdir[PATH_MAX];
 	pid_t self;
 	unsigned watchdog_s;
+	/* Networks the test created (it_note_network): their event spaces
+	 * go when the test ends, passed or failed, as its processes do. */
+	char nets[64][48];
+	int n_nets;
 } g_it;
 
 /* ---- /proc scanning, async-signal-safe ------------------------------- */
@@ -253,6 +258,39 @@ rm_tmpdir(void)
 	g_it.tmpdir[0] = '\0';
 }
 
+void
+it_note_network(const char *netid)
+{
+	if (netid && netid[0] && g_it.n_nets < (int)(sizeof g_it.nets /
+	    sizeof g_it.nets[0]))
+		snprintf(g_it.nets[g_it.n_nets++], sizeof g_it.nets[0], "%s",
+		    netid);
+}
+
+/* Removes the event spaces in /dev/shm of the networks noted. */
+static void
+rm_segments(void)
+{
+	if (!g_it.n_nets || getpid() != g_it.self)
+		return;
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		for (int i = 0; i < g_it.n_nets; i++) {
+			size_t l = strlen(g_it.nets[i]);
+			if (!strncmp(e->d_name, "grove.", 6) &&
+			    !strncmp(e->d_name + 6, g_it.nets[i], l) &&
+			    e->d_name[6 + l] == '.') {
+				shm_unlink(e->d_name);
+				break;
+			}
+		}
+	}
+	closedir(d);
+}
+
 static void
 at_exit_cleanup(void)
 {
@@ -260,6 +298,7 @@ at_exit_cleanup(void)
 		return;
 	kill_descendants_raw();
 	rm_tmpdir();
+	rm_segments();
 }
 
 static void
@@ -428,6 +467,7 @@ it_fail_exit(void)
 	fflush(stderr);
 	kill_descendants_raw();
 	rm_tmpdir();
+	rm_segments();
 	_exit(1);
 }
 

@@ -117,6 +117,10 @@ char *it_build_path(const char *name, char *buf, size_t cap);
 const char *it_be_worker_path(void);
 const char *it_commnode_path(void);
 /* A fresh private directory (mkdtemp), removed with its files at exit. */
+/* The test created network netid: its event spaces are removed when the
+ * test ends, whether it passed or failed (it_net_create notes its
+ * networks itself). */
+void it_note_network(const char *netid);
 const char *it_tmpdir(void);
 
 /* The whole file, NUL-terminated (malloc'd; the test fails if it cannot

@@ -46,6 +46,8 @@ it_net_create(const grove_net_opts *o)
 	grove_net *net = NULL;
 	uint64_t t0 = it_now_ms();
 	int rc = grove_net_create(o, &net);
+	if (net)
+		it_note_network(grove_net_id(net));
 	if (rc != 0)
 		IT_FAIL("grove_net_create(%s, %u backends%s%s) returned %s: %s",
 		    o->topology ? o->topology : "flat", o->backends,
