@@ -144,12 +144,10 @@ static const cpu_set_t *
 cpu_plan_next(cpu_plan *p, const grove_topo_node *k, int attach,
     cpu_set_t *out)
 {
-	if (!started_here(k, attach))
+	if (!p->on || !started_here(k, attach))
 		return NULL;
 	uint32_t place = p->next++;
-	if (!p->on || cpu_share_of(&p->mine, p->nlocal, place, out) == 0)
-		return NULL;
-	return out;
+	return cpu_share_of(&p->mine, p->nlocal, place, out) > 0 ? out : NULL;
 }
 
 /* ", CPUs 0-3" for a log line, or "" for a child that keeps ours. */
