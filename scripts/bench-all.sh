@@ -8,12 +8,14 @@
 #
 #   scripts/bench-all.sh [--build DIR] [--rt-iters R] [--thru-iters T]
 #                        [--repeat K] [--json-out FILE]
+#                        [--cpu-bind none|subtree]
 #
 # DIR defaults to build/ (./scripts/demo.sh builds it).  With --repeat K
 # every row runs K times and the table shows the best of each measure
 # (lowest times, highest waves/s): on a shared machine the best run is the
 # one least disturbed by other load.  The JSON lines of every run are kept
-# in FILE (default: DIR/bench-all.jsonl).
+# in FILE (default: DIR/bench-all.jsonl).  --cpu-bind is passed to both
+# benchmarks (grove_net_opts.cpu_bind; the floor's tree bound alike).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,7 @@ rt=200
 thru=1000
 out=
 repeat=1
+bind=none
 while (($#)); do
 	case $1 in
 	--build) build=$2; shift 2 ;;
@@ -29,7 +32,8 @@ while (($#)); do
 	--thru-iters) thru=$2; shift 2 ;;
 	--json-out) out=$2; shift 2 ;;
 	--repeat) repeat=$2; shift 2 ;;
-	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+	--cpu-bind) bind=$2; shift 2 ;;
+	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
 	*) echo "bench-all: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -66,12 +70,13 @@ for row in "${ROWS[@]}"; do
 	for ((k = 1; k <= repeat; k++)); do
 		echo "bench-all: $topo, $n back-ends (run $k of $repeat)" >&2
 		if json=$("$grove" bench floor --topology "$topo" \
-			--backends "$n" --rt-iters "$rt" --json); then
+			--backends "$n" --rt-iters "$rt" --cpu-bind "$bind" \
+			--json); then
 			echo "$json" >>"$out"
 		fi
 		if json=$("$grove" bench micro --topology "$topo" \
 			--backends "$n" --rt-iters "$rt" --thru-iters "$thru" \
-			--json); then
+			--cpu-bind "$bind" --json); then
 			echo "$json" >>"$out"
 		else
 			echo "{\"topology\": \"$topo\", \"backends\": $n, \"error\": true}" >>"$out"
@@ -90,7 +95,8 @@ refs = [l.split() for l in open(sys.argv[2]) if l.strip()]
 repeat = int(sys.argv[3])
 first = next((r for r in runs if "error" not in r), {})
 print(f"commit {first.get('commit', 'unknown')}, "
-      f"{first.get('cpu', '?')}, {first.get('cpus', '?')} CPUs"
+      f"{first.get('cpu', '?')}, {first.get('cpus', '?')} CPUs, "
+      f"cpu_bind {first.get('cpu_bind', 'none')}"
       + (f", best of {repeat} runs" if repeat > 1 else "") + "\n")
 print("| topology | BEs | CPs | instantiation s | round trip ms | waves/s "
       "| MRNet inst. s | MRNet rt ms | MRNet waves/s | targets "
