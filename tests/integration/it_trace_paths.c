@@ -157,8 +157,13 @@ check_setup_collectors(const struct trace_set *set)
 		if (count_op(p, GROVE_OP_READ, NULL) < 1 ||
 		    count_op(p, GROVE_OP_WRITEV, NULL) < 1)
 			IT_FAIL("%s: no batch read or write tuple", p->label);
+		/* A back-end records a send when the call returns, after
+		 * its write: the front-end may hold the last reduction
+		 * before that.  Every earlier send is recorded, since a
+		 * back-end receives the next request only after its send
+		 * call returned. */
 		if (!node && (count_op(p, GROVE_OP_API_RECV, NULL) < REDUCTIONS ||
-		    count_op(p, GROVE_OP_API_SEND, NULL) < REDUCTIONS))
+		    count_op(p, GROVE_OP_API_SEND, NULL) < REDUCTIONS - 1))
 			IT_FAIL("%s: fewer API calls than reductions",
 			    p->label);
 	}
