@@ -67,12 +67,25 @@ parse_num(const char *opt, const char *v, double lo, double hi, double *out)
 	return 0;
 }
 
+/* A whole count in [1, max] ("1.5" is refused, not cut to 1). */
+static int
+parse_count(const char *opt, const char *v, long max, unsigned *out)
+{
+	long n = tool_parse_count(v, max);
+	if (n < 1) {
+		fprintf(stderr, "grove bench offered-load: %s %s: need a "
+		    "whole number in [1, %ld]\n", opt, v, max);
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
 static int
 parse(int argc, char **argv, offered_cfg *c)
 {
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		double x;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return offered_usage(stdout) + 100;
 		if (!strcmp(a, "--json")) {
@@ -88,13 +101,12 @@ parse(int argc, char **argv, offered_cfg *c)
 		if (!strcmp(a, "--topology"))
 			c->topology = v;
 		else if (!strcmp(a, "--backends")) {
-			if (parse_num(a, v, 1, 65536, &x) < 0)
+			if (parse_count(a, v, 65536, &c->backends) < 0)
 				return 2;
-			c->backends = (unsigned)x;
 		} else if (!strcmp(a, "--metrics")) {
-			if (parse_num(a, v, 1, AGENT_MAX_STREAMS, &x) < 0)
+			if (parse_count(a, v, AGENT_MAX_STREAMS,
+			    &c->metrics) < 0)
 				return 2;
-			c->metrics = (unsigned)x;
 		} else if (!strcmp(a, "--rate")) {
 			if (parse_num(a, v, 0.001, 1000, &c->rate) < 0)
 				return 2;

@@ -669,10 +669,18 @@ cmd_demo(int argc, char **argv)
 {
 	const char *spec = "kary:4";
 	long n = 16;
+	int n_given = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--topology") && i + 1 < argc) {
+		if ((!strcmp(argv[i], "--topology") ||
+		    !strcmp(argv[i], "--backends")) && i + 1 >= argc) {
+			fprintf(stderr, "grove demo: %s needs a value\n",
+			    argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--topology")) {
 			spec = argv[++i];
-		} else if (!strcmp(argv[i], "--backends") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--backends")) {
+			n_given = 1;
 			n = tool_parse_count(argv[++i], 65536);
 			if (n < 0) {
 				fprintf(stderr, "grove demo: --backends wants "
@@ -689,6 +697,10 @@ cmd_demo(int argc, char **argv)
 			return demo_usage(stderr);
 		}
 	}
+
+	/* A levels: spec says how many back-ends it has. */
+	if (!n_given && !strncmp(spec, "levels:", 7))
+		n = 0;
 
 	tool_programs pg;
 	char err[512];

@@ -159,6 +159,10 @@ parse_opts(int argc, char **argv, top_opts *o)
 			return top_usage(stderr);
 		}
 	}
+	/* A levels: spec says how many agents it has. */
+	int levels = !strncmp(o->topology, "levels:", 7);
+	if (!o->backends_given && levels)
+		o->backends = 0;
 	/* With a host list and no --backends: one agent per slot.  Reading
 	 * the list here also reports a bad one before anything starts. */
 	if (o->hosts) {
@@ -171,7 +175,7 @@ parse_opts(int argc, char **argv, top_opts *o)
 		}
 		uint64_t slots = grove_hostlist_slots(hl);
 		grove_hostlist_destroy(hl);
-		if (!o->backends_given)
+		if (!o->backends_given && !levels)
 			o->backends = slots > 65536 ? 65536 : (unsigned)slots;
 	}
 	return 0;

@@ -60,8 +60,8 @@ int grove_cluster_map_add_range(grove_cluster_map *m, uint32_t cluster,
 int grove_cluster_map_set_link(grove_cluster_map *m, grove_link_class cls,
     const grove_link_params *p);
 
-/* Parse the text format; errors name the line, e.g.
- * "line 4: node 17 is already in cluster 0 (line 3)". */
+/* Parse the text format; GROVE_ETOPO for a bad map, whose error names
+ * the line, e.g. "line 4: node 17 is already in cluster 0 (line 3)". */
 int grove_cluster_map_parse_string(const char *text, grove_cluster_map **out,
     char *err, size_t errlen);
 int grove_cluster_map_parse_file(const char *path, grove_cluster_map **out,

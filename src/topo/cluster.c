@@ -222,7 +222,9 @@ fail(cl_parser *ps, const char *fmt, ...)
 	va_end(ap);
 	if (ps->err && ps->errlen)
 		snprintf(ps->err, ps->errlen, "line %d: %s", ps->line, msg);
-	return GROVE_EFORMAT;
+	/* A cluster map describes the network's shape: a bad one is a bad
+	 * topology file, not a packet format. */
+	return GROVE_ETOPO;
 }
 
 /* A non-negative decimal number followed by a unit from the table;
@@ -471,7 +473,7 @@ grove_cluster_map_parse_file(const char *path, grove_cluster_map **out,
 	if (rc == 0) {
 		if (memchr(buf, 0, n)) {
 			snprintf(err, errlen, "%s: not a text file", path);
-			rc = GROVE_EFORMAT;
+			rc = GROVE_ETOPO;
 		} else {
 			char msg[512];
 			rc = grove_cluster_map_parse_string(buf, out, msg, sizeof msg);

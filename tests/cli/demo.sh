@@ -29,6 +29,26 @@ for spec in "kary:4 16" "flat 8" "kary:2 8"; do
 		exit 1
 	fi
 done
+# A levels: spec brings its own back-end count; a missing value is named.
+timeout 120 "$build/grove" demo --topology levels:2x3 >"$out" 2>&1 &&
+	grep -q "all 11 results OK" "$out" ||
+	{ cat "$out" >&2; echo "FAIL: demo --topology levels:2x3" >&2; exit 1; }
+if timeout 20 "$build/grove" demo --backends >"$out" 2>&1 ||
+    ! grep -q -- "--backends needs a value" "$out"; then
+	cat "$out" >&2
+	echo "FAIL: demo --backends without a value" >&2
+	exit 1
+fi
+# A bad cluster map is a bad topology file, named with its line.
+printf 'wan latency 1ms\ncluster 0 nodes 0\ncluster 0 nodes 0\n' >"$out.map"
+if GROVE_CLUSTER_MAP="$out.map" timeout 20 "$build/grove" demo --topology flat \
+    --backends 1 >"$out" 2>&1 || ! grep -q "bad topology: cluster map .*:3: node 0" "$out"; then
+	cat "$out" >&2
+	rm -f "$out.map"
+	echo "FAIL: a bad cluster map" >&2
+	exit 1
+fi
+rm -f "$out.map"
 # Logging is off by default, and per process into files on request.
 log_line='^[0-9.]+ [EWIDT] (fe|cp|be)\['
 timeout 120 "$build/grove" demo --topology kary:2 --backends 4 >"$out" 2>&1 ||

@@ -36,6 +36,17 @@ for want in "kernel release" "4 agents on 1 host" "cpu %" "ctxsw /s" \
 		{ cat "$tmp/once.txt" >&2; fail "top --once: no '$want'"; }
 done
 
+# --- a levels: spec brings its own agent count (6 here), no --backends
+timeout 120 "$grove" top --once --json --interval 200 --topology levels:2x3 \
+	>"$tmp/lv.json" 2>"$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "top --topology levels:2x3"; }
+python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["backends"] == 6, d' \
+	"$tmp/lv.json" || fail "levels:2x3 did not give 6 agents"
+
+# --- grove bench offered-load counts are whole numbers
+expect_status 2 bench offered-load --backends 1.5
+grep -q "whole number" "$tmp/err" || fail "offered-load --backends 1.5 accepted"
+
 # --- a timed live run (not a terminal: plain tables, one per interval)
 timeout 120 "$grove" top --seconds 2 --interval 250 --backends 4 \
 	--topology kary:2 >"$tmp/live.txt" 2>&1 ||

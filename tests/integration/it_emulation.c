@@ -298,7 +298,7 @@ bad_maps(const char *dir)
 	it_net_opts(&o, "levels:2x1", 2);
 	o.cluster_map_file = path;
 	grove_net *net = NULL;
-	CHECK_RC(grove_net_create(&o, &net), GROVE_EFORMAT);
+	CHECK_RC(grove_net_create(&o, &net), GROVE_ETOPO);
 	char want[4200];
 	snprintf(want, sizeof want, "%s:3: node 2 is already in cluster 0", path);
 	CHECK_STR_CONTAINS(grove_net_last_error(net), want);

@@ -211,7 +211,7 @@ test_parse_file(void **state)
 	char err[512], want[600];
 	grove_cluster_map *m = NULL;
 	assert_int_equal(grove_cluster_map_parse_file(path, &m, err, sizeof err),
-	    GROVE_EFORMAT);
+	    GROVE_ETOPO);
 	snprintf(want, sizeof want, "%s:3: node 0 is already in cluster 0 "
 	    "(line 2)", path);
 	assert_string_equal(err, want);
