@@ -26,6 +26,7 @@
  * measurement: the model's prediction for the same scheme and its
  * relative error.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -579,20 +580,22 @@ bb_usage(FILE *f)
 static int
 parse_size(const char *s, uint64_t *out)
 {
+	if (*s < '0' || *s > '9')
+		return -1;
 	char *end;
+	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (end == s || s[0] == '-')
-		return -1;
-	if (*end == 'K' || *end == 'k') {
-		v <<= 10;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	if (shift)
 		end++;
-	} else if (*end == 'M' || *end == 'm') {
-		v <<= 20;
-		end++;
-	}
-	if (*end || v == 0 || v > (256ull << 20))
+	/* Compared before shifting: a shift would lose the high bits. */
+	if (*end || errno || v == 0 || v > (256ull << 20) >> shift)
 		return -1;
-	*out = v;
+	*out = v << shift;
 	return 0;
 }
 
@@ -600,6 +603,11 @@ static int
 parse_sizes(const char *list, bb_cfg *c)
 {
 	char tmp[512];
+	if (strlen(list) >= sizeof tmp) {
+		fprintf(stderr, "grove bench bcast: --sizes list longer than "
+		    "%zu characters\n", sizeof tmp - 1);
+		return -1;
+	}
 	snprintf(tmp, sizeof tmp, "%s", list);
 	c->nsizes = 0;
 	for (char *save = NULL, *tok = strtok_r(tmp, ",", &save); tok;
@@ -613,7 +621,12 @@ parse_sizes(const char *list, bb_cfg *c)
 		}
 		c->nsizes++;
 	}
-	return c->nsizes ? 0 : -1;
+	if (!c->nsizes) {
+		fprintf(stderr, "grove bench bcast: --sizes '%s' holds no size\n",
+		    list);
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -48,7 +48,8 @@ logp_usage(FILE *f)
 	    "                               emulator (--latency, --bandwidth)\n"
 	    "  -s, --sizes LIST     message sizes in bytes: A-B (powers of two\n"
 	    "                       from A up to B) or A,B,C; K and M suffixes\n"
-	    "                       are KiB and MiB (default 1-4M; wan: 1-64K)\n"
+	    "                       are KiB and MiB; every size a power of two\n"
+	    "                       up to 256M (default 1-4M; wan: 1-64K)\n"
 	    "  -r, --reps N         repetitions (default 5; wan: 3)\n"
 	    "  -l, --latency D      wan latency (default 10ms, as in the paper)\n"
 	    "  -b, --bandwidth R    wan bandwidth (default 1MB/s)\n"
@@ -68,57 +69,96 @@ usage_error(const char *msg, const char *arg)
 	return tool_usage_error("grove logp", msg, arg);
 }
 
-/* "123", "4K", "4M": bytes, or 0 when it is not a size. */
+/* One size of a --sizes list: "123", "4K", "4M" (KiB, MiB).  It must be
+ * a power of two in [1, LOGP_MAX_SIZE]: the parameter file holds the log2
+ * grid (docs/logp.md), and finding that out after the whole measurement
+ * would waste it.  Returns the size and sets *end past it, or returns 0
+ * with why naming the size and what is wrong. */
 static unsigned long long
-parse_size(const char *s, const char **end)
+parse_size(const char *s, const char **end, char *why, size_t whylen)
 {
-	if (*s < '0' || *s > '9')
+	int len = (int)strcspn(s, ",-");
+	*end = s;
+	if (!len) {
+		snprintf(why, whylen, "a size is missing");
 		return 0;
+	}
+	if (*s < '0' || *s > '9') {
+		snprintf(why, whylen, "'%.*s' is not a size in bytes", len, s);
+		return 0;
+	}
 	errno = 0;
 	char *e;
 	unsigned long long v = strtoull(s, &e, 10);
-	if (errno)
+	unsigned shift = 0;
+	if (*e == 'K' || *e == 'k')
+		shift = 10;
+	else if (*e == 'M' || *e == 'm')
+		shift = 20;
+	if (shift)
+		e++;
+	if (e != s + len) {
+		snprintf(why, whylen, "'%.*s' is not a size in bytes (K and M "
+		    "suffixes)", len, s);
 		return 0;
-	if (*e == 'K' || *e == 'k') {
-		v <<= 10;
-		e++;
-	} else if (*e == 'M' || *e == 'm') {
-		v <<= 20;
-		e++;
+	}
+	/* Compared before shifting: a shift would lose the high bits. */
+	if (errno || v > LOGP_MAX_SIZE >> shift) {
+		snprintf(why, whylen, "size %.*s is larger than 256M", len, s);
+		return 0;
+	}
+	v <<= shift;
+	if (v == 0 || (v & (v - 1))) {
+		snprintf(why, whylen, "size %.*s is not a power of two", len, s);
+		return 0;
 	}
 	*end = e;
-	return v <= LOGP_MAX_SIZE ? v : 0;
+	return v;
 }
 
-/* Fills sizes[] (ascending, at most LOGP_MAX_SIZES); returns the count
- * or -1. */
+/* Fills sizes[] (ascending, at most LOGP_MAX_SIZES); returns the count,
+ * or -1 with why saying what is wrong. */
 static int
-parse_sizes(const char *spec, size_t *sizes)
+parse_sizes(const char *spec, size_t *sizes, char *why, size_t whylen)
 {
 	const char *e;
-	unsigned long long a = parse_size(spec, &e);
+	unsigned long long a = parse_size(spec, &e, why, whylen);
 	if (!a)
 		return -1;
 	int n = 0;
 	if (*e == '-') {
-		unsigned long long b = parse_size(e + 1, &e);
-		if (!b || *e || b < a)
+		unsigned long long b = parse_size(e + 1, &e, why, whylen);
+		if (!b)
 			return -1;
-		for (unsigned long long m = a; m <= b; m *= 2) {
-			if (n == LOGP_MAX_SIZES)
-				return -1;
-			sizes[n++] = (size_t)m;
+		if (*e || b < a) {
+			snprintf(why, whylen, "A-B wants two sizes, A <= B");
+			return -1;
 		}
+		for (unsigned long long m = a; m <= b; m *= 2)
+			sizes[n++] = (size_t)m;	/* at most 29: 1-256M */
 		return n;
 	}
 	sizes[n++] = (size_t)a;
 	while (*e == ',') {
-		unsigned long long v = parse_size(e + 1, &e);
-		if (!v || v <= sizes[n - 1] || n == LOGP_MAX_SIZES)
+		unsigned long long v = parse_size(e + 1, &e, why, whylen);
+		if (!v)
 			return -1;
+		if (v <= sizes[n - 1]) {
+			snprintf(why, whylen, "sizes must ascend: %llu after %zu",
+			    v, sizes[n - 1]);
+			return -1;
+		}
+		if (n == LOGP_MAX_SIZES) {
+			snprintf(why, whylen, "more than %d sizes", LOGP_MAX_SIZES);
+			return -1;
+		}
 		sizes[n++] = (size_t)v;
 	}
-	return *e ? -1 : n;
+	if (*e) {
+		snprintf(why, whylen, "A-B or A,B,C wanted");
+		return -1;
+	}
+	return n;
 }
 
 /* Latency and bandwidth in the cluster map's units ("10ms", "1MB/s"):
@@ -273,21 +313,35 @@ logp_measure_cmd(int argc, char **argv)
 		return usage_error("no class given", classes);
 	size_t sizes[LOGP_MAX_SIZES];
 	int n_sizes = 0;
-	if (sizes_spec && (n_sizes = parse_sizes(sizes_spec, sizes)) <= 0)
-		return usage_error("bad size list (A-B or A,B,C in bytes, "
-		    "ascending, K/M suffixes, at most 64 sizes of 1..256M)",
-		    sizes_spec);
+	if (sizes_spec) {
+		char why[128], msg[256];
+		n_sizes = parse_sizes(sizes_spec, sizes, why, sizeof why);
+		if (n_sizes <= 0) {
+			snprintf(msg, sizeof msg, "bad size list '%.64s': %s",
+			    sizes_spec, why);
+			return usage_error(msg, NULL);
+		}
+	}
 	double lat_s, bw_Bps;
 	if (parse_wan(lat, bw, &lat_s, &bw_Bps) != 0)
 		return 2;
+	/* Before the measurement, not a minute later. */
+	if (out) {
+		char err[256];
+		if (logp_check_output(out, err, sizeof err) != 0) {
+			fprintf(stderr, "grove logp: %s: %s\n", out, err);
+			return 1;
+		}
+	}
 
 	logp_table tables[3];
 	size_t done = 0;
 	int status = 0;
 	for (size_t i = 0; i < n_links; i++) {
 		size_t def[LOGP_MAX_SIZES];
+		char why[128];
 		int n_def = parse_sizes(links[i] == LOGP_WAN ? "1-64K" : "1-4M",
-		    def);
+		    def, why, sizeof why);
 		logp_cfg cfg = {
 			.link = links[i],
 			.sizes = sizes_spec ? sizes : def,

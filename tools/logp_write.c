@@ -3,8 +3,11 @@
  * was measured. */
 #include "logp_write.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "grove/error.h"
@@ -108,4 +111,26 @@ logp_write_file(const char *path, const logp_table *t, size_t n, char *err,
 	rc = grove_logp_params_save(p, path, err, errlen);
 	grove_logp_params_destroy(p);
 	return rc;
+}
+
+int
+logp_check_output(const char *path, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: a FIFO without a reader fails instead of hanging. */
+	int fd = open(path, O_WRONLY | O_NONBLOCK);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT) {
+		/* Exclusive, so that only a file made here is removed. */
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "cannot create: %s", strerror(errno));
+	return -1;
 }

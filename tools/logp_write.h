@@ -14,4 +14,9 @@ int logp_write(FILE *f, const logp_table *t, size_t n);
 int logp_write_file(const char *path, const logp_table *t, size_t n,
     char *err, size_t errlen);
 
+/* Whether path can be written, checked before a measurement that takes
+ * a minute: an existing file is opened for writing (not truncated), a new
+ * one is created and removed again.  0, or -1 with err saying why. */
+int logp_check_output(const char *path, char *err, size_t errlen);
+
 #endif

@@ -34,8 +34,12 @@ grep -q "original" "$out" && grep -q "optimized" "$out" ||
 	fail "text output lacks a scheme"
 
 # Bad options are usage errors (exit 2) with a message.
+# A size whose K/M suffix would overflow 64 bits is too large, not wrapped;
+# a list of commas (or nothing) holds no size.
 for args in "--clusters 1" "--sizes 0" "--sizes 1Q" "--scheme fast" \
-    "--reps 0" "--wan-latency-ms -3" "--bogus 1"; do
+    "--reps 0" "--wan-latency-ms -3" "--bogus 1" \
+    "--sizes 18014398509481985K" "--sizes 17592186044417M" "--sizes ,,," \
+    "--sizes $(printf '1,%.0s' $(seq 300))"; do
 	set +e
 	"$build/grove" bench bcast $args >"$out" 2>"$err"
 	rc=$?
@@ -43,6 +47,12 @@ for args in "--clusters 1" "--sizes 0" "--sizes 1Q" "--scheme fast" \
 	[ $rc -eq 2 ] || fail "'$args' exited $rc, not 2"
 	grep -q "grove bench bcast" "$err" || fail "'$args' gave no message"
 done
+set +e
+"$build/grove" bench bcast --sizes "" >"$out" 2>"$err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--sizes '' exited $rc, not 2"
+grep -q "holds no size" "$err" || fail "--sizes '' gave no message"
 "$build/grove" bench bcast --params /nonexistent/params >"$out" 2>"$err" &&
 	fail "a missing parameter file was accepted"
 grep -q "/nonexistent/params" "$err" || fail "missing file not named"

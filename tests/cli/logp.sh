@@ -27,8 +27,27 @@ expect_status 2 logp measure --class wan --latency 10
 grep -q "bad --latency" "$tmp/err" || fail "unitless latency: $(cat "$tmp/err")"
 expect_status 2 logp measure --class wan --bandwidth fast
 expect_status 2 logp measure extra
+# Sizes the parameter file cannot hold are refused before measuring, the
+# offending size named.
+for bad in 3,6:3 3,5:3 3-12:3 1-12:12 1,1000:1000; do
+	expect_status 2 logp measure --sizes "${bad%%:*}"
+	grep -q "size ${bad#*:} is not a power of two" "$tmp/err" ||
+		fail "--sizes ${bad%%:*}: $(cat "$tmp/err")"
+done
+# A suffix shifting the number past 64 bits is too large, not wrapped.
+for big in 18014398509481985K 17592186044417M 99999999999999999999999; do
+	expect_status 2 logp measure --sizes "$big"
+	grep -q "size $big is larger than 256M" "$tmp/err" ||
+		fail "--sizes $big: $(cat "$tmp/err")"
+done
+# An output that cannot be written fails before the measurement: no table.
 expect_status 1 logp measure --sizes 1,2 --reps 1 -q -o "$tmp/no/such/dir/p.txt"
 grep -q "no/such/dir/p.txt" "$tmp/err" || fail "unwritable output: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "measured before refusing the output: $(cat "$tmp/out")"
+expect_status 1 logp measure --sizes 1 --reps 1 -q -o "$tmp"
+grep -q "$tmp: cannot create: Is a directory" "$tmp/err" ||
+	fail "directory as output: $(cat "$tmp/err")"
+[ ! -s "$tmp/out" ] || fail "measured before refusing the output: $(cat "$tmp/out")"
 
 # --- a quick measurement of every class ----------------------------------------
 out="$tmp/params.txt"
