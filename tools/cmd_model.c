@@ -40,7 +40,8 @@ model_usage(FILE *f)
 	    "  -h, --help            show this help\n"
 	    "\n"
 	    "Times are in microseconds.  Exit status: 0 ok, 1 bad parameter\n"
-	    "file or cluster map, 2 usage error.\n");
+	    "file or cluster map, exhaustive search too large (over 1e9\n"
+	    "evaluations) or prediction out of range, 2 usage error.\n");
 }
 
 static int
@@ -57,7 +58,17 @@ struct model_args {
 	grove_logp_search how;
 	grove_logp_class local, wide;
 	int json;
+	/* The first option given that only bcast uses (its long name):
+	 * params refuses it rather than ignore it. */
+	const char *bcast_only;
 };
+
+static void
+note_bcast_only(struct model_args *a, const char *name)
+{
+	if (!a->bcast_only)
+		a->bcast_only = name;
+}
 
 static int
 parse_args(int argc, char **argv, struct model_args *a)
@@ -88,18 +99,23 @@ parse_args(int argc, char **argv, struct model_args *a)
 			a->params = optarg;
 			break;
 		case 'c':
+			note_bcast_only(a, "--clusters");
 			a->clusters = optarg;
 			break;
 		case 'n':
+			note_bcast_only(a, "--per-cluster");
 			a->per_cluster = optarg;
 			break;
 		case 's':
+			note_bcast_only(a, "--size");
 			a->size = optarg;
 			break;
 		case 'S':
+			note_bcast_only(a, "--scheme");
 			a->scheme = optarg;
 			break;
 		case 'e':
+			note_bcast_only(a, "--elem");
 			if (model_parse_size(optarg, &elem) || elem == 0 ||
 			    elem > UINT32_MAX)
 				return usage_error("--elem needs a positive "
@@ -107,6 +123,7 @@ parse_args(int argc, char **argv, struct model_args *a)
 			a->elem = (uint32_t)elem;
 			break;
 		case 'x':
+			note_bcast_only(a, "--search");
 			if (!strcmp(optarg, "heuristic"))
 				a->how = GROVE_LOGP_HEURISTIC;
 			else if (!strcmp(optarg, "exhaustive"))
@@ -119,12 +136,14 @@ parse_args(int argc, char **argv, struct model_args *a)
 			break;
 		case 'l':
 		case 'w':
+			note_bcast_only(a, c == 'l' ? "--local" : "--wide");
 			if (grove_logp_class_parse(optarg, c == 'l' ?
 			    &a->local : &a->wide))
 				return usage_error("unknown link class "
 				    "(host, lan, wan)", optarg);
 			break;
 		case 'j':
+			note_bcast_only(a, "--json");
 			a->json = 1;
 			break;
 		case 'h':
@@ -238,8 +257,9 @@ cmd_model(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (!strcmp(sub, "params")) {
-		if (a.clusters || a.per_cluster || a.size || a.scheme)
-			return usage_error("params takes only --params", NULL);
+		if (a.bcast_only)
+			return usage_error("params takes only --params, not",
+			    a.bcast_only);
 		return cmd_params(&a);
 	}
 	return cmd_bcast(&a);

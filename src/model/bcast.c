@@ -16,11 +16,16 @@
  * and each scheme's phases are also bounded by the CPU work of the
  * message hops they run at the same time (host_* below).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model_impl.h"
+
+/* The most tree configurations GROVE_LOGP_EXHAUSTIVE may evaluate
+ * (docs/logp.md, "Limits"). */
+#define LOGP_EXHAUSTIVE_LIMIT 1e9
 
 static double
 max2(double a, double b)
@@ -531,6 +536,47 @@ ctx_init(struct ctx *c, const grove_logp_params *p,
 	return 0;
 }
 
+/* Refuses a plan whose times overflowed: parameters within the file
+ * format's bounds cannot get there, but values set through the API or
+ * an extreme cluster map can, and inf or NaN must never be printed as a
+ * prediction. */
+static int
+check_finite(const grove_logp_plan *plan, char *err, size_t errlen)
+{
+	const double v[] = {
+		plan->T, plan->gamma, plan->lambda, plan->wan.gamma,
+		plan->wan.lambda, plan->lan.gamma, plan->lan.lambda,
+	};
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		if (!isfinite(v[i])) {
+			errfmt(err, errlen, "the predicted times overflow "
+			    "(T = %g us): the parameters are too large to "
+			    "model", plan->T);
+			return GROVE_ERANGE;
+		}
+	}
+	return 0;
+}
+
+/* About how many tree configurations the exhaustive search evaluates:
+ * at most 2 sqrt(n) distinct cuts, times every pair of degrees (the
+ * optimized scheme) or the degrees of each layer (the sequential one). */
+static double
+exhaustive_cost(const struct ctx *c, grove_logp_scheme scheme)
+{
+	double cuts = c->n <= 1 ? 1 : 2 * sqrt((double)c->n);
+	double dw = c->sys.clusters > 1 ? (double)c->sys.clusters - 1 : 1;
+	double dl = c->sys.per_cluster > 1 ?
+	    (double)c->sys.per_cluster - 1 : 1;
+
+	if ((double)c->n < cuts)
+		cuts = (double)c->n;
+	if (cuts < 1)
+		cuts = 1;
+	return cuts * (scheme == GROVE_LOGP_SEQUENTIAL ? dw + dl : dw * dl);
+}
+
 int
 grove_logp_bcast_plan(const grove_logp_params *p,
     const grove_logp_system *sys, grove_logp_scheme scheme, uint64_t size,
@@ -550,6 +596,20 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	    how != GROVE_LOGP_PAPER) {
 		errfmt(err, errlen, "invalid search");
 		return GROVE_EINVAL;
+	}
+	if (how == GROVE_LOGP_EXHAUSTIVE && (scheme == GROVE_LOGP_OPTIMIZED ||
+	    scheme == GROVE_LOGP_SEQUENTIAL)) {
+		double cost = exhaustive_cost(&c, scheme);
+
+		/* At some 10^7 evaluations a second the limit is minutes;
+		 * beyond it the search would run for hours or years. */
+		if (cost > LOGP_EXHAUSTIVE_LIMIT) {
+			errfmt(err, errlen, "the exhaustive search would "
+			    "evaluate about %.2g configurations (the limit is "
+			    "%.0e); use the default heuristic search",
+			    cost, LOGP_EXHAUSTIVE_LIMIT);
+			return GROVE_ERANGE;
+		}
 	}
 	memset(out, 0, sizeof *out);
 	switch (scheme) {
@@ -573,7 +633,7 @@ grove_logp_bcast_plan(const grove_logp_params *p,
 	}
 	out->scheme = scheme;
 	out->size = size;
-	return 0;
+	return check_finite(out, err, errlen);
 }
 
 int
@@ -610,5 +670,5 @@ grove_logp_bcast_eval(const grove_logp_params *p,
 	    sys->per_cluster > 1 ? d_l : 0, out);
 	out->size = size;
 	out->evaluated = 1;
-	return 0;
+	return check_finite(out, err, errlen);
 }

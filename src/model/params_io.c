@@ -11,7 +11,9 @@
  * One statement per line; '#' starts a comment.  The header comes first;
  * an optional "cores N" anywhere after it; one section per link class ("class NAME" followed by exactly one
  * "L" line and one or more sample lines, in any order).  Every error names
- * the line it was found on.
+ * the line it was found on.  Times (L, os, or, g, w) are microseconds in
+ * [0, LOGP_MAX_TIME_US]: no measurement takes longer, and the model's sums
+ * and products of such values stay far from overflowing.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,6 +30,12 @@
 #define LOGP_MAX_LINE 512
 /* Files bigger than this are not parameter files. */
 #define LOGP_MAX_FILE (1 << 20)
+/* 10^15 microseconds = 32 years.  The largest sample, 2^47 bytes, takes
+ * 1.4e14 us over the paper's 1 MB/s WAN, so slow links at large sizes
+ * fit; a larger time is a typo or garbage, and 1e300 would make the
+ * predictions overflow to inf and NaN. */
+#define LOGP_MAX_TIME_US 1e15
+#define LOGP_MAX_TIME_TEXT "1e15"
 
 struct section {
 	int cls;        /* -1 before the first "class" line */
@@ -70,8 +78,8 @@ parse_time(const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	return end != s && !*end && !errno && isfinite(*out) && *out >= 0 ?
-	    0 : -1;
+	return end != s && !*end && !errno && isfinite(*out) && *out >= 0 &&
+	    *out <= LOGP_MAX_TIME_US ? 0 : -1;
 }
 
 static int
@@ -140,7 +148,8 @@ parse_crowd(struct section *sec, char **tok, int ntok, unsigned line,
 	    K > GROVE_LOGP_MAX_CROWD_K || parse_size(tok[2], &sz) ||
 	    parse_time(tok[3], &w)) {
 		errfmt(err, errlen, "line %u: expected 'crowd K SIZE W' (K "
-		    "in [2, %u], W microseconds)", line,
+		    "in [2, %u], W microseconds in [0, " LOGP_MAX_TIME_TEXT "])",
+		    line,
 		    GROVE_LOGP_MAX_CROWD_K);
 		return GROVE_EINVAL;
 	}
@@ -228,7 +237,8 @@ parse_sample(struct section *sec, char **tok, int ntok, unsigned line,
 	    parse_time(tok[3], &smp.g) || (ntok == 5 &&
 	    parse_time(tok[4], &smp.w))) {
 		errfmt(err, errlen, "line %u: os, or, g and w must be finite "
-		    "numbers >= 0 (microseconds)", line);
+		    "numbers in [0, " LOGP_MAX_TIME_TEXT "] (microseconds)",
+		    line);
 		return GROVE_EINVAL;
 	}
 	sec->s[sec->n++] = smp;
@@ -309,7 +319,8 @@ parse_statement(grove_logp_params *p, struct section *sec, int *have_header,
 		}
 		if (ntok != 2 || parse_time(tok[1], &sec->L)) {
 			errfmt(err, errlen, "line %u: expected 'L "
-			    "MICROSECONDS' (a finite number >= 0)", line);
+			    "MICROSECONDS' (a finite number in [0, "
+			    LOGP_MAX_TIME_TEXT "])", line);
 			return GROVE_EINVAL;
 		}
 		sec->have_L = 1;

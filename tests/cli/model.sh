@@ -26,6 +26,19 @@ expect_status 2 model bcast --params "$params" --clusters 4 --per-cluster 4 --si
 expect_status 2 model bcast --params "$params" --clusters 4 --per-cluster 4 --size 1M --search guess
 expect_status 2 model bcast --params "$params" --clusters 4 --per-cluster 4 --size 1M --local moon
 expect_status 2 model params --params "$params" --clusters 4
+expect_err "params takes only --params, not: --clusters"
+# params refuses every option only bcast uses rather than ignore it.
+for opt in "--json" "-e 4" "--elem 4" "--search exhaustive" "--local host" \
+	"--wide lan" "--scheme all" "-s 1M" "-n 4"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	expect_status 2 model params --params "$params" $opt
+	expect_err "params takes only --params, not: "
+	[ ! -s "$tmp/out" ] || fail "params $opt printed: $(cat "$tmp/out")"
+done
+expect_status 2 model params -p "$params" -j
+expect_err "not: --json"
+expect_status 2 model params -p "$params" -x paper
+expect_err "not: --search"
 
 # --- params ----------------------------------------------------------------
 expect_status 0 model params --params "$params"
@@ -99,6 +112,39 @@ expect_status 1 model bcast --params "$tmp/lan.params" --clusters 1 --per-cluste
 expect_err "no 'host' link class"
 expect_status 1 model bcast --params "$params" --clusters 2 --per-cluster 2 --size 10 --elem 4
 expect_err "not a multiple of the element size 4"
+
+# Huge times: refused with the line, never turned into inf or NaN.
+printf 'grove-logp 1\nclass lan\nL 1e300\n1 1 1 1\n' >"$tmp/huge.params"
+expect_status 1 model bcast -p "$tmp/huge.params" -c 1 -n 64 -s 1M
+expect_err "parameter file $tmp/huge.params: line 3: expected 'L MICROSECONDS' (a finite number in [0, 1e15])"
+printf 'grove-logp 1\nclass lan\nL 1\n1 1e300 1e300 1e300\n1024 1e308 1e308 1e308\n' \
+	>"$tmp/huge.params"
+expect_status 1 model bcast -p "$tmp/huge.params" -c 1 -n 64 -s 1M --json
+expect_err "parameter file $tmp/huge.params: line 4: os, or, g and w must be finite numbers in [0, 1e15]"
+[ ! -s "$tmp/out" ] || fail "huge parameters printed a plan: $(cat "$tmp/out")"
+expect_status 1 model params -p "$tmp/huge.params"
+expect_status 1 topo --optimize-bcast --params "$tmp/huge.params" --clusters 1 --per-cluster 4 --size 1M
+expect_err "line 4: os, or, g and w"
+# The bound itself is accepted, and the predictions stay finite JSON.
+printf 'grove-logp 1\nclass lan\nL 1e15\n1 1e15 1e15 1e15 1e15\n1024 1e15 1e15 1e15 1e15\n' \
+	>"$tmp/big.params"
+expect_status 0 model bcast -p "$tmp/big.params" -c 1 -n 64 -s 1M --json --scheme all
+python3 - "$tmp/out" <<'PY'
+import json, math, sys
+for line in open(sys.argv[1]):
+    p = json.loads(line, parse_constant=lambda c: sys.exit("not JSON: " + c))
+    assert math.isfinite(p["T_us"]) and p["T_us"] > 0, p
+PY
+
+# An exhaustive search too large to finish is refused at once, with the
+# way out (docs/logp.md estimates 6.5e10 evaluations for this one).
+expect_status 1 model bcast -p "$params" -c 1000 -n 1000 -s 1G -x exhaustive
+expect_err "the exhaustive search would evaluate about 6.5e+10 configurations (the limit is 1e+09); use the default heuristic search"
+[ ! -s "$tmp/out" ] || fail "refused exhaustive search printed: $(cat "$tmp/out")"
+expect_status 1 model bcast -p "$params" -c 1 -n 20000 -s 1G -x exhaustive --scheme sequential
+expect_err "the exhaustive search would evaluate"
+# The heuristic handles the same map.
+expect_status 0 model bcast -p "$params" -c 1000 -n 1000 -s 1G
 
 # --- topo --optimize-bcast -----------------------------------------------
 expect_status 0 topo --optimize-bcast --params "$params" --clusters 4 --per-cluster 4 --size 4M

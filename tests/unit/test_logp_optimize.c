@@ -325,8 +325,8 @@ static void
 test_extreme_parameters(void **state)
 {
 	/* Values near the top of the double range overflow to infinity in
-	 * the formulas, and zeros make s = 0: every search still ends with
-	 * a plan. */
+	 * the formulas, and zeros make s = 0: every search still ends, with
+	 * a finite plan or GROVE_ERANGE, never a plan of inf or NaN. */
 	grove_logp_sample huge[2] = {{1, 1e300, 1e300, 1e300, 0},
 	    {1024, 1e308, 1e308, 1.7e308, 0}};
 	grove_logp_sample zero[1] = {{1, 0, 0, 0, 0}};
@@ -343,13 +343,22 @@ test_extreme_parameters(void **state)
 		    0, z ? zero : huge, z ? 1 : 2, NULL, 0), 0);
 		for (unsigned s = 0; s < 4; s++) {
 			for (unsigned how = 0; how < 3; how++) {
-				assert_int_equal(grove_logp_bcast_plan(p, &sys,
+				int rc = grove_logp_bcast_plan(p, &sys,
 				    (grove_logp_scheme)s, 5000, 1,
-				    (grove_logp_search)how, &plan, NULL, 0),
-				    0);
-				assert_true(plan.k >= 1);
+				    (grove_logp_search)how, &plan, NULL, 0);
+
+				/* Every scheme crosses the huge WAN. */
+				assert_int_equal(rc, GROVE_ERANGE);
 			}
 		}
+	}
+	/* Zeros alone are a finite plan: one cluster, no WAN. */
+	sys.clusters = 1;
+	for (unsigned s = 0; s < 4; s++) {
+		assert_int_equal(grove_logp_bcast_plan(p, &sys,
+		    (grove_logp_scheme)s, 5000, 1, GROVE_LOGP_EXHAUSTIVE, &plan,
+		    NULL, 0), 0);
+		assert_true(plan.k >= 1 && isfinite(plan.T));
 	}
 	grove_logp_params_destroy(p);
 }

@@ -309,6 +309,18 @@ static const struct {
 	    "line 4: size '281474976710656' is not a power of two"},
 	{"grove-logp 1\nbandwidth 3\n", "line 2: unknown statement "
 	    "'bandwidth'"},
+	/* Times above 1e15 us: finite, but garbage that would overflow
+	 * the predictions. */
+	{"grove-logp 1\nclass lan\nL 1e300\n", "line 3: expected 'L "
+	    "MICROSECONDS' (a finite number in [0, 1e15])"},
+	{"grove-logp 1\nclass lan\nL 1\n1 1 1e300 1\n", "line 4: os, or, "
+	    "g and w must be finite numbers in [0, 1e15]"},
+	{"grove-logp 1\nclass lan\nL 1\n1 1 1 1\n1024 1e308 1e308 1e308\n",
+	    "line 5: os, or, g and w"},
+	{"grove-logp 1\nclass lan\nL 1\n1 1 1 1 1.000001e15\n",
+	    "line 4: os, or, g and w"},
+	{"grove-logp 1\nclass lan\nL 1\n1 1 1 1\ncrowd 2 1 1e16\n",
+	    "line 5: expected 'crowd K SIZE W'"},
 };
 
 /* The CPU work column and the host's cores: parsed, interpolated like
@@ -415,6 +427,42 @@ test_parse_errors(void **state)
 	}
 }
 
+/* The bound itself is accepted; whatever the values, a plan never
+ * reports inf or NaN: values the API accepts (any finite number) that
+ * overflow make it fail with GROVE_ERANGE. */
+static void
+test_huge_times(void **state)
+{
+	static const grove_logp_sample huge[] = {
+		{1, 1e300, 1e300, 1e300, 0},
+		{1024, 1e308, 1e308, 1e308, 0},
+	};
+	grove_logp_system sys = {1, 64, GROVE_LOGP_LAN, GROVE_LOGP_WAN, 0, 0};
+	grove_logp_params *p = NULL;
+	grove_logp_plan plan;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(grove_logp_params_parse_string("grove-logp 1\n"
+	    "class lan\nL 1e15\n1 1e15 1e15 1e15 1e15\n", &p, err,
+	    sizeof err), 0);
+	assert_int_equal(grove_logp_bcast_plan(p, &sys, GROVE_LOGP_OPTIMIZED,
+	    1 << 20, 1, GROVE_LOGP_HEURISTIC, &plan, err, sizeof err), 0);
+	assert_true(isfinite(plan.T));
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_LAN,
+	    1e300, huge, 2, err, sizeof err), 0);
+	for (int s = GROVE_LOGP_OPTIMIZED; s <= GROVE_LOGP_SEQUENTIAL; s++) {
+		err[0] = '\0';
+		assert_int_equal(grove_logp_bcast_plan(p, &sys,
+		    (grove_logp_scheme)s, 1 << 20, 1, GROVE_LOGP_HEURISTIC,
+		    &plan, err, sizeof err), GROVE_ERANGE);
+		assert_non_null(strstr(err, "the predicted times overflow"));
+	}
+	assert_int_equal(grove_logp_bcast_eval(p, &sys, 1 << 20, 1, 4, 0, 3,
+	    &plan, err, sizeof err), GROVE_ERANGE);
+	grove_logp_params_destroy(p);
+}
+
 static void
 test_parse_long_line_and_limits(void **state)
 {
@@ -507,6 +555,7 @@ main(void)
 		cmocka_unit_test(test_shipped_example_loads),
 		cmocka_unit_test(test_work_and_cores),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_huge_times),
 		cmocka_unit_test(test_parse_long_line_and_limits),
 		cmocka_unit_test(test_parse_tolerant_layout),
 		cmocka_unit_test(test_print_table),
