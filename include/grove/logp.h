@@ -279,7 +279,9 @@ typedef enum grove_logp_search {
  * schemes the segment count and tree degrees are searched with `how`; the
  * whole-message schemes have nothing to search.  Errors: GROVE_EINVAL
  * (0 clusters or processes, bad elem), GROVE_ENOENT (a class the system
- * needs is missing from p), with the reason in err. */
+ * needs is missing from p), GROVE_ERANGE (the predicted times overflow,
+ * or an exhaustive search would evaluate more than 1e9 configurations),
+ * with the reason in err. */
 int grove_logp_bcast_plan(const grove_logp_params *p,
     const grove_logp_system *sys, grove_logp_scheme scheme, uint64_t size,
     uint32_t elem, grove_logp_search how, grove_logp_plan *out, char *err,
