@@ -224,6 +224,18 @@ int node_adopt_child_pipes(node *n, int rfd, int wfd);
  * now: a node that has just started its children read none of them
  * meanwhile (for a large tree on a busy host, seconds). */
 void node_pending_restart_clock(node *n);
+
+/* Between node.c and node_accept.c. */
+/* A listener's connection callback: the new link must authenticate. */
+void node_on_connection(uv_stream_t *server, int status);
+/* Closes a link that is not (yet) a child's, logging why. */
+void node_reject(node *n, conn *c, const char *why);
+/* A child's link authenticated and is its link now. */
+void node_child_attached(node *n, uint32_t idx);
+/* The callbacks of an authenticated child's link, and of any link that
+ * node_fini closes. */
+extern const conn_ops node_child_ops;
+extern const conn_ops node_fini_ops;
 /* 1 when every child this node waits for has reported ready. */
 int node_children_ready(const node *n);
 

@@ -110,17 +110,24 @@ it_recv(grove_net *net, grove_stream *s, int32_t want_tag)
 	return p;
 }
 
-int32_t
-it_recv_int(grove_net *net, grove_stream *s, int32_t want_tag)
+/* The one int of packet p, which is released. */
+static int32_t
+take_int(grove_packet *p)
 {
 	int32_t v = 0;
-	grove_packet *p = it_recv(net, s, want_tag);
 	int rc = grove_packet_unpack(p, "%d", &v);
 	if (rc != 0)
 		IT_FAIL("unpack \"%%d\" from a \"%s\" packet: %s",
 		    grove_packet_format(p), grove_err_name(rc));
 	grove_packet_unref(p);
 	return v;
+}
+
+int32_t
+it_recv_int(grove_net *net, grove_stream *s, int32_t want_tag)
+{
+	grove_packet *p = it_recv(net, s, want_tag);
+	return take_int(p);
 }
 
 void
@@ -138,17 +145,12 @@ it_recv_p2p_int(grove_net *net, uint32_t rank, int32_t want_tag)
 {
 	grove_stream *s = (grove_stream *)1;
 	grove_packet *p = NULL;
-	int32_t tag = 0, v = 0;
+	int32_t tag = 0;
 	CHECK_OK_NET(net, grove_net_recv(net, &s, &tag, &p, IT_RECV_MS));
 	CHECK(s == NULL);
 	CHECK_INT_EQ(tag, want_tag);
 	CHECK_UINT_EQ(grove_packet_src(p), rank);
-	int rc = grove_packet_unpack(p, "%d", &v);
-	if (rc != 0)
-		IT_FAIL("unpack \"%%d\" from a \"%s\" packet: %s",
-		    grove_packet_format(p), grove_err_name(rc));
-	grove_packet_unref(p);
-	return v;
+	return take_int(p);
 }
 
 static int64_t
