@@ -91,6 +91,27 @@ test_lifecycle(void **state)
 	assert_false(grove_trace_enabled());
 	grove_trace_set_enabled(1);
 	assert_true(grove_trace_enabled());
+
+	/* A span is recorded only when tracing is on at both its ends:
+	 * begun off (t 0, no clock read) and ended on, or begun on and
+	 * ended off, it is dropped; on at both ends, it is one tuple. */
+	grove_trace_collector sc = {0, 0};
+	assert_int_equal(grove_trace_user_register(&sc, "span"), 0);
+	grove_trace_set_enabled(0);
+	uint64_t t = grove_trace_begin();
+	assert_int_equal(t, 0);
+	grove_trace_set_enabled(1);
+	grove_trace_end(&sc, GROVE_OP_USER, 1, t);
+	assert_int_equal(sc.seq, 0);
+	t = grove_trace_begin();
+	assert_true(t != 0);
+	grove_trace_set_enabled(0);
+	grove_trace_end(&sc, GROVE_OP_USER, 2, t);
+	assert_int_equal(sc.seq, 0);
+	grove_trace_set_enabled(1);
+	t = grove_trace_begin();
+	grove_trace_end(&sc, GROVE_OP_USER, 3, t);
+	assert_int_equal(sc.seq, 1);
 	grove_trace_fini(0);
 	assert_false(grove_trace_enabled());
 	assert_false(seg_exists("cp", 2));
