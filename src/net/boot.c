@@ -60,6 +60,8 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 		fprintf(f, "cpu-bind subtree\n");
 	if (b->tsc_invariant == 0 || b->tsc_invariant == 1)
 		fprintf(f, "tsc-invariant %d\n", b->tsc_invariant);
+	if (b->trace_keep)
+		fprintf(f, "trace-keep 1\n");
 	fprintf(f, "rsh %s\ncommnode %s\nbe-exe %s\n", b->rsh, b->commnode,
 	    b->be_exe);
 	for (int i = 0; i < b->be_argc; i++)
@@ -162,6 +164,8 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 			rc = choice(val, "none", "subtree", &b->cpu_bind_subtree);
 		} else if (!strcmp(line, "tsc-invariant")) {
 			rc = choice(val, "0", "1", &b->tsc_invariant);
+		} else if (!strcmp(line, "trace-keep")) {
+			rc = choice(val, "0", "1", &b->trace_keep);
 		} else if (!strcmp(line, "local-link")) {
 			rc = choice(val, "pipe", "socket", &b->local_link_socket);
 		} else if (!strcmp(line, "parent-node")) {

@@ -27,6 +27,8 @@ typedef struct boot {
 	int cpu_bind_subtree;   /* local children get a share of our CPUs */
 	int tsc_invariant;      /* the parent's answer on the same host (0 or
 	                           1; -1: ask the CPU), see trace_tsc_hint */
+	int trace_keep;         /* keep the event space at exit: the FE will
+	                           collect it from this host's /dev/shm */
 	uint32_t node;          /* the child's topology node id */
 	uint32_t rank;          /* BE rank (BEs only) */
 	uint32_t parent_node;   /* the parent's topology node id */

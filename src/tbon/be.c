@@ -39,6 +39,8 @@ struct grove_be {
 	seg_reasm reasm;   /* large multicasts arriving in segments */
 	uint64_t seq;
 	int closed;        /* shutdown received or parent gone */
+	int trace_keep;    /* keep the event space at exit (the bootstrap's
+	                      trace-keep, or GROVE_TRACE_KEEP when attached) */
 	waitfd wfd;
 	uv_timer_t wait_timer;
 	char err[512];
@@ -227,6 +229,7 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		if (b.log_level > grove_log_level_)
 			grove_log_level_ = b.log_level;
 		trace_tsc_hint(b.tsc_invariant);
+		be->trace_keep |= b.trace_keep;
 		rc = be_connect(be, b.parent_rfd, b.parent_wfd, b.parent_host,
 		    b.parent_port, b.parent_unix, b.parent_node, b.netid, secret,
 		    b.timeout_ms);
@@ -325,7 +328,8 @@ grove_be_destroy(grove_be *be)
 		uv_close((uv_handle_t *)&be->wait_timer, NULL);
 		uv_run(&be->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&be->loop);
-		grove_trace_fini(getenv("GROVE_TRACE_KEEP") != NULL);
+		grove_trace_fini(be->trace_keep ||
+		    getenv("GROVE_TRACE_KEEP") != NULL);
 	}
 	pktq_fini(&be->q);
 	seg_reasm_fini(&be->reasm);

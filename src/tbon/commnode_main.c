@@ -409,7 +409,8 @@ run(commnode *cn)
 	node_flush_all(n);
 	/* Children that closed their links are on their way out. */
 	node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
-	int keep = !cn->shipped && getenv("GROVE_TRACE_KEEP") != NULL;
+	int keep = !cn->shipped &&
+	    (b->trace_keep || getenv("GROVE_TRACE_KEEP") != NULL);
 	node_fini(n);
 	grove_trace_fini(keep);
 	return cn->exit_code;

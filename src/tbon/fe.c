@@ -459,11 +459,6 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
 	char err[1024];
 	grove_log_set_identity("fe", 0);
-	/* Children keep their event spaces at exit when the FE will collect
-	 * them (it removes them afterwards). */
-	if ((getenv("GROVE_TRACE_DUMP") && *getenv("GROVE_TRACE_DUMP")) ||
-	    (getenv("GROVE_TRACE_STATS") && *getenv("GROVE_TRACE_STATS")))
-		setenv("GROVE_TRACE_KEEP", "1", 1);
 	grove_trace_init(net->netid, "fe", 0);
 	grove_trace_collector_register(&net->tc_api_send, "api.send", "api", "fe",
 	    "api");
@@ -494,6 +489,12 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	b->local_link_socket = n->local_link_socket;
 	b->cp_sched_batch = cp_sched_batch(o->cp_sched_batch);
 	b->cpu_bind_subtree = cpu_bind_subtree(o->cpu_bind);
+	/* Children keep their event spaces at exit when the FE will collect
+	 * them (it removes them afterwards).  Told in the bootstrap, not the
+	 * environment: the tool's own environment is not Grove's to change. */
+	b->trace_keep =
+	    (getenv("GROVE_TRACE_DUMP") && *getenv("GROVE_TRACE_DUMP")) ||
+	    (getenv("GROVE_TRACE_STATS") && *getenv("GROVE_TRACE_STATS"));
 	b->timeout_ms = n->timeout_ms;
 	b->heartbeat_ms = n->heartbeat_ms;
 	b->backends = nb;

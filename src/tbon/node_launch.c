@@ -321,6 +321,11 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		/* Same host, same CPU: spare the child its CPUIDs. */
 		b.tsc_invariant = spawn_host_is_local(ch->host) ?
 		    trace_tsc_known() : -1;
+		/* The FE collects event spaces from its own host's /dev/shm
+		 * only: a child on another host ships its own instead, and
+		 * one it kept there would stay for good. */
+		b.trace_keep = tmpl->trace_keep &&
+		    spawn_host_is_local(ch->host);
 		/* Children reach us at the bound address, or our host name when
 		 * we listen on every interface. */
 		const char *ph = strcmp(n->bind_addr, "0.0.0.0") &&

@@ -44,8 +44,12 @@ run(const char *mode)
 	else
 		unsetenv("GROVE_TRACE_SHIP");
 	it_step("--- collection at exit, %s", mode);
+	unsetenv("GROVE_TRACE_KEEP");
 	grove_net *net = it_net_spawn("kary:2", 4);
 	snprintf(netid, sizeof netid, "%s", grove_net_id(net));
+	/* The children are told to keep their event spaces in their
+	 * bootstrap: the tool's environment stays as it was. */
+	CHECK(getenv("GROVE_TRACE_KEEP") == NULL);
 	grove_stream *s = it_stream(net, NULL, "sum", NULL);
 	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
 	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);

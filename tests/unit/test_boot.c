@@ -114,6 +114,7 @@ test_local_link(void **state)
 	b.tsc_invariant = 1;
 	b.cp_sched_batch = 1;
 	b.cpu_bind_subtree = 1;
+	b.trace_keep = 1;
 	char *text = NULL, err[256];
 	size_t len = 0;
 	assert_int_equal(boot_write(&b, 0, &text, &len), 0);
@@ -121,6 +122,7 @@ test_local_link(void **state)
 	assert_int_equal(c.parent_rfd, -1);
 	assert_int_equal(c.local_link_socket, 0);
 	assert_int_equal(c.tsc_invariant, -1);
+	assert_int_equal(c.trace_keep, 0);
 	if (boot_parse(text, len, &c, err, sizeof err) != 0)
 		fail_msg("%s", err);
 	assert_int_equal(c.parent_rfd, 5);
@@ -129,6 +131,7 @@ test_local_link(void **state)
 	assert_int_equal(c.tsc_invariant, 1);
 	assert_int_equal(c.cp_sched_batch, 1);
 	assert_int_equal(c.cpu_bind_subtree, 1);
+	assert_int_equal(c.trace_keep, 1);
 	boot_fini(&c);
 	free(text);
 	boot_fini(&b);
