@@ -139,6 +139,7 @@ struct node {
 
 	node_stream **streams;  /* open addressing on id */
 	size_t stream_cap, n_streams;
+	size_t stream_tombs;    /* removed streams' slots (node_stream.c) */
 
 	flt_registry *filters;
 	flt_out fout;

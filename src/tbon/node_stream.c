@@ -33,44 +33,68 @@ slot_of(uint32_t id, size_t cap)
 	return (id * 2654435761u) & (cap - 1);
 }
 
+/* A removed stream leaves a tombstone (the node pointer) so the probe
+ * chains through its slot stay intact.  Tombstones count against the load
+ * like live streams: a table whose every slot is live or a tombstone
+ * would leave a lookup of an absent id no empty slot to stop at, so the
+ * table is rebuilt, without them, before that can happen. */
+#define TOMBSTONE(n) ((node_stream *)(n))
+
 node_stream *
 node_stream_find(node *n, uint32_t id)
 {
-	if (!n->stream_cap)
-		return NULL;
-	for (size_t i = slot_of(id, n->stream_cap);; i = (i + 1) & (n->stream_cap - 1)) {
+	size_t cap = n->stream_cap;
+	size_t i = cap ? slot_of(id, cap) : 0;
+	for (size_t probes = 0; probes < cap; probes++, i = (i + 1) & (cap - 1)) {
 		node_stream *s = n->streams[i];
 		if (!s)
 			return NULL;
-		if (s != (node_stream *)n && s->id == id)
+		if (s != TOMBSTONE(n) && s->id == id)
 			return s;
 	}
+	return NULL;
+}
+
+/* Rebuilds the table at cap slots, live streams only. */
+static int
+table_rebuild(node *n, size_t cap)
+{
+	node_stream **t = calloc(cap, sizeof *t);
+	if (!t)
+		return GROVE_ENOMEM;
+	for (size_t i = 0; i < n->stream_cap; i++) {
+		node_stream *o = n->streams[i];
+		if (!o || o == TOMBSTONE(n))
+			continue;
+		size_t j = slot_of(o->id, cap);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = o;
+	}
+	free(n->streams);
+	n->streams = t;
+	n->stream_cap = cap;
+	n->stream_tombs = 0;
+	return 0;
 }
 
 static int
 table_insert(node *n, node_stream *s)
 {
-	if ((n->n_streams + 1) * 2 > n->stream_cap) {
-		size_t cap = n->stream_cap ? n->stream_cap * 2 : 16;
-		node_stream **t = calloc(cap, sizeof *t);
-		if (!t)
-			return GROVE_ENOMEM;
-		for (size_t i = 0; i < n->stream_cap; i++) {
-			node_stream *o = n->streams[i];
-			if (!o || o == (node_stream *)n)
-				continue;
-			size_t j = slot_of(o->id, cap);
-			while (t[j])
-				j = (j + 1) & (cap - 1);
-			t[j] = o;
-		}
-		free(n->streams);
-		n->streams = t;
-		n->stream_cap = cap;
+	/* At most half the slots used, tombstones included. */
+	if ((n->n_streams + n->stream_tombs + 1) * 2 > n->stream_cap) {
+		size_t cap = n->stream_cap ? n->stream_cap : 16;
+		while ((n->n_streams + 1) * 4 > cap)
+			cap *= 2;
+		int rc = table_rebuild(n, cap);
+		if (rc != 0)
+			return rc;
 	}
 	size_t j = slot_of(s->id, n->stream_cap);
-	while (n->streams[j] && n->streams[j] != (node_stream *)n)
+	while (n->streams[j] && n->streams[j] != TOMBSTONE(n))
 		j = (j + 1) & (n->stream_cap - 1);
+	if (n->streams[j] == TOMBSTONE(n))
+		n->stream_tombs--;
 	n->streams[j] = s;
 	n->n_streams++;
 	return 0;
@@ -79,13 +103,15 @@ table_insert(node *n, node_stream *s)
 static void
 table_remove(node *n, node_stream *s)
 {
-	for (size_t i = slot_of(s->id, n->stream_cap);; i = (i + 1) & (n->stream_cap - 1)) {
+	size_t cap = n->stream_cap;
+	size_t i = cap ? slot_of(s->id, cap) : 0;
+	for (size_t probes = 0; probes < cap; probes++, i = (i + 1) & (cap - 1)) {
 		if (!n->streams[i])
 			return;
 		if (n->streams[i] == s) {
-			/* A tombstone (the node pointer) keeps probe chains. */
-			n->streams[i] = (node_stream *)n;
+			n->streams[i] = TOMBSTONE(n);
 			n->n_streams--;
+			n->stream_tombs++;
 			return;
 		}
 	}
@@ -115,7 +141,7 @@ void
 node_streams_free(node *n)
 {
 	for (size_t i = 0; i < n->stream_cap; i++)
-		if (n->streams[i] && n->streams[i] != (node_stream *)n)
+		if (n->streams[i] && n->streams[i] != TOMBSTONE(n))
 			stream_free(n, n->streams[i]);
 	free(n->streams);
 	n->streams = NULL;
@@ -363,7 +389,7 @@ on_sync_timer(uv_timer_t *t)
 	uint64_t now = now_ns();
 	for (size_t i = 0; i < n->stream_cap; i++) {
 		node_stream *s = n->streams[i];
-		if (s && s != (node_stream *)n && s->sync_kind == SYNC_TIMEOUT)
+		if (s && s != TOMBSTONE(n) && s->sync_kind == SYNC_TIMEOUT)
 			run_waves(n, s, now, NULL);
 	}
 }
@@ -429,7 +455,7 @@ node_streams_child_gone(node *n, uint32_t child)
 {
 	for (size_t i = 0; i < n->stream_cap; i++) {
 		node_stream *s = n->streams[i];
-		if (!s || s == (node_stream *)n || s->child_slot[child] < 0)
+		if (!s || s == TOMBSTONE(n) || s->child_slot[child] < 0)
 			continue;
 		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
 		run_waves(n, s, now_ns(), NULL);

@@ -135,6 +135,32 @@ concurrent_streams(grove_net *net, uint32_t n)
 		CHECK_OK_NET(net, grove_stream_destroy(x[i].s));
 }
 
+/* Streams created and destroyed many times over, a few alive at once:
+ * every node's stream table fills with removed entries, which must
+ * neither hang a lookup nor make the table grow without end. */
+static void
+stream_churn(grove_net *net, uint32_t n)
+{
+	enum { LIVE = 3, ROUNDS = 200 };
+	st x[LIVE];
+	it_step("%d streams created and destroyed, %d alive at a time",
+	    ROUNDS, LIVE);
+	for (size_t i = 0; i < LIVE; i++)
+		st_open(net, &x[i], i);
+	for (size_t r = 0; r < ROUNDS; r++) {
+		st *y = &x[r % LIVE];
+		st_send(net, y);
+		st_check(net, y, n);
+		CHECK_OK_NET(net, grove_stream_destroy(y->s));
+		st_open(net, y, r);
+	}
+	for (size_t i = 0; i < LIVE; i++) {
+		st_send(net, &x[i]);
+		st_check(net, &x[i], n);
+		CHECK_OK_NET(net, grove_stream_destroy(x[i].s));
+	}
+}
+
 static void
 recv_any(grove_net *net, uint32_t n)
 {
@@ -377,6 +403,7 @@ main(void)
 	uint32_t n = grove_net_backends(net);
 	CHECK_UINT_EQ(n, 8);
 	concurrent_streams(net, n);
+	stream_churn(net, n);
 	recv_any(net, n);
 	poll_loop(net, n);
 	dont_wait(net, n);
