@@ -67,7 +67,8 @@ enum grove_trace_op {
 	GROVE_OP_FILTER_TRANSFORM, /* transformation filter invocation */
 	GROVE_OP_WAVE,           /* wave completed at a node (result = inputs) */
 	GROVE_OP_STREAM_NEW,     /* stream creation */
-	GROVE_OP_CONNECT,        /* connection setup including authentication */
+	GROVE_OP_CONNECT,        /* child taken in after its hello authenticated:
+	                          * reply, link setup (result = its node id) */
 	GROVE_OP_API_SEND,       /* FE/BE API send call (enter..exit) */
 	GROVE_OP_API_RECV,       /* FE/BE API receive call (enter..exit) */
 	GROVE_OP_USER = 256,     /* first operation code for tool code */
