@@ -173,6 +173,9 @@ conn_read_start(conn *c)
 {
 	if (!c->reading && !c->closing) {
 		c->reading = 1;
+		/* The peer's silence counts from now: while reads were stopped
+		 * its messages waited unread (conn_silent_ms). */
+		c->last_rx_ms = uv_now(c->h.handle.loop);
 		uv_read_start(&c->h.stream, on_alloc, on_read);
 		watch_note_changed(c->h.handle.loop);
 	}

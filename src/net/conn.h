@@ -104,6 +104,15 @@ int conn_open_pipes(uv_loop_t *loop, int rfd, int wfd, const conn_ops *ops,
 
 void conn_read_start(conn *c);
 void conn_read_stop(conn *c);
+/* How long the peer has been silent at now (ms, the loop's clock): 0 while
+ * this side has stopped reading for back-pressure, since the peer's
+ * heartbeats then wait unread behind its data; counted again from the
+ * moment reading restarts. */
+static inline uint64_t
+conn_silent_ms(const conn *c, uint64_t now)
+{
+	return c->reading && now > c->last_rx_ms ? now - c->last_rx_ms : 0;
+}
 
 /* Queue a packet (takes a new reference).  Returns GROVE_ECLOSED when the
  * conn is closing. */

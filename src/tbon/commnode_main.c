@@ -219,8 +219,8 @@ on_ctl_tick(uv_timer_t *t)
 	}
 	check_launch(cn);
 	if (n->parent) {
-		if (cn->parent_is_cp &&
-		    now - n->parent->last_rx_ms > 5u * (uint64_t)n->heartbeat_ms) {
+		if (cn->parent_is_cp && conn_silent_ms(n->parent, now) >
+		    5u * (uint64_t)n->heartbeat_ms) {
 			log_warn("parent silent for too long; shutting down");
 			conn_close(n->parent, GROVE_ETIMEDOUT, "parent silent");
 			return;

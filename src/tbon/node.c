@@ -351,7 +351,7 @@ on_tick(uv_timer_t *t)
 			continue;
 		if (stale)
 			ch->c->last_rx_ms = now;
-		else if (now - ch->c->last_rx_ms > silent) {
+		else if (conn_silent_ms(ch->c, now) > silent) {
 			child_lost(n, i, "silent for too long (no heartbeat)");
 			continue;
 		}
@@ -497,6 +497,10 @@ void
 node_start_tick(node *n)
 {
 	uint64_t period = n->heartbeat_ms > 0 ? (uint64_t)n->heartbeat_ms : 1000;
+	/* As if a tick had just run: a front-end whose tool is busy before
+	 * the first tick is due must find its children's times stale, not
+	 * its children silent. */
+	n->last_tick_ms = sockio_now_ms();
 	uv_timer_start(&n->tick, on_tick, period, period);
 }
 

@@ -108,6 +108,65 @@ upstream(grove_net *net)
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
+/* Heartbeats and paused reads.  With 200 ms heartbeats a CP is lost after
+ * 1 s of silence; neither a busy tool nor Grove's own back-pressure may
+ * look like silence. */
+#define HB_MS 200
+
+/* The tool does not call Grove for longer than the silence limit before
+ * its network's first tick was due: its children's times are stale, they
+ * are not silent. */
+static void
+busy_before_first_tick(void)
+{
+	it_step("the tool is busy for %d ms right after creating its network",
+	    12 * HB_MS);
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", N);
+	o.heartbeat_ms = HB_MS;
+	grove_net *net = it_net_create(&o);
+	it_sleep_ms(12 * HB_MS);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), N * (N - 1) / 2);
+	grove_event ev;
+	CHECK_RC(grove_net_next_event(net, &ev, 0), GROVE_EAGAIN);
+	it_net_destroy(net);
+}
+
+/* A wait_for_all stream at the FE holds many waves from one CP while the
+ * other CP's subtree is held up (one of its BEs stalls for 3 s): the FE
+ * stops reading the first CP, whose heartbeats then wait unread.  That
+ * CP must not be declared silent; every wave arrives whole. */
+static void
+paused_is_not_silent(void)
+{
+	enum { WAVES = 12000 };
+	it_step("FE pauses a CP for %d s on a wait_for_all stream", 3);
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", N);
+	o.heartbeat_ms = HB_MS;
+	grove_net *net = it_net_create(&o);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	/* kary:2 with 4 BEs: CP 1 leads to ranks 0-1, CP 4 to ranks 2-3. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_STALL, "%d", N - 1));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_BURST, "%d %d", WAVES,
+	    1));
+	for (int i = 0; i < WAVES; i++) {
+		int32_t v = it_recv_int(net, s, WORKER_BURST);
+		if (v != N)
+			IT_FAIL("wave %d: sum %d, expected %d", i, v, N);
+	}
+	grove_event ev;
+	int rc = grove_net_next_event(net, &ev, 0);
+	if (rc == 0)
+		IT_FAIL("unexpected event %d (node %u, ranks %u..%u): %s",
+		    (int)ev.type, ev.node, ev.rank_lo, ev.rank_hi, ev.text);
+	CHECK_RC(rc, GROVE_EAGAIN);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
 /* Lines of the network's log that are not the expected drops. */
 static void
 show_log(const char *path)
@@ -158,5 +217,7 @@ main(void)
 	upstream(net);
 	it_net_destroy(net);
 	show_log(log);
+	busy_before_first_tick();
+	paused_is_not_silent();
 	return it_done();
 }
