@@ -102,6 +102,68 @@ do_burst(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
 		send_failed(w, tag, rc);
 }
 
+/* count "%d" 1 packets on stream, then flushed. */
+static int
+send_ones(const worker *w, uint32_t stream, int32_t tag, int32_t count)
+{
+	for (int32_t i = 0; i < count; i++) {
+		int rc = grove_be_send(w->be, stream, tag, "%d", 1);
+		if (rc < 0) {
+			send_failed(w, tag, rc);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void
+do_cross(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
+{
+	int32_t count;
+	uint32_t other;
+	int rc = grove_packet_unpack(p, "%d %ud", &count, &other);
+	if (rc < 0) {
+		bad_request(w, tag, "%d %ud", rc);
+		return;
+	}
+	uint32_t first = w->rank % 2 ? other : stream;
+	uint32_t second = w->rank % 2 ? stream : other;
+	if (send_ones(w, first, tag, count) == 0 &&
+	    send_ones(w, second, tag, count) == 0 &&
+	    (rc = grove_be_flush(w->be, -1)) < 0)
+		send_failed(w, tag, rc);
+}
+
+static void
+do_big_burst(const worker *w, uint32_t stream, int32_t tag,
+    const grove_packet *p)
+{
+	int32_t count, bytes;
+	int rc = grove_packet_unpack(p, "%d %d", &count, &bytes);
+	if (rc < 0) {
+		bad_request(w, tag, "%d %d", rc);
+		return;
+	}
+	uint8_t *buf = bytes >= 0 ? malloc((size_t)bytes + 1) : NULL;
+	if (!buf) {
+		fprintf(stderr, "be_worker[%u]: big burst of %d bytes refused\n",
+		    w->rank, bytes);
+		return;
+	}
+	memset(buf, 1, (size_t)bytes);
+	for (int32_t i = 0; i < count; i++) {
+		rc = grove_be_send(w->be, stream, tag, "%auc", buf,
+		    (uint64_t)bytes);
+		if (rc < 0) {
+			send_failed(w, tag, rc);
+			break;
+		}
+	}
+	free(buf);
+	if (rc >= 0 && (rc = grove_be_flush(w->be, -1)) < 0)
+		send_failed(w, tag, rc);
+}
+
 static void
 do_array(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
 {
@@ -235,6 +297,12 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
 		break;
 	case WORKER_BURST:
 		do_burst(w, stream, tag, p);
+		return 0;
+	case WORKER_CROSS:
+		do_cross(w, stream, tag, p);
+		return 0;
+	case WORKER_BIG_BURST:
+		do_big_burst(w, stream, tag, p);
 		return 0;
 	case WORKER_CLOCK:
 		rc = grove_be_send(w->be, stream, tag, "%ld",

@@ -48,6 +48,13 @@ enum worker_tag {
 	 * '\n' (tests check that arguments arrive intact, also through a
 	 * remote shell) */
 	WORKER_ARGS = 113,
+	/* "%d %ud" count, other -> count packets "%d" 1 on this stream and
+	 * count on stream other, even ranks this one first, odd ranks the
+	 * other first (cross-stream flow-control tests) */
+	WORKER_CROSS = 114,
+	/* "%d %d" count, bytes -> count packets "%auc" of bytes bytes, all
+	 * 1 (flow-control tests with large packets) */
+	WORKER_BIG_BURST = 115,
 };
 
 /* The WORKER_DIGEST hash: enough to tell a corrupted payload from the

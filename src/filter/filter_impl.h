@@ -115,8 +115,15 @@ int sync_wave_ready(const sync_state *s, uint64_t now_ns);
  * arrivals only, so pop after every push). */
 uint64_t sync_next_deadline(const sync_state *s);
 
-/* Packets queued for a slot (for back-pressure) and in total. */
+/* Packets queued for a slot (for back-pressure), their bytes on the
+ * wire, and packets in total. */
 size_t sync_queued(const sync_state *s, uint32_t slot);
+size_t sync_queued_bytes(const sync_state *s, uint32_t slot);
+/* 1 when a wave of a wait_for_all state is held up by this live slot
+ * alone or with others: the slot is empty while another one is not.  Its
+ * producer must then not be paused (it would never deliver the packet the
+ * wave needs). */
+int sync_waits_on(const sync_state *s, uint32_t slot);
 size_t sync_queued_total(const sync_state *s);
 uint32_t sync_live_slots(const sync_state *s);
 

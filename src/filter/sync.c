@@ -37,6 +37,7 @@ struct sync_state {
 	uint64_t oldest;    /* timeout: min head arrival, UINT64_MAX if none */
 	size_t total;
 	size_t *nq;         /* packets queued per slot */
+	size_t *nbytes;     /* their bytes on the wire, per slot */
 	unsigned char *gone;
 	sync_ring *rings;   /* per slot; not dont_wait */
 	sync_ring all;      /* dont_wait: every packet in arrival order */
@@ -142,10 +143,12 @@ sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms)
 	s->live = nslots;
 	s->oldest = UINT64_MAX;
 	s->nq = calloc(ns, sizeof *s->nq);
+	s->nbytes = calloc(ns, sizeof *s->nbytes);
 	s->gone = calloc(ns, sizeof *s->gone);
 	if (k != SYNC_DONT_WAIT)
 		s->rings = calloc(ns, sizeof *s->rings);
-	if (!s->nq || !s->gone || (k != SYNC_DONT_WAIT && !s->rings)) {
+	if (!s->nq || !s->nbytes || !s->gone ||
+	    (k != SYNC_DONT_WAIT && !s->rings)) {
 		sync_destroy(s);
 		return NULL;
 	}
@@ -164,6 +167,7 @@ sync_destroy(sync_state *s)
 	ring_free(&s->all);
 	free(s->rings);
 	free(s->nq);
+	free(s->nbytes);
 	free(s->gone);
 	free(s);
 }
@@ -221,6 +225,7 @@ sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns)
 		return rc;
 	}
 	s->nq[slot]++;
+	s->nbytes[slot] += grove_packet_size(p);
 	s->total++;
 	return 0;
 }
@@ -255,6 +260,7 @@ sync_slot_gone(sync_state *s, uint32_t slot)
 	}
 	s->total -= s->nq[slot];
 	s->nq[slot] = 0;
+	s->nbytes[slot] = 0;
 }
 
 uint64_t
@@ -293,6 +299,7 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
 			return 0;
 		sync_ent ent = ring_pop(&s->all);
 		s->nq[ent.slot]--;
+		s->nbytes[ent.slot] -= grove_packet_size(ent.p);
 		s->total--;
 		wave[0] = ent.p;
 		slots[0] = ent.slot;
@@ -309,8 +316,9 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
 			continue;
 		wave[k] = ring_pop(r).p;
 		slots[k] = i;
-		k++;
 		s->nq[i]--;
+		s->nbytes[i] -= grove_packet_size(wave[k]);
+		k++;
 		if (r->n == 0)
 			s->nonempty--;
 	}
@@ -326,6 +334,23 @@ sync_queued(const sync_state *s, uint32_t slot)
 	if (!s || slot >= s->nslots)
 		return 0;
 	return s->nq[slot];
+}
+
+size_t
+sync_queued_bytes(const sync_state *s, uint32_t slot)
+{
+	if (!s || slot >= s->nslots)
+		return 0;
+	return s->nbytes[slot];
+}
+
+int
+sync_waits_on(const sync_state *s, uint32_t slot)
+{
+	if (!s || s->kind != SYNC_WAIT_FOR_ALL || slot >= s->nslots ||
+	    s->gone[slot])
+		return 0;
+	return s->rings[slot].n == 0 && s->nonempty > 0;
 }
 
 size_t

@@ -160,6 +160,9 @@ struct node {
 	conn *parent;           /* CP: link to the parent; FE: NULL */
 	int parent_paused;      /* a child link is over its limit */
 	int children_paused;    /* the parent link is over its limit */
+	uint32_t *sync_paused;  /* children whose reads a wait_for_all
+	                           stream stopped (node_stream.c) */
+	uint32_t n_sync_paused;
 	/* A child link kept bytes after a flush.  Only then can a child link
 	 * be over its limit, so node_check_pressure looks at them only while
 	 * this is set (and clears it once none holds any). */

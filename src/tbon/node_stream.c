@@ -14,10 +14,14 @@
 #include "tbon/ship.h"
 #include "tbon/skew.h"
 
-/* Sync queues deeper than this stop reads from the child that is ahead,
- * so one fast producer cannot grow a node's memory without bound. */
+/* A sync queue deeper than this (packets or bytes) stops reads from the
+ * child that is ahead, so one fast producer cannot grow a node's memory
+ * without bound; reads start again below the RESUME marks.  The byte
+ * marks are a link's (CONN_HWM, CONN_LWM). */
 #define SYNC_PAUSE_PKTS 4096
 #define SYNC_RESUME_PKTS 1024
+#define SYNC_PAUSE_BYTES (8u << 20)
+#define SYNC_RESUME_BYTES (2u << 20)
 
 static uint64_t
 now_ns(void)
@@ -137,6 +141,86 @@ stream_free(node *n, node_stream *s)
 	free(s);
 }
 
+/* ---- back-pressure from sync queues ------------------------------------
+ *
+ * A child is paused only while no stream waits for it: a wave that needs
+ * a packet still in a paused child's link would never complete, and two
+ * streams that each wait for the child the other paused would hang the
+ * tree.  Such a child is resumed the moment a stream waits for it; its
+ * other streams' queues then grow as the application's traffic demands
+ * (holding those packets is the only way its waves can complete). */
+
+static int
+slot_over(const node_stream *s, uint32_t slot)
+{
+	return sync_queued(s->sync, slot) > SYNC_PAUSE_PKTS ||
+	    sync_queued_bytes(s->sync, slot) > SYNC_PAUSE_BYTES;
+}
+
+static int
+slot_drained(const node_stream *s, uint32_t slot)
+{
+	return sync_queued(s->sync, slot) < SYNC_RESUME_PKTS &&
+	    sync_queued_bytes(s->sync, slot) < SYNC_RESUME_BYTES;
+}
+
+/* 1 when a wave of some stream waits for a packet of this child. */
+static int
+child_awaited(node *n, uint32_t child)
+{
+	for (size_t i = 0; i < n->stream_cap; i++) {
+		node_stream *s = n->streams[i];
+		if (s && s != TOMBSTONE(n) && s->child_slot[child] >= 0 &&
+		    sync_waits_on(s->sync, (uint32_t)s->child_slot[child]))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+child_pause(node *n, uint32_t child)
+{
+	node_child *ch = &n->children[child];
+	if (ch->paused || !ch->c)
+		return;
+	if (!n->sync_paused &&
+	    !(n->sync_paused = calloc(n->n_children, sizeof *n->sync_paused)))
+		return; /* no room to remember it: do not pause */
+	ch->paused = 1;
+	n->sync_paused[n->n_sync_paused++] = child;
+	conn_read_stop(ch->c);
+}
+
+static void
+child_resume(node *n, uint32_t child)
+{
+	node_child *ch = &n->children[child];
+	if (!ch->paused)
+		return;
+	ch->paused = 0;
+	for (uint32_t i = 0; i < n->n_sync_paused; i++)
+		if (n->sync_paused[i] == child) {
+			n->sync_paused[i] = n->sync_paused[--n->n_sync_paused];
+			break;
+		}
+	if (ch->c && !n->children_paused)
+		conn_read_start(ch->c);
+}
+
+/* After s changed: paused children it now waits for go on. */
+static void
+resume_awaited(node *n, const node_stream *s)
+{
+	for (uint32_t i = 0; i < n->n_sync_paused;) {
+		uint32_t child = n->sync_paused[i];
+		int32_t slot = s->child_slot[child];
+		if (slot >= 0 && sync_waits_on(s->sync, (uint32_t)slot))
+			child_resume(n, child); /* moved the last one to i */
+		else
+			i++;
+	}
+}
+
 void
 node_streams_free(node *n)
 {
@@ -146,6 +230,9 @@ node_streams_free(node *n)
 	free(n->streams);
 	n->streams = NULL;
 	n->stream_cap = n->n_streams = 0;
+	free(n->sync_paused);
+	n->sync_paused = NULL;
+	n->n_sync_paused = 0;
 }
 
 /* ---- creation ------------------------------------------------------- */
@@ -276,13 +363,8 @@ node_stream_destroy(node *n, uint32_t id, int forward)
 		}
 	}
 	/* Children whose reads were paused for this stream may go on. */
-	for (uint32_t k = 0; k < s->nslots; k++) {
-		node_child *ch = &n->children[s->slot_child[k]];
-		if (ch->paused && ch->c) {
-			ch->paused = 0;
-			conn_read_start(ch->c);
-		}
-	}
+	for (uint32_t k = 0; k < s->nslots; k++)
+		child_resume(n, s->slot_child[k]);
 	table_remove(n, s);
 	stream_free(n, s);
 }
@@ -349,15 +431,11 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 	}
 	/* Resume children paused on this stream once their queues drained.
 	 * Queues shrink only when waves leave: without one, nothing to do. */
-	for (uint32_t j = 0; released && j < s->nslots; j++) {
-		node_child *ch = &n->children[s->slot_child[j]];
-		if (ch->paused && ch->c &&
-		    sync_queued(s->sync, j) < SYNC_RESUME_PKTS) {
-			ch->paused = 0;
-			if (!n->children_paused)
-				conn_read_start(ch->c);
-		}
-	}
+	for (uint32_t j = 0; released && j < s->nslots; j++)
+		if (n->children[s->slot_child[j]].paused && slot_drained(s, j))
+			child_resume(n, s->slot_child[j]);
+	if (n->n_sync_paused)
+		resume_awaited(n, s);
 	if (s->sync_kind == SYNC_TIMEOUT)
 		sync_timer_arm(n, s);
 	return released;
@@ -372,10 +450,13 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 static int
 run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 {
-	/* No wave, no timer to arm: nothing to do. */
+	/* No wave, no timer to arm: nothing to do, unless s now waits for
+	 * a child that is paused. */
 	if (s->sync_kind != SYNC_TIMEOUT && !sync_wave_ready(s->sync, now)) {
 		if (t_first)
 			*t_first = 0;
+		if (n->n_sync_paused)
+			resume_awaited(n, s);
 		return 0;
 	}
 	return release_waves(n, s, now, t_first);
@@ -443,11 +524,9 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 			grove_trace_record(&s->tc_last_cp, GROVE_OP_WAVE,
 			    (int32_t)ch->node_id, t, t);
 	}
-	if (!ch->paused && ch->c && sync_queued(s->sync, (uint32_t)slot) >
-	    SYNC_PAUSE_PKTS) {
-		ch->paused = 1;
-		conn_read_stop(ch->c);
-	}
+	if (!ch->paused && ch->c && slot_over(s, (uint32_t)slot) &&
+	    !child_awaited(n, child))
+		child_pause(n, child);
 }
 
 void
@@ -460,6 +539,8 @@ node_streams_child_gone(node *n, uint32_t child)
 		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
 		run_waves(n, s, now_ns(), NULL);
 	}
+	/* Its link is closed (child_lost cleared it): only forgotten. */
+	child_resume(n, child);
 }
 
 /* ---- downstream ------------------------------------------------------- */

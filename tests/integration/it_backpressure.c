@@ -167,6 +167,63 @@ paused_is_not_silent(void)
 	it_net_destroy(net);
 }
 
+/* Two wait_for_all streams fed in opposite orders: BE 0 sends CROSS
+ * packets on A then on B, BE 1 on B then on A.  Each stream's first wave
+ * needs a packet that waits behind the other stream's in some link, so
+ * the FE must hold one stream's packets to complete the other's waves:
+ * pausing BE 0 for A while pausing BE 1 for B would hang both. */
+static void
+cross_streams(void)
+{
+	enum { COUNT = 6000 };
+	it_step("two streams fed in opposite orders, %d packets each", COUNT);
+	grove_net *net = it_net_spawn("flat", 2);
+	grove_stream *a = it_stream(net, NULL, "sum", NULL);
+	grove_stream *b = it_stream(net, NULL, "sum", NULL);
+	CHECK_OK_NET(net, grove_stream_send(a, WORKER_CROSS, "%d %ud", COUNT,
+	    grove_stream_id(b)));
+	for (int i = 0; i < COUNT; i++)
+		CHECK_INT_EQ(it_recv_int(net, a, WORKER_CROSS), 2);
+	for (int i = 0; i < COUNT; i++)
+		CHECK_INT_EQ(it_recv_int(net, b, WORKER_CROSS), 2);
+	grove_event ev;
+	CHECK_RC(grove_net_next_event(net, &ev, 0), GROVE_EAGAIN);
+	it_net_destroy(net);
+}
+
+/* Large packets: a wait_for_all queue is bounded in bytes, not only in
+ * packets.  BE 1 stalls for 3 s while BE 0 sends 100 MB in 100 KB packets
+ * (far fewer than the packet mark): the FE stops reading BE 0 at 8 MiB.
+ * The bound leaves room for ASan's quarantine (16 MiB here). */
+static void
+big_packets_bounded(void)
+{
+	enum { COUNT = 1000, BYTES = 100000 };
+	it_step("BE 0 sends %d x %d bytes while BE 1 stalls", COUNT, BYTES);
+	grove_net *net = it_net_spawn("flat", 2);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	size_t base = it_vm_hwm();
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_STALL, "%d", 1));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_BIG_BURST, "%d %d",
+	    COUNT, BYTES));
+	for (int i = 0; i < COUNT; i++) {
+		grove_packet *p = it_recv(net, s, WORKER_BIG_BURST);
+		grove_item it;
+		CHECK_OK(grove_packet_item(p, 0, &it));
+		CHECK(it.is_array && it.count == BYTES);
+		const uint8_t *v = it.data;
+		CHECK(v[0] == 2 && v[BYTES - 1] == 2);
+		grove_packet_unref(p);
+	}
+	size_t peak = it_vm_hwm();
+	it_step("FE peak RSS grew by %zu MiB for %d MiB sent",
+	    (peak - base) >> 20, COUNT * BYTES >> 20);
+	if (peak > base + (48u << 20))
+		IT_FAIL("FE memory grew by %zu MiB: no byte bound on the "
+		    "wait_for_all queue", (peak - base) >> 20);
+	it_net_destroy(net);
+}
+
 /* Lines of the network's log that are not the expected drops. */
 static void
 show_log(const char *path)
@@ -194,6 +251,9 @@ main(void)
 {
 	char log[4096];
 	it_init("it_backpressure", 150);
+	/* First: it compares the process's peak memory before and after. */
+	big_packets_bounded();
+	cross_streams();
 
 	/* The workers report every dropped bulk packet on stderr: send the
 	 * network's stderr to a file, keep ours. */

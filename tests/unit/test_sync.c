@@ -124,6 +124,56 @@ test_wait_for_all_basic(void **unused)
 	sync_destroy(s);
 }
 
+/* The bytes queued per slot follow pushes, pops and a lost slot; a
+ * wait_for_all state says which empty slots hold a wave up. */
+static void
+test_bytes_and_waits_on(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 3, 0);
+	assert_non_null(s);
+	grove_packet *p = pkt(0, 1);
+	size_t sz = grove_packet_size(p);
+	grove_packet_unref(p);
+	assert_true(sz > 0);
+	for (uint32_t k = 0; k < 3; k++)
+		assert_int_equal(sync_waits_on(s, k), 0); /* nothing pending */
+	push(s, 0, 1, 0);
+	push(s, 0, 2, 0);
+	assert_int_equal(sync_queued_bytes(s, 0), 2 * sz);
+	assert_int_equal(sync_queued_bytes(s, 1), 0);
+	assert_int_equal(sync_waits_on(s, 0), 0);
+	assert_int_equal(sync_waits_on(s, 1), 1);
+	assert_int_equal(sync_waits_on(s, 2), 1);
+	assert_int_equal(sync_waits_on(s, 3), 0); /* no such slot */
+	push(s, 1, 1, 0);
+	assert_int_equal(sync_waits_on(s, 1), 0);
+	sync_slot_gone(s, 2); /* a wave is whole without slot 2 now */
+	assert_int_equal(sync_waits_on(s, 2), 0);
+	wave w;
+	assert_int_equal(pop(s, 0, &w), 1);
+	wave_free(&w);
+	assert_int_equal(sync_queued_bytes(s, 0), sz);
+	assert_int_equal(sync_queued_bytes(s, 1), 0);
+	assert_int_equal(sync_waits_on(s, 1), 1);
+	sync_slot_gone(s, 0);
+	assert_int_equal(sync_queued_bytes(s, 0), 0);
+	sync_destroy(s);
+
+	/* Other kinds never hold a wave for one slot. */
+	s = sync_new(SYNC_TIMEOUT, 2, 10);
+	push(s, 0, 1, 0);
+	assert_int_equal(sync_waits_on(s, 1), 0);
+	sync_destroy(s);
+	s = sync_new(SYNC_DONT_WAIT, 2, 0);
+	push(s, 0, 1, 0);
+	assert_int_equal(sync_queued_bytes(s, 0), sz);
+	assert_int_equal(pop(s, 0, &w), 1);
+	wave_free(&w);
+	assert_int_equal(sync_queued_bytes(s, 0), 0);
+	assert_int_equal(sync_waits_on(s, 1), 0);
+	sync_destroy(s);
+}
+
 /* A lost child must never make the others wait forever. */
 static void
 test_wait_for_all_slot_gone(void **unused)
@@ -377,6 +427,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_wait_for_all_basic),
+		cmocka_unit_test(test_bytes_and_waits_on),
 		cmocka_unit_test(test_wait_for_all_slot_gone),
 		cmocka_unit_test(test_bad_slot_and_ownership),
 		cmocka_unit_test(test_timeout_partial_waves),
