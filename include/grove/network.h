@@ -211,6 +211,11 @@ int grove_stream_create(grove_net *net, const grove_comm *comm,
 /* Destroy a stream here and on every CP on its path. */
 int grove_stream_destroy(grove_stream *s);
 uint32_t grove_stream_id(const grove_stream *s);
+/* Packets the FE received for this stream that no receive call has taken
+ * yet, and their bytes on the wire (bytes may be NULL).  They are held in
+ * the tool's memory: a tool that does not receive from a stream while it
+ * calls Grove lets them grow (see "Back-pressure" in docs/api.md). */
+size_t grove_stream_queued(const grove_stream *s, size_t *bytes);
 
 /* Which filter a parameter packet is for. */
 typedef enum grove_filter_slot {

@@ -430,6 +430,14 @@ grove_stream_id(const grove_stream *s)
 	return s ? s->id : 0;
 }
 
+size_t
+grove_stream_queued(const grove_stream *s, size_t *bytes)
+{
+	if (bytes)
+		*bytes = s ? s->q.bytes : 0;
+	return s ? s->q.n : 0;
+}
+
 int
 grove_stream_destroy(grove_stream *s)
 {

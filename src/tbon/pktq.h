@@ -13,6 +13,7 @@ typedef struct pktq {
 	grove_packet **pkts;
 	uint64_t *seq;
 	size_t head, n, cap; /* ring */
+	size_t bytes;        /* of the packets held, on the wire */
 } pktq;
 
 static inline int
@@ -42,6 +43,7 @@ pktq_push(pktq *q, grove_packet *p, uint64_t seq)
 	q->pkts[t] = p;
 	q->seq[t] = seq;
 	q->n++;
+	q->bytes += grove_packet_size(p);
 	return 0;
 }
 
@@ -59,6 +61,7 @@ pktq_pop(pktq *q)
 	grove_packet *p = q->pkts[q->head];
 	q->head = (q->head + 1) % q->cap;
 	q->n--;
+	q->bytes -= grove_packet_size(p);
 	return p;
 }
 

@@ -161,6 +161,38 @@ stream_churn(grove_net *net, uint32_t n)
 	}
 }
 
+/* What the FE holds for a stream until the tool receives it. */
+static void
+queued_count(grove_net *net, uint32_t n)
+{
+	enum { WAVES = 100 };
+	it_step("grove_stream_queued counts %d unreceived waves", WAVES);
+	grove_stream *s = it_stream(net, NULL, "sum", NULL);
+	size_t bytes = 1;
+	CHECK_UINT_EQ(grove_stream_queued(s, &bytes), 0);
+	CHECK_UINT_EQ(bytes, 0);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_BURST, "%d %d", WAVES,
+	    1));
+	uint64_t end = it_now_ms() + IT_RECV_MS;
+	while (grove_stream_queued(s, NULL) < WAVES && it_now_ms() < end) {
+		CHECK_OK_NET(net, grove_net_progress(net));
+		it_sleep_ms(1);
+	}
+	CHECK_UINT_EQ(grove_stream_queued(s, &bytes), WAVES);
+	grove_packet *p = it_recv(net, s, WORKER_BURST);
+	size_t one = grove_packet_size(p);
+	CHECK(one > 0);
+	CHECK_UINT_EQ(bytes, WAVES * one);
+	grove_packet_unref(p);
+	CHECK_UINT_EQ(grove_stream_queued(s, &bytes), WAVES - 1);
+	CHECK_UINT_EQ(bytes, (WAVES - 1) * one);
+	for (int i = 1; i < WAVES; i++)
+		CHECK_INT_EQ(it_recv_int(net, s, WORKER_BURST), (int64_t)n);
+	CHECK_UINT_EQ(grove_stream_queued(s, &bytes), 0);
+	CHECK_UINT_EQ(bytes, 0);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
 static void
 recv_any(grove_net *net, uint32_t n)
 {
@@ -404,6 +436,7 @@ main(void)
 	CHECK_UINT_EQ(n, 8);
 	concurrent_streams(net, n);
 	stream_churn(net, n);
+	queued_count(net, n);
 	recv_any(net, n);
 	poll_loop(net, n);
 	dont_wait(net, n);

@@ -73,6 +73,9 @@ test_net_null(void **state)
 	assert_null(grove_net_comm_all(NULL));
 	assert_int_equal(grove_comm_size(NULL), 0);
 	assert_int_equal(grove_stream_id(NULL), 0);
+	size_t qb = 7;
+	assert_int_equal(grove_stream_queued(NULL, &qb), 0);
+	assert_int_equal(qb, 0);
 	assert_non_null(grove_net_last_error(NULL));
 }
 
