@@ -458,7 +458,10 @@ grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
 	}
 	if (be->q.n == 0 && !be->closed)
 		waitfd_set(&be->wfd, 0);
-	grove_trace_record(&be->tc_api_recv, GROVE_OP_API_RECV, rc, t0,
+	/* The result is the bytes received (the statistics' message sizes),
+	 * or the error. */
+	grove_trace_record(&be->tc_api_recv, GROVE_OP_API_RECV,
+	    rc == 0 ? (int32_t)grove_packet_size(*p) : rc, t0,
 	    grove_trace_begin());
 	return rc;
 }
@@ -477,6 +480,7 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 	if (rc != 0)
 		return rc;
 	rc = conn_send(be->parent, q);
+	int32_t sent = (int32_t)grove_packet_size(q);
 	grove_packet_unref(q);
 	uint64_t t1 = 0;
 	if (rc == 0) {
@@ -494,8 +498,8 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 		rc = GROVE_ECLOSED;
 	/* A write the socket did not take waits for it in the loop. */
 	be_settle(be);
-	grove_trace_record(&be->tc_api_send, GROVE_OP_API_SEND, rc, t0,
-	    t1 ? t1 : grove_trace_begin());
+	grove_trace_record(&be->tc_api_send, GROVE_OP_API_SEND,
+	    rc == 0 ? sent : rc, t0, t1 ? t1 : grove_trace_begin());
 	return rc;
 }
 

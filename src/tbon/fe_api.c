@@ -639,7 +639,10 @@ recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
 		}
 		fe_run(net, left);
 	}
-	grove_trace_record(&net->tc_api_recv, GROVE_OP_API_RECV, rc, t0,
+	/* The result is the bytes received (the statistics' message sizes),
+	 * or the error. */
+	grove_trace_record(&net->tc_api_recv, GROVE_OP_API_RECV,
+	    rc == 0 ? (int32_t)grove_packet_size(*p) : rc, t0,
 	    grove_trace_begin());
 	return rc;
 }

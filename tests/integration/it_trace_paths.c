@@ -131,6 +131,27 @@ count_op(const struct trace_proc *p, uint16_t op, uint64_t *results)
 	return n;
 }
 
+/* API send and receive tuples that succeeded carry the packet's bytes
+ * (the statistics' message sizes), never 0. */
+static void
+check_api_bytes(const struct trace_proc *p)
+{
+	int n = 0;
+	for (uint32_t k = 0; k < p->n_rings; k++)
+		for (size_t i = 0; i < p->rings[k].n; i++) {
+			const grove_trace_tuple *t = &p->rings[k].t[i];
+			if (t->op != GROVE_OP_API_SEND &&
+			    t->op != GROVE_OP_API_RECV)
+				continue;
+			n++;
+			if (t->result == 0)
+				IT_FAIL("%s: API tuple (op %u) with result 0, "
+				    "not the bytes", p->label, t->op);
+		}
+	if (n == 0)
+		IT_FAIL("%s: no API tuple", p->label);
+}
+
 /* The collectors off the per-packet paths: connection setup (one per
  * child, result: the child's node id), stream creation at the front-end
  * and on every CP leading to the stream's members, and batch reads and
@@ -166,6 +187,8 @@ check_setup_collectors(const struct trace_set *set)
 		    count_op(p, GROVE_OP_API_SEND, NULL) < REDUCTIONS - 1))
 			IT_FAIL("%s: fewer API calls than reductions",
 			    p->label);
+		if (!node || !strcmp(p->hdr.role, "fe"))
+			check_api_bytes(p);
 	}
 	/* kary:2 over 4 back-ends: nodes 1..6 below the front-end. */
 	CHECK_UINT_EQ(connected, 0x7eull);
