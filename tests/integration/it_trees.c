@@ -18,7 +18,7 @@
 #if defined(__SANITIZE_ADDRESS__)
 #define LARGE_BACKENDS 256
 #else
-#define LARGE_BACKENDS 512
+#define LARGE_BACKENDS 1024 /* the largest tree promised on one machine */
 #endif
 
 static void
