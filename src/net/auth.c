@@ -187,7 +187,7 @@ read_auth_frame(int fd, uint16_t want, uint16_t want2, uint64_t deadline,
 
 int
 auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
-    uint32_t node, int timeout_ms, char *err, size_t errlen)
+    uint32_t node, uint32_t rank, int timeout_ms, char *err, size_t errlen)
 {
 	grove_packet *ch = NULL, *hello = NULL, *ok = NULL;
 	const uint8_t *np = NULL, *pp = NULL;
@@ -209,9 +209,9 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 	}
 	auth_nonce_new(nc);
 	auth_proof_child(secret, np, nc, node, pc);
-	rc = wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, 0, "%auc %auc %ud %ud",
-	    pc, (uint64_t)AUTH_PROOF_LEN, nc, (uint64_t)AUTH_NONCE_LEN, node,
-	    (uint32_t)getpid());
+	rc = wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, 0,
+	    "%auc %auc %ud %ud %ud", pc, (uint64_t)AUTH_PROOF_LEN, nc,
+	    (uint64_t)AUTH_NONCE_LEN, node, (uint32_t)getpid(), rank);
 	if (rc != 0)
 		goto out;
 	size_t hlen;

@@ -5,8 +5,9 @@
  * attach mode), never through a command line.  On every new connection:
  *
  *   parent -> child  AUTH_CHALLENGE "%auc"             nonce_p (32 bytes)
- *   child -> parent  AUTH_HELLO     "%auc %auc %ud %ud" proof_c, nonce_c,
- *                                                       node id, pid
+ *   child -> parent  AUTH_HELLO     "%auc %auc %ud %ud %ud" proof_c,
+ *                                   nonce_c, node id, pid, BE rank
+ *                                   (AUTH_NO_RANK from a CP)
  *   parent -> child  AUTH_OK        "%auc"             proof_p
  *                or  AUTH_REJECT    "%auc %s"          proof_p, reason
  *
@@ -28,6 +29,10 @@
 #define AUTH_NONCE_LEN 32u
 #define AUTH_PROOF_LEN 32u
 #define AUTH_MAX_FRAME 512u   /* largest frame accepted before AUTH_OK */
+/* The rank a CP claims in its hello.  A BE claims its own, which the
+ * parent checks against the topology: a connection file edited or mixed
+ * up must not put a BE in another rank's place. */
+#define AUTH_NO_RANK UINT32_MAX
 #define AUTH_TIMEOUT_MS 10000 /* a peer must finish the handshake by then */
 
 /* How long a child gives the whole handshake: GROVE_HANDSHAKE_TIMEOUT_MS
@@ -67,7 +72,7 @@ int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
  * away with AUTH_REJECT: err then gives the parent's reason) or
  * GROVE_ETIMEDOUT; err says why. */
 int auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
-    uint32_t node, int timeout_ms, char *err, size_t errlen);
+    uint32_t node, uint32_t rank, int timeout_ms, char *err, size_t errlen);
 
 /* Overwrites n bytes at p in a way the compiler cannot drop: for copies
  * of the secret that are no longer needed. */

@@ -152,7 +152,7 @@ be_connect(grove_be *be, int parent_rfd, int parent_wfd, const char *host,
 		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);
 		return rc;
 	}
-	rc = auth_child_handshake(u.rfd, u.wfd, secret, be->node,
+	rc = auth_child_handshake(u.rfd, u.wfd, secret, be->node, be->rank,
 	    auth_handshake_timeout_ms(), err, sizeof err);
 	if (rc != 0) {
 		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank, err);

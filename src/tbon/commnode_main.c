@@ -334,7 +334,7 @@ run(commnode *cn)
 		grove_topo_destroy(topo);
 		return 1;
 	}
-	if ((rc = auth_child_handshake(up.rfd, up.wfd, secret, b->node,
+	if ((rc = auth_child_handshake(up.rfd, up.wfd, secret, b->node, AUTH_NO_RANK,
 	    AUTH_TIMEOUT_MS, err, sizeof err)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
 		uplink_close(&up);

@@ -131,8 +131,10 @@ each_line(const char *text, size_t len,
 typedef struct cf_scan {
 	uint32_t rank;
 	connfile_record rec;
-	int have_secret, found;
+	int have_secret, have_backends, found;
 	unsigned records;
+	uint32_t max_rank;      /* the highest rank of any record, */
+	unsigned max_line;      /* and where it is */
 	/* Ranks so far strictly increasing, as the front-end writes them:
 	 * then a repeat is the previous rank, seen at once. */
 	int ascending;
@@ -168,6 +170,7 @@ scan_line(void *arg, cf_line ln, unsigned lineno)
 		    s != end)
 			return bad(sc->err, sc->errlen, lineno,
 			    "'backends' wants a number");
+		sc->have_backends = 1;
 		return 0;
 	}
 	uint32_t r, port, parent, node;
@@ -187,6 +190,10 @@ scan_line(void *arg, cf_line ln, unsigned lineno)
 	}
 	sc->last_rank = r;
 	sc->last_line = lineno;
+	if (!sc->records || r > sc->max_rank) {
+		sc->max_rank = r;
+		sc->max_line = lineno;
+	}
 	sc->records++;
 	if (r == sc->rank && !sc->found) {
 		sc->found = 1;
@@ -274,6 +281,17 @@ connfile_find(const char *text, size_t len, uint32_t rank,
 	if (!sc.ascending &&
 	    (rc = check_repeats(text, len, sc.records, err, errlen)) != 0)
 		return rc;
+	if (!sc.have_backends) {
+		snprintf(err, errlen, "no 'backends' line");
+		return GROVE_EPROTO;
+	}
+	/* A rank the network does not have: an edited or concatenated
+	 * file, which could send a BE to the wrong parent. */
+	if (sc.records && sc.max_rank >= sc.rec.backends) {
+		snprintf(err, errlen, "line %u: rank %u, but the network has %u "
+		    "back-ends", sc.max_line, sc.max_rank, sc.rec.backends);
+		return GROVE_EPROTO;
+	}
 	if (!sc.found) {
 		snprintf(err, errlen, "no record for rank %u (%u records)", rank,
 		    sc.records);

@@ -227,7 +227,7 @@ pending_on_packet(conn *c, grove_packet *p)
 	const wire_hdr *h = wire_packet_hdr(p);
 	const uint8_t *proof = NULL, *nonce_c = NULL;
 	uint64_t plen = 0, nlen = 0;
-	uint32_t node_id = 0, pid = 0;
+	uint32_t node_id = 0, pid = 0, rank = 0;
 	/* Short enough for an AUTH_REJECT within AUTH_MAX_FRAME. */
 	char why[256];
 	if (pi < 0)
@@ -238,8 +238,9 @@ pending_on_packet(conn *c, grove_packet *p)
 		node_reject(n, c, why);
 		return;
 	}
-	if (grove_packet_unpack(p, "%auc %auc %ud %ud", &proof, &plen, &nonce_c,
-		&nlen, &node_id, &pid) != 0 || plen != AUTH_PROOF_LEN ||
+	if (grove_packet_unpack(p, "%auc %auc %ud %ud %ud", &proof, &plen,
+		&nonce_c, &nlen, &node_id, &pid, &rank) != 0 ||
+	    plen != AUTH_PROOF_LEN ||
 	    nlen != AUTH_NONCE_LEN) {
 		node_reject(n, c, "malformed hello");
 		return;
@@ -260,6 +261,24 @@ pending_on_packet(conn *c, grove_packet *p)
 		return;
 	}
 	node_child *ch = &n->children[idx];
+	/* Checked before the slot is looked at: a BE sent to another
+	 * rank's place (an edited or mixed-up connection file) must not
+	 * take that rank's slot, nor lose it for the real one. */
+	uint32_t want = ch->role == GROVE_ROLE_BE ? ch->be_lo : AUTH_NO_RANK;
+	if (rank != want) {
+		if (ch->role == GROVE_ROLE_BE && rank != AUTH_NO_RANK)
+			snprintf(why, sizeof why, "node %u is back-end rank %u, "
+			    "not rank %u (a connection record for another "
+			    "network or rank?)", node_id, want, rank);
+		else if (ch->role == GROVE_ROLE_BE)
+			snprintf(why, sizeof why, "node %u is back-end rank %u, "
+			    "not a CP", node_id, want);
+		else
+			snprintf(why, sizeof why, "node %u is a CP, not back-end "
+			    "rank %u", node_id, rank);
+		reject_proven(n, c, pi, nonce_c, why);
+		return;
+	}
 	if (ch->c || ch->state == CHILD_GONE) {
 		char who[128];
 		node_describe_child(n, ch, who, sizeof who);

@@ -382,8 +382,8 @@ client_body(const ctx *c, client_kind k, mcase m, client_res *r)
 	case C_WRONG_SECRET: {
 		uint8_t bad[AUTH_SECRET_LEN];
 		auth_secret_new(bad);
-		r->hs_rc = auth_child_handshake(fd, fd, bad, c->fake_node, 10000,
-		    r->err, sizeof r->err);
+		r->hs_rc = auth_child_handshake(fd, fd, bad, c->fake_node,
+		    FAKE_RANK, 10000, r->err, sizeof r->err);
 		r->must_close = 1;
 		break;
 	}
@@ -411,8 +411,8 @@ client_body(const ctx *c, client_kind k, mcase m, client_res *r)
 		break;
 	case C_AUTH_LEAVE:
 	case C_MALFORMED:
-		r->hs_rc = auth_child_handshake(fd, fd, c->secret, c->fake_node,
-		    10000, r->err, sizeof r->err);
+		r->hs_rc = auth_child_handshake(fd, fd, c->secret,
+		    c->fake_node, FAKE_RANK, 10000, r->err, sizeof r->err);
 		if (r->hs_rc != 0 || k == C_AUTH_LEAVE)
 			break;
 		r->must_close = send_case(c, fd, m);

@@ -196,8 +196,8 @@ reset_after_hello(void)
 	grove_packet_unref(ch);
 	grove_packet *hello = NULL;
 	CHECK_OK(wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, 0,
-	    "%auc %auc %ud %ud", pc, (uint64_t)AUTH_PROOF_LEN, nc,
-	    (uint64_t)AUTH_NONCE_LEN, ai.node, (uint32_t)getpid()));
+	    "%auc %auc %ud %ud %ud", pc, (uint64_t)AUTH_PROOF_LEN, nc,
+	    (uint64_t)AUTH_NONCE_LEN, ai.node, (uint32_t)getpid(), ai.rank));
 	size_t hl;
 	const uint8_t *hb = wire_packet_bytes(hello, &hl);
 
@@ -371,6 +371,23 @@ refuse(void)
 	    grove_be_last_error(be));
 	CHECK_RC(rc, GROVE_ECLOSED);
 	CHECK_STR_CONTAINS(grove_be_last_error(be), "was lost");
+	grove_be_destroy(be);
+
+	/* A record that puts a BE in another rank's place (rank 2 at rank
+	 * 0's node) is refused before the slot is looked at: rank 0 keeps
+	 * its place (the round trip below counts it). */
+	grove_attach_info a0;
+	CHECK_OK_NET(c.net, grove_net_attach_info(c.net, 0, &a0));
+	char secret[GROVE_SECRET_HEX_LEN + 1];
+	CHECK_OK_NET(c.net, grove_net_attach_secret(c.net, secret,
+	    sizeof secret));
+	be = NULL;
+	rc = grove_be_attach_to(a0.host, a0.port, a0.parent, a0.node, 2, NBE,
+	    secret, &be);
+	it_step("rank 2 at rank 0's node -> %s: %s", grove_err_name(rc),
+	    grove_be_last_error(be));
+	CHECK_RC(rc, GROVE_ECLOSED);
+	CHECK_STR_CONTAINS(grove_be_last_error(be), "not rank 2");
 	grove_be_destroy(be);
 
 	/* A wrong secret learns nothing beyond the closed connection. */

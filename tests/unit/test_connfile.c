@@ -42,7 +42,8 @@ test_as_written(void **state)
 	assert_int_equal(r.port, 37985);
 	assert_int_equal(r.node, 3);
 	/* The last line needs no newline. */
-	assert_int_equal(find("secret " SECRET "\n4 h 1 2 3", 4, &r, err), 0);
+	assert_int_equal(find("secret " SECRET "\nbackends 5\n4 h 1 2 3", 4, &r,
+	    err), 0);
 	assert_string_equal(r.host, "h");
 }
 
@@ -84,6 +85,14 @@ test_bad_lines(void **state)
 		{"secret " SECRET "\nhello\n", "line 2: expected"},
 		{"0 h 1 2 3\n", "no 'secret' line"},
 		{"", "no 'secret' line"},
+		/* The file must say how many back-ends the network has, and
+		 * no record may name a rank beyond them. */
+		{"secret " SECRET "\n0 h 1 2 3\n", "no 'backends' line"},
+		{"secret " SECRET "\nbackends 2\n0 h 1 2 3\n1 h 1 2 4\n"
+		    "7 h 1 2 4\n", "line 5: rank 7, but the network has 2 "
+		    "back-ends"},
+		{"secret " SECRET "\n2 h 1 2 3\n0 h 1 2 4\nbackends 2\n",
+		    "line 2: rank 2, but the network has 2 back-ends"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		connfile_record r;
@@ -135,7 +144,7 @@ test_repeated_rank(void **state)
 
 	/* Out of order without repeats is fine. */
 	const char *ok = "secret " SECRET "\n"
-	    "2 a 1 2 6\n0 b 1 2 3\n1 c 1 2 4\n";
+	    "2 a 1 2 6\n0 b 1 2 3\n1 c 1 2 4\nbackends 3\n";
 	assert_int_equal(find(ok, 0, &r, err), 0);
 	assert_string_equal(r.host, "b");
 	assert_int_equal(find(ok, 2, &r, err), 0);
