@@ -288,8 +288,8 @@ connfile_find(const char *text, size_t len, uint32_t rank,
 	/* A rank the network does not have: an edited or concatenated
 	 * file, which could send a BE to the wrong parent. */
 	if (sc.records && sc.max_rank >= sc.rec.backends) {
-		snprintf(err, errlen, "line %u: rank %u, but the network has %u "
-		    "back-ends", sc.max_line, sc.max_rank, sc.rec.backends);
+		snprintf(err, errlen, "line %u: rank %u, but 'backends' is %u",
+		    sc.max_line, sc.max_rank, sc.rec.backends);
 		return GROVE_EPROTO;
 	}
 	if (!sc.found) {

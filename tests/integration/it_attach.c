@@ -288,8 +288,15 @@ bad_connect_files(void)
 		    "886713820\nbackends 1\n0 127.0.0.1 70000 0 1\n",
 		    GROVE_EPROTO, "line 3: expected"},
 		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
-		    "886713820\nbackends 1\n1 127.0.0.1 7000 0 1\n",
+		    "886713820\nbackends 2\n1 127.0.0.1 7000 0 1\n",
 		    GROVE_ENOENT, "no record for rank 0"},
+		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
+		    "886713820\nbackends 1\n0 127.0.0.1 7000 0 1\n"
+		    "3 127.0.0.1 7000 0 1\n", GROVE_EPROTO,
+		    "line 4: rank 3, but 'backends' is 1"},
+		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
+		    "886713820\n0 127.0.0.1 7000 0 1\n", GROVE_EPROTO,
+		    "no 'backends' line"},
 	};
 	char path[4200];
 	snprintf(path, sizeof path, "%s/bad.conn", it_tmpdir());

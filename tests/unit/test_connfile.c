@@ -89,10 +89,9 @@ test_bad_lines(void **state)
 		 * no record may name a rank beyond them. */
 		{"secret " SECRET "\n0 h 1 2 3\n", "no 'backends' line"},
 		{"secret " SECRET "\nbackends 2\n0 h 1 2 3\n1 h 1 2 4\n"
-		    "7 h 1 2 4\n", "line 5: rank 7, but the network has 2 "
-		    "back-ends"},
+		    "7 h 1 2 4\n", "line 5: rank 7, but 'backends' is 2"},
 		{"secret " SECRET "\n2 h 1 2 3\n0 h 1 2 4\nbackends 2\n",
-		    "line 2: rank 2, but the network has 2 back-ends"},
+		    "line 2: rank 2, but 'backends' is 2"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		connfile_record r;
