@@ -1,5 +1,6 @@
 /* Front-end API: streams, communicators, send/receive, events, shutdown. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -204,15 +205,26 @@ fe_write_connect_file(grove_net *net)
 {
 	char tmp[1100];
 	snprintf(tmp, sizeof tmp, "%s.tmp", net->connect_file);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fe_set_error(net, "cannot write connection file %s", tmp);
+	/* The file holds the secret: a new file of our own, never one
+	 * that was there (a stale one from a crashed run is replaced; a
+	 * link planted under the name is not followed), mode 0600 whatever
+	 * the umask. */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd < 0 || fchmod(fd, 0600) != 0) {
+		fe_set_error(net, "cannot write connection file %s: %s", tmp,
+		    strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		return GROVE_ESYS;
 	}
-	fchmod(fd, 0600);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
+		unlink(tmp);
 		return GROVE_ESYS;
 	}
 	uint32_t nb = grove_topo_backends(net->topo);
@@ -230,8 +242,9 @@ fe_write_connect_file(grove_net *net)
 		fprintf(f, "%u %s %u %u %u\n", r, ai.host, ai.port, ai.parent, ai.node);
 	}
 	if (fclose(f) != 0 || rename(tmp, net->connect_file) != 0) {
-		fe_set_error(net, "cannot write connection file %s",
-		    net->connect_file);
+		fe_set_error(net, "cannot write connection file %s: %s",
+		    net->connect_file, strerror(errno));
+		unlink(tmp);
 		return GROVE_ESYS;
 	}
 	return 0;

@@ -115,6 +115,17 @@ attach_case(const char *topo, uint32_t n)
 	snprintf(path, sizeof path, "%s/%s-%u.conn", it_tmpdir(),
 	    strchr(topo, ':') ? "tree" : topo, n);
 
+	/* A link planted where the file is written first (PATH.tmp) is not
+	 * followed: the file it points to keeps its content. */
+	char tmp[4200], victim[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	snprintf(victim, sizeof victim, "%s.victim", path);
+	FILE *vf = fopen(victim, "w");
+	CHECK(vf != NULL);
+	fputs("victim\n", vf);
+	fclose(vf);
+	CHECK(symlink(victim, tmp) == 0);
+
 	grove_net_opts o;
 	it_attach_opts(&o, topo, n, path);
 	grove_net *net = NULL;
@@ -123,6 +134,11 @@ attach_case(const char *topo, uint32_t n)
 	CHECK_UINT_EQ(grove_net_backends(net), n);
 	CHECK_UINT_EQ(grove_net_backends_up(net), 0);
 	check_connect_file(net, path, n);
+	char *v = it_slurp(victim);
+	CHECK(strcmp(v, "victim\n") == 0);
+	free(v);
+	CHECK(access(tmp, F_OK) != 0);
+	unlink(victim);
 
 	memset(&log, 0, sizeof log);
 	log.n = n;
