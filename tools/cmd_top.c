@@ -503,6 +503,11 @@ show_sample(top *t, const top_sample *s)
 	fflush(stdout);
 }
 
+/* Intervals --once waits for one with every live agent in it: more than
+ * the lag policy's longest wait (2 * 3 intervals), after which a missing
+ * agent is left out of what closes anyway. */
+#define TOP_ONCE_MAX_WAIT 10u
+
 /* Handles one packet from the tree; returns 1 when --once is satisfied. */
 static int
 on_packet(top *t, grove_stream *s, grove_packet *p)
@@ -516,10 +521,24 @@ on_packet(top *t, grove_stream *s, grove_packet *p)
 		    "%s)\n", grove_strerror(rc), grove_packet_format(p));
 		return 0;
 	}
-	/* The first interval is only partly covered: the agents started
-	 * somewhere inside it.  --once waits for a whole one. */
-	if (t->intervals++ == 0 && t->o.once)
-		return 0;
+	/* --once prints a complete interval: not the first one (the agents
+	 * started somewhere inside it, so it is only partly covered), and
+	 * not one that some live agent has no data in yet (agents start at
+	 * slightly different times, so with many of them the next interval
+	 * or two may miss a few).  After TOP_ONCE_MAX_WAIT intervals it
+	 * prints what it has and says so: an agent may be stuck for good. */
+	uint64_t seen = t->intervals++;
+	if (t->o.once) {
+		uint32_t up = grove_net_backends_up(t->net);
+		if (seen == 0)
+			return 0;
+		if (smp.count < up && seen < TOP_ONCE_MAX_WAIT)
+			return 0;
+		if (smp.count < up)
+			fprintf(stderr, "grove top: no interval with all %u live "
+			    "agents after %u; showing one with %u\n", up,
+			    TOP_ONCE_MAX_WAIT, smp.count);
+	}
 	show_sample(t, &smp);
 	return t->o.once;
 }

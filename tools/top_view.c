@@ -74,8 +74,15 @@ top_render_table(FILE *f, const char *title, const top_sample *s,
 {
 	const metric_desc *md = metric_table();
 	fprintf(f, "%s\n", title);
-	fprintf(f, "interval %.3f s, %u of %u agents reporting\n\n",
+	fprintf(f, "interval %.3f s, %u of %u agents reporting",
 	    (double)(s->end_ns - s->start_ns) / 1e9, s->count, expected);
+	/* Say why some are missing: data of a node that lags (dead,
+	 * stalled, or a clock far behind the others) is left out, and what
+	 * it sends later is dropped as late, not shown. */
+	if (s->count < expected)
+		fprintf(f, " (%u missing: lagging, or data dropped as late)",
+		    expected - s->count);
+	fprintf(f, "\n\n");
 	fprintf(f, "%-14s %9s %9s %9s  %-22s %7s %7s\n", "metric", "min",
 	    "avg", "max", "spread (min|avg max)", "min@", "max@");
 	for (uint64_t i = 0; i < s->n && i < METRIC_COUNT; i++) {
@@ -104,8 +111,9 @@ top_render_json(FILE *f, const top_sample *s, uint32_t backends,
 	const metric_desc *md = metric_table();
 	fprintf(f, "{\"interval_start_ns\":%" PRIu64 ",\"interval_end_ns\":%"
 	    PRIu64 ",\"interval_s\":%.6f,\"backends\":%u,\"contributors\":%u,"
-	    "\"metrics\":{", s->start_ns, s->end_ns,
-	    (double)(s->end_ns - s->start_ns) / 1e9, backends, s->count);
+	    "\"missing\":%u,\"metrics\":{", s->start_ns, s->end_ns,
+	    (double)(s->end_ns - s->start_ns) / 1e9, backends, s->count,
+	    backends > s->count ? backends - s->count : 0);
 	for (uint64_t i = 0; i < s->n && i < METRIC_COUNT; i++) {
 		top_row r;
 		top_sample_row(s, i, &r);

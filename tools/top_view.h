@@ -32,14 +32,16 @@ typedef struct top_row {
 
 void top_sample_row(const top_sample *s, uint64_t i, top_row *r);
 
-/* The table for a terminal: a header line (title), then one line per
+/* The table for a terminal: a header line (title), the contributors of
+ * `expected` (and how many are missing, when some are), then one line per
  * metric with min/avg/max, a bar showing where min..max and the average
  * sit on the metric's scale, and the ranks holding the min and max.
  * scale_max[i] is the bar's full scale (it grows with what was seen). */
 void top_render_table(FILE *f, const char *title, const top_sample *s,
     double *scale_max, uint32_t expected);
 
-/* One JSON object (no newline): interval, contributors, every metric,
+/* One JSON object (no newline): interval, backends (live), contributors,
+ * missing (live back-ends without data in the interval), every metric,
  * then classes_json (members inserted as they are: "hosts":[..],
  * "classes":[..]) and "skew" when given. */
 void top_render_json(FILE *f, const top_sample *s, uint32_t backends,

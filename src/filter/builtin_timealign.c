@@ -21,6 +21,8 @@
 typedef struct ta_filter {
 	ta_state *ta;
 	uint64_t late_reported; /* ta_late_pieces() at the last warning */
+	uint64_t refused;       /* bad inputs skipped */
+	uint64_t refused_reported;
 } ta_filter;
 
 void
@@ -125,14 +127,33 @@ flt_builtin_timealign(grove_filter_call *call)
 		return GROVE_EINVAL;
 	ta_set_max_lag(f->ta, lag);
 
+	/* A bad input is refused on its own (ta_add_* change nothing on
+	 * error): under dont_wait a wave holds whatever arrived, and one bad
+	 * sample must not cost the good ones beside it.  The error is
+	 * returned only when no input was taken, so a wave with a good input
+	 * still closes (a filter error would discard what it emits). */
+	int first_err = 0;
+	size_t taken = 0;
 	for (size_t i = 0; i < call->n_in; i++) {
-		if (!call->in[i])
-			return GROVE_EINVAL;
 		uint32_t child = call->in_child ? call->in_child[i] : 0;
-		rc = ta_add_packet(f->ta, child, call->in[i]);
-		if (rc < 0)
-			return rc;
+		rc = call->in[i] ? ta_add_packet(f->ta, child, call->in[i]) :
+		    GROVE_EINVAL;
+		if (rc < 0) {
+			f->refused++;
+			if (!first_err)
+				first_err = rc;
+			continue;
+		}
+		taken++;
 	}
+	if (first_err && f->refused >= 2 * f->refused_reported) {
+		log_warn("timealign stream %u: %llu bad inputs refused (last: "
+		    "%s)", call->stream_id, (unsigned long long)f->refused,
+		    grove_strerror(first_err));
+		f->refused_reported = f->refused;
+	}
+	if (taken == 0)
+		return first_err;
 	rc = ta_close(f->ta, ta_emit, call);
 
 	/* Late data is expected after a lagging child comes back, so it is

@@ -31,7 +31,8 @@ typedef struct ta_bucket {
 } ta_bucket;
 
 typedef struct ta_child {
-	uint64_t frontier;  /* highest end delivered, ns */
+	uint64_t frontier;  /* highest end delivered, ns (see note_seen) */
+	uint64_t last_seq;  /* ta_state.seq at its last input */
 	unsigned char seen;
 	unsigned char agg;  /* sent aggregated intervals */
 } ta_child;
@@ -44,8 +45,11 @@ struct ta_state {
 	uint64_t first_k;   /* lowest interval seen, valid if any_seen */
 	int any_seen;
 	uint64_t late;
+	uint64_t seq;       /* inputs taken, for telling quiet children */
 	ta_child *ch;
 	uint32_t nch;
+	uint64_t *pos;      /* scratch for close_limit, cappos of them */
+	uint32_t cappos;
 	ta_bucket **b;
 	size_t nb, capb;
 	/* scratch for ta_close outputs, 5 * m */
@@ -92,6 +96,7 @@ ta_free(ta_state *s)
 		bucket_free(s->b[i]);
 	free(s->b);
 	free(s->ch);
+	free(s->pos);
 	free(s->out);
 	free(s->outr);
 	free(s);
@@ -132,6 +137,12 @@ size_t
 ta_open_intervals(const ta_state *s)
 {
 	return s->nb;
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* ---- checks done before anything changes ---------------------------- */
@@ -263,15 +274,31 @@ bucket_rank_row(ta_bucket *b, uint32_t rank, uint32_t m)
 	return b->rv + lo * m;
 }
 
+/* The intervals of lag after which child c counts as lagging (and, with
+ * no input for about as long, as quiet): max_lag for a child sending raw
+ * samples, 2 * max_lag for one sending aggregated intervals or never
+ * heard from (see ta_close). */
+static uint64_t
+child_tol(const ta_state *s, const ta_child *c)
+{
+	return c->seen && !c->agg ? s->lag : 2 * (uint64_t)s->lag;
+}
+
 static void
 note_seen(ta_state *s, uint32_t child, uint64_t k_lo, uint64_t end, int agg)
 {
 	ta_child *c = &s->ch[child];
-	if (!c->seen || end > c->frontier)
-		c->frontier = end;
-	c->seen = 1;
 	if (agg)
 		c->agg = 1;
+	/* The frontier is the highest end, so samples may come in any
+	 * order; but an end a whole lag tolerance below it is no reordering:
+	 * the child's clock stepped back, and it now stands there (else it
+	 * would count as far ahead for good). */
+	if (!c->seen || end > c->frontier ||
+	    sat_add(end / s->w, child_tol(s, c)) <= c->frontier / s->w)
+		c->frontier = end;
+	c->seen = 1;
+	c->last_seq = ++s->seq;
 	if (!s->any_seen || k_lo < s->first_k)
 		s->first_k = k_lo;
 	s->any_seen = 1;
@@ -442,35 +469,93 @@ bucket_reduce(const ta_state *s, const ta_bucket *b, ta_agg *out)
 	out->max_rank = mxr;
 }
 
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
+static int
+cmp_u64(const void *a, const void *b)
 {
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A child is quiet when nothing came from it while the others sent about
+ * tol intervals of input (each live child sends about one input per
+ * interval): it is dead or stalled, and its position says nothing about
+ * where the others are. */
+static int
+child_quiet(const ta_state *s, const ta_child *c, uint64_t n_seen)
+{
+	uint64_t window = child_tol(s, c) * (n_seen ? n_seen : 1);
+	return s->seq - c->last_seq > window;
+}
+
+/* The position the others are measured against: the (upper) median of
+ * the positions of the children heard from that are not quiet.  Not the
+ * most advanced one: a single child whose clock runs ahead would make
+ * every other child lag and have all their data dropped as late.  The
+ * median follows the majority, so a minority running ahead is waited for
+ * when the others get there, and a minority behind is left out as
+ * lagging.  With two children it is the more advanced (which of the two
+ * is wrong cannot be told, and waiting for the one behind could stall
+ * the stream); with one, that child. */
+static int
+close_lead(ta_state *s, uint64_t *lead)
+{
+	uint64_t n_seen = 0;
+	for (uint32_t c = 0; c < s->nch; c++)
+		n_seen += s->ch[c].seen;
+	if (s->cappos < s->nch) {
+		uint64_t *np = realloc(s->pos, (size_t)s->nch * sizeof *np);
+		if (!np)
+			return GROVE_ENOMEM;
+		s->pos = np;
+		s->cappos = s->nch;
+	}
+	size_t n = 0;
+	uint64_t max = 0;
+	for (uint32_t c = 0; c < s->nch; c++) {
+		const ta_child *ch = &s->ch[c];
+		if (!ch->seen)
+			continue;
+		uint64_t pos = ch->frontier / s->w;
+		if (pos > max)
+			max = pos;
+		if (!child_quiet(s, ch, n_seen))
+			s->pos[n++] = pos;
+	}
+	if (n == 0) {
+		/* Cannot happen (the last sender is never quiet); the old
+		 * rule is a safe answer. */
+		*lead = max;
+		return 0;
+	}
+	qsort(s->pos, n, sizeof *s->pos, cmp_u64);
+	*lead = s->pos[n / 2];
+	return 0;
 }
 
 /* The interval index below which every interval may be closed now. */
-static uint64_t
-close_limit(const ta_state *s)
+static int
+close_limit(ta_state *s, uint64_t *out)
 {
+	*out = 0;
 	if (!s->any_seen)
 		return 0;
-	uint64_t lead = 0;
-	for (uint32_t c = 0; c < s->nch; c++)
-		if (s->ch[c].seen && s->ch[c].frontier / s->w > lead)
-			lead = s->ch[c].frontier / s->w;
+	uint64_t lead;
+	int rc = close_lead(s, &lead);
+	if (rc < 0)
+		return rc;
 	uint64_t limit = UINT64_MAX;
 	for (uint32_t c = 0; c < s->nch; c++) {
 		const ta_child *ch = &s->ch[c];
 		uint64_t pos = ch->seen ? ch->frontier / s->w : s->first_k;
-		uint64_t tol = ch->seen && !ch->agg ? s->lag : 2 * (uint64_t)s->lag;
-		if (sat_add(pos, tol) <= lead)
+		if (sat_add(pos, child_tol(s, ch)) <= lead)
 			continue; /* lagging: absent for what closes now */
 		if (pos < limit)
 			limit = pos;
 	}
 	/* Every child lagging cannot happen (the leader never lags), but an
 	 * empty child table can: then the leader's own position rules. */
-	return limit == UINT64_MAX ? lead : limit;
+	*out = limit == UINT64_MAX ? lead : limit;
+	return 0;
 }
 
 int
@@ -478,8 +563,10 @@ ta_close(ta_state *s, ta_emit_fn emit, void *arg)
 {
 	if (!s || !emit)
 		return GROVE_EINVAL;
-	uint64_t limit = close_limit(s);
-	int rc = 0;
+	uint64_t limit;
+	int rc = close_limit(s, &limit);
+	if (rc < 0)
+		return rc;
 	size_t n = 0;
 	while (n < s->nb && s->b[n]->k < limit) {
 		ta_bucket *b = s->b[n++];

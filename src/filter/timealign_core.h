@@ -86,15 +86,19 @@ int ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a);
 typedef int (*ta_emit_fn)(void *arg, const ta_agg *out);
 
 /* Close every interval that is complete.  Let pos(c) be the number of
- * whole grid intervals child c has covered (its highest end / W; a child
- * never heard from sits at the first interval this node saw), lead the
- * highest pos.  Child c is lagging when pos(c) + tol(c) <= lead, with
- * tol = max_lag for a child that sends raw samples and 2 * max_lag for
+ * whole grid intervals child c has covered (its highest end / W, or the
+ * end of a sample a whole tolerance below that: its clock stepped back; a
+ * child never heard from sits at the first interval this node saw), and
+ * tol(c) = max_lag for a child that sends raw samples, 2 * max_lag for
  * one that sends aggregated intervals or was never heard from (a node
  * below may itself be waiting up to max_lag intervals for a lagging child
- * of its own, and must not be given up on first).  Every interval below
- * the lowest pos of the children that are not lagging, and holding data,
- * is closed.
+ * of its own, and must not be given up on first).  A child is quiet when
+ * nothing came from it for tol(c) times the children heard from inputs
+ * (about tol(c) intervals).  lead is the upper median of pos over the
+ * children heard from that are not quiet (with two, the higher; one fast
+ * clock must not make everyone else lag).  Child c is lagging when
+ * pos(c) + tol(c) <= lead.  Every interval below the lowest pos of the
+ * children that are not lagging, and holding data, is closed.
  * Returns 0, an emit error, or GROVE_ENOMEM. */
 int ta_close(ta_state *s, ta_emit_fn emit, void *arg);
 

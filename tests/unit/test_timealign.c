@@ -405,6 +405,100 @@ test_silent_child_gets_longer_tolerance(void **st)
 	ta_free(s);
 }
 
+/* One child whose clock runs max_lag intervals ahead must not make the
+ * others lag: the lead is the median, so the fast child is waited for
+ * when the others get there, and nothing is dropped. */
+static void
+test_fast_clock_does_not_hide_others(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 3, 3);
+	for (uint64_t t = 100; t < 110; t++)
+		for (uint32_t c = 0; c < 3; c++) {
+			uint64_t a = t * 10 + (c == 2 ? 30 : 0);
+			add1(s, c, c, a, a + 10, 1);
+		}
+	close_into(s, &k);
+	assert_int_equal(ta_late_pieces(s), 0);
+	assert_true(k.n >= 5);
+	for (size_t i = 0; i < k.n; i++) {
+		if (k.r[i].start < 1030)
+			continue; /* before the fast child's first sample */
+		assert_int_equal(k.r[i].count, 3);
+		assert_true(k.r[i].sum[0] == 3);
+	}
+	/* Closing one wave at a time gives the same. */
+	ta_free(s);
+	k.n = 0;
+	s = ta_new(10, 3, 4);
+	for (uint64_t t = 100; t < 120; t++) {
+		for (uint32_t c = 0; c < 4; c++) {
+			uint64_t a = t * 10 + (c == 1 ? 100 : 0);
+			add1(s, c, c, a, a + 10, 1);
+		}
+		close_into(s, &k);
+	}
+	assert_int_equal(ta_late_pieces(s), 0);
+	size_t full = 0;
+	for (size_t i = 0; i < k.n; i++)
+		full += k.r[i].count == 4;
+	assert_true(full >= 5);
+	ta_free(s);
+}
+
+/* Two of three children die: once they are quiet the survivor's data
+ * closes again (the median is over the children still sending). */
+static void
+test_majority_dies(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 2, 3);
+	for (uint32_t c = 0; c < 3; c++)
+		add1(s, c, c, 0, 10, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	for (uint64_t t = 1; t < 40; t++) {
+		add1(s, 0, 0, t * 10, t * 10 + 10, 1);
+		close_into(s, &k);
+	}
+	/* Closed up to a bounded distance behind the survivor. */
+	assert_true(k.n >= 30);
+	assert_int_equal(k.r[k.n - 1].count, 1);
+	ta_free(s);
+}
+
+/* A child whose clock steps back by more than the tolerance stands where
+ * its clock now is (lagging), instead of counting as far ahead. */
+static void
+test_clock_steps_back(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 2, 3);
+	for (uint64_t t = 100; t < 110; t++)
+		for (uint32_t c = 0; c < 3; c++)
+			add1(s, c, c, t * 10, t * 10 + 10, 1);
+	close_into(s, &k);
+	size_t before = k.n;
+	/* Child 2 steps back 50 intervals; its samples are late from now
+	 * on; the others go on without it. */
+	for (uint64_t t = 110; t < 120; t++) {
+		for (uint32_t c = 0; c < 2; c++)
+			add1(s, c, c, t * 10, t * 10 + 10, 1);
+		add1(s, 2, 2, (t - 50) * 10, (t - 50) * 10 + 10, 1);
+		close_into(s, &k);
+	}
+	assert_true(k.n >= before + 8);
+	assert_int_equal(k.r[k.n - 1].count, 2);
+	assert_true(ta_late_pieces(s) >= 8);
+	ta_free(s);
+}
+
 /* ---- mixed input ---------------------------------------------------------- */
 
 static void
@@ -667,6 +761,53 @@ test_filter_bad_input(void **st)
 	assert_int_equal(grove_timealign_decode(NULL, &t), GROVE_EINVAL);
 }
 
+/* Under dont_wait a wave holds whatever arrived: a bad sample in it is
+ * refused on its own, the good ones beside it are kept. */
+static void
+test_filter_bad_input_in_wave(void **st)
+{
+	const flt_def *f = flt_lookup(*st, "timealign");
+	grove_packet *params = mk(0, GROVE_TIMEALIGN_PARAMS_FMT,
+	    (uint64_t)10, (uint32_t)4);
+	grove_filter_place three = place;
+	three.n_children = 3;
+	void *state = NULL;
+	flt_out out;
+	flt_out_init(&out);
+	size_t got = 0;
+	for (uint64_t step = 0; step < 6; step++) {
+		grove_packet *in[3];
+		uint32_t child[3] = {0, 1, 2};
+		for (uint32_t c = 0; c < 3; c++) {
+			double v = 1;
+			uint64_t a = step * 10;
+			/* child 1's sample of step 2 is bad (end <= start) */
+			in[c] = mk_sample(c, a, c == 1 && step == 2 ? a : a + 10,
+			    &v, 1);
+		}
+		assert_int_equal(flt_run(f, STREAM, TAG, MYRANK, in, child, 3,
+		    params, &state, &three, &out), 0);
+		unref_all(in, 3);
+		for (size_t i = 0; i < out.n_up; i++) {
+			grove_timealign_interval t;
+			assert_int_equal(grove_timealign_decode(out.up[i], &t), 0);
+			assert_int_equal(t.start_ns, 10 * got);
+			/* Only the bad sample's interval lacks child 1. */
+			assert_int_equal(t.count, got == 2 ? 2 : 3);
+			got++;
+		}
+		flt_out_reset(&out);
+	}
+	assert_int_equal(got, 6);
+	/* A wave of bad input only is refused with the error. */
+	double v = 1;
+	expect_rc(f, mk_sample(0, 70, 70, &v, 1), params, &state,
+	    GROVE_EINVAL);
+	flt_state_free(f, state);
+	flt_out_fini(&out);
+	grove_packet_unref(params);
+}
+
 int
 main(void)
 {
@@ -681,12 +822,17 @@ main(void)
 		cmocka_unit_test(test_min_max_ranks),
 		cmocka_unit_test(test_dead_child_does_not_stall),
 		cmocka_unit_test(test_silent_child_gets_longer_tolerance),
+		cmocka_unit_test(test_fast_clock_does_not_hide_others),
+		cmocka_unit_test(test_majority_dies),
+		cmocka_unit_test(test_clock_steps_back),
 		cmocka_unit_test(test_mixed_raw_and_aggregated),
 		cmocka_unit_test(test_core_bad_input),
 		cmocka_unit_test_setup_teardown(test_filter_two_levels, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_filter_whole_waves, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_filter_bad_input_in_wave,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_bad_input, setup,
 		    teardown),
 	};

@@ -20,6 +20,7 @@
 #include "grove/backend.h"
 #include "grove/packet.h"
 #include "metrics.h"
+#include "sample_time.h"
 
 typedef struct agent {
 	grove_be *be;
@@ -115,9 +116,9 @@ on_start(agent *a, const grove_packet *p)
 	memcpy(a->streams, ids, n * sizeof *ids);
 	uint64_t now = agent_clock_ns(a);
 	a->last_ns = now;
-	/* The first sample ends at the next interval boundary; later ones
-	 * come every interval from there, so agents' samples start
-	 * misaligned and the tree has real splitting to do. */
+	/* The first sample ends at the next interval boundary and starts
+	 * now, so the tree has real splitting to do for it; later ones
+	 * cover whole grid intervals (see sample_time.h). */
 	a->next_ns = (now / interval + 1) * interval;
 	if (mode == AGENT_MODE_TOP) {
 		char err[256];
@@ -136,17 +137,21 @@ sample_top(agent *a, uint64_t now)
 {
 	char err[256];
 	metric_snapshot cur;
-	if (metrics_read("/proc", now, &cur, err, sizeof err) < 0) {
+	uint64_t end = agent_sample_end(now, a->interval_ns);
+	if (metrics_read("/proc", end, &cur, err, sizeof err) < 0) {
 		/* A missing /proc file is not worth dying for: skip the
 		 * sample, the tree's lag policy covers the gap. */
 		fprintf(stderr, "grove-agent[%u]: %s\n", a->rank, err);
 		return;
 	}
-	if (a->have_prev) {
+	/* The clock went backwards (or this grid step was read already):
+	 * [prev, end) would be empty or negative, which the tree refuses.
+	 * Skip the sample and start the next one here. */
+	if (a->have_prev && end > a->prev.t_ns) {
 		double v[METRIC_COUNT];
 		metrics_amounts(&a->prev, &cur, v);
 		int rc = grove_be_send(a->be, a->streams[AGENT_TOP_SAMPLES],
-		    AGENT_TAG_SAMPLE, AGENT_SAMPLE_FMT, a->prev.t_ns, now, v,
+		    AGENT_TAG_SAMPLE, AGENT_SAMPLE_FMT, a->prev.t_ns, end, v,
 		    (uint64_t)METRIC_COUNT);
 		if (rc < 0) {
 			a->send_errors++;
@@ -163,6 +168,11 @@ static void
 sample_load(agent *a, uint64_t now)
 {
 	static const double one = 1.0;
+	if (now <= a->last_ns) {
+		/* The clock went backwards: skip, and start again here. */
+		a->last_ns = now;
+		return;
+	}
 	for (uint32_t i = 0; i < a->nstreams; i++) {
 		int rc = grove_be_send(a->be, a->streams[i], AGENT_TAG_SAMPLE,
 		    AGENT_SAMPLE_FMT, a->last_ns, now, &one, (uint64_t)1);
