@@ -469,13 +469,6 @@ bucket_reduce(const ta_state *s, const ta_bucket *b, ta_agg *out)
 	out->max_rank = mxr;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* A child is quiet when nothing came from it while the others sent about
  * tol intervals of input (each live child sends about one input per
  * interval): it is dead or stalled, and its position says nothing about
@@ -485,6 +478,42 @@ child_quiet(const ta_state *s, const ta_child *c, uint64_t n_seen)
 {
 	uint64_t window = child_tol(s, c) * (n_seen ? n_seen : 1);
 	return s->seq - c->last_seq > window;
+}
+
+/* The k-th smallest of v[0..n) (k < n), reordering v: Hoare's selection,
+ * linear on average.  ta_close runs for every packet a node takes in, so
+ * a sort of all children's positions there would cost a flat node of
+ * 1024 children n log n per packet. */
+static uint64_t
+select_kth(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* the k-th is in v[lo..hi) */
+	for (;;) {
+		if (hi - lo == 1)
+			return v[lo];
+		uint64_t p = v[lo + (hi - lo) / 2];
+		/* Three ways: [lo, lt) < p, [lt, gt) == p (not empty: p is
+		 * there), [gt, hi) > p. */
+		size_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			uint64_t x = v[i];
+			if (x < p) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > p) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return p;
+	}
 }
 
 /* The position the others are measured against: the (upper) median of
@@ -527,8 +556,7 @@ close_lead(ta_state *s, uint64_t *lead)
 		*lead = max;
 		return 0;
 	}
-	qsort(s->pos, n, sizeof *s->pos, cmp_u64);
-	*lead = s->pos[n / 2];
+	*lead = select_kth(s->pos, n, n / 2);
 	return 0;
 }
 
