@@ -21,6 +21,7 @@
 typedef struct ta_filter {
 	ta_state *ta;
 	uint64_t late_reported; /* ta_late_pieces() at the last warning */
+	uint64_t early_reported; /* ta_early_inputs() at the last warning */
 	uint64_t refused;       /* bad inputs skipped */
 	uint64_t refused_reported;
 } ta_filter;
@@ -164,6 +165,14 @@ flt_builtin_timealign(grove_filter_call *call)
 		    "(their intervals were closed already)", call->stream_id,
 		    (unsigned long long)late);
 		f->late_reported = late;
+	}
+	uint64_t early = ta_early_inputs(f->ta);
+	if (early > f->early_reported && early >= 2 * f->early_reported) {
+		log_warn("timealign stream %u: %llu inputs dropped as more than "
+		    "%u intervals ahead of the other children's (a clock far "
+		    "off?)", call->stream_id, (unsigned long long)early,
+		    TA_MAX_AHEAD);
+		f->early_reported = early;
 	}
 	return rc;
 }

@@ -45,6 +45,8 @@ struct ta_state {
 	uint64_t first_k;   /* lowest interval seen, valid if any_seen */
 	int any_seen;
 	uint64_t late;
+	uint64_t early;     /* inputs dropped as too far ahead */
+	uint64_t lead_k;    /* the lead at the last ta_close (0: none yet) */
 	uint64_t seq;       /* inputs taken, for telling quiet children */
 	ta_child *ch;
 	uint32_t nch;
@@ -125,6 +127,12 @@ uint64_t
 ta_closed_below(const ta_state *s)
 {
 	return s->floor;
+}
+
+uint64_t
+ta_early_inputs(const ta_state *s)
+{
+	return s ? s->early : 0;
 }
 
 uint64_t
@@ -284,6 +292,19 @@ child_tol(const ta_state *s, const ta_child *c)
 	return c->seen && !c->agg ? s->lag : 2 * (uint64_t)s->lag;
 }
 
+/* Input more than TA_MAX_AHEAD intervals beyond the lead (a clock far
+ * ahead of the majority's) is dropped and counted: its intervals would
+ * stay open until the others got there, one more for every interval that
+ * passes, so a clock a day ahead would hold a day of intervals. */
+static int
+too_far_ahead(ta_state *s, uint64_t k)
+{
+	if (!s->lead_k || k <= s->lead_k || k - s->lead_k <= TA_MAX_AHEAD)
+		return 0;
+	s->early++;
+	return 1;
+}
+
 static void
 note_seen(ta_state *s, uint32_t child, uint64_t k_lo, uint64_t end, int agg)
 {
@@ -335,6 +356,10 @@ ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
 		rc = check_child(s, child);
 	if (rc < 0)
 		return rc;
+	if (too_far_ahead(s, k0)) {
+		note_seen(s, child, k0, end, 0);
+		return 0;
+	}
 
 	/* Make every bucket and rank row first, so that running out of
 	 * memory cannot leave a sample half added (at worst a row of zeros
@@ -390,6 +415,10 @@ ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a)
 	uint64_t k = a->start / s->w;
 	if (k < s->floor) {
 		s->late++;
+		note_seen(s, child, k, a->end, 1);
+		return 0;
+	}
+	if (too_far_ahead(s, k)) {
 		note_seen(s, child, k, a->end, 1);
 		return 0;
 	}
@@ -557,6 +586,7 @@ close_lead(ta_state *s, uint64_t *lead)
 		return 0;
 	}
 	*lead = select_kth(s->pos, n, n / 2);
+	s->lead_k = *lead;
 	return 0;
 }
 

@@ -29,6 +29,11 @@
  * width of 1 s.) */
 #define TA_MAX_SPAN 4096u
 
+/* Intervals an input may lie beyond the lead (the median child's
+ * position, see ta_close) before it is dropped as too far ahead
+ * (ta_early_inputs).  Over an hour at the default width. */
+#define TA_MAX_AHEAD 4096u
+
 /* Values per sample (M); bounds the memory one interval can take. */
 #define TA_MAX_VALUES 65536u
 
@@ -108,6 +113,9 @@ uint64_t ta_closed_below(const ta_state *s);
 /* Pieces of samples (and aggregated intervals) dropped because their
  * interval was already closed. */
 uint64_t ta_late_pieces(const ta_state *s);
+/* Inputs dropped because they lay more than TA_MAX_AHEAD intervals beyond
+ * the lead: a clock far ahead of the others'. */
+uint64_t ta_early_inputs(const ta_state *s);
 /* Intervals currently open (holding data). */
 size_t ta_open_intervals(const ta_state *s);
 

@@ -448,6 +448,32 @@ test_fast_clock_does_not_hide_others(void **st)
 	ta_free(s);
 }
 
+/* A clock far ahead of the majority's (more than TA_MAX_AHEAD intervals
+ * beyond the lead): its input is dropped and counted, so its intervals do
+ * not pile up open, one more for every interval that passes. */
+static void
+test_clock_far_ahead(void **st)
+{
+	(void)st;
+	static sink k;
+	ta_state *s = ta_new(10, 3, 3);
+	uint64_t ahead = 2ull * TA_MAX_AHEAD * 10;
+	for (uint64_t t = 100; t < 300; t++) {
+		for (uint32_t c = 0; c < 3; c++) {
+			uint64_t a = t * 10 + (c == 2 ? ahead : 0);
+			add1(s, c, c, a, a + 10, 1);
+		}
+		k.n = 0;
+		close_into(s, &k);
+		for (size_t i = 0; i < k.n; i++)
+			assert_int_equal(k.r[i].count, 2);
+	}
+	assert_true(ta_early_inputs(s) >= 190);
+	assert_true(ta_open_intervals(s) < 10);
+	assert_int_equal(ta_late_pieces(s), 0);
+	ta_free(s);
+}
+
 /* Two of three children die: once they are quiet the survivor's data
  * closes again (the median is over the children still sending). */
 static void
@@ -824,6 +850,7 @@ main(void)
 		cmocka_unit_test(test_silent_child_gets_longer_tolerance),
 		cmocka_unit_test(test_fast_clock_does_not_hide_others),
 		cmocka_unit_test(test_majority_dies),
+		cmocka_unit_test(test_clock_far_ahead),
 		cmocka_unit_test(test_clock_steps_back),
 		cmocka_unit_test(test_mixed_raw_and_aggregated),
 		cmocka_unit_test(test_core_bad_input),
