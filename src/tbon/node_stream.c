@@ -229,7 +229,7 @@ node_streams_free(node *n)
 			stream_free(n, n->streams[i]);
 	free(n->streams);
 	n->streams = NULL;
-	n->stream_cap = n->n_streams = 0;
+	n->stream_cap = n->n_streams = n->stream_tombs = 0;
 	free(n->sync_paused);
 	n->sync_paused = NULL;
 	n->n_sync_paused = 0;
