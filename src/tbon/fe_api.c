@@ -409,6 +409,17 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 	grove_stream_opts d;
 	if (!net_usable(net) || !comm || !out)
 		return GROVE_EINVAL;
+	if (comm->net != net) {
+		fe_set_error(net, "the communicator belongs to another network");
+		return GROVE_EINVAL;
+	}
+	/* Ranks are sorted: the last is the highest. */
+	if (comm->n && comm->ranks[comm->n - 1] >= grove_topo_backends(net->topo)) {
+		fe_set_error(net, "the communicator names rank %u; the network "
+		    "has %u back-ends", comm->ranks[comm->n - 1],
+		    grove_topo_backends(net->topo));
+		return GROVE_ERANGE;
+	}
 	if (!o) {
 		grove_stream_opts_init(&d);
 		o = &d;

@@ -375,9 +375,11 @@ static void
 report_filter_error(node *n, node_stream *s, int rc, const char *what)
 {
 	char text[200];
+	/* The code as the filter returned it: a custom filter's own codes
+	 * mean nothing to grove_strerror. */
 	snprintf(text, sizeof text, "node %u: %s filter '%s' on stream %u failed: "
-	    "%s", n->id, what, what[0] == 'u' ? s->up->name : s->down->name, s->id,
-	    grove_strerror(rc));
+	    "%s (%d)", n->id, what, what[0] == 'u' ? s->up->name : s->down->name,
+	    s->id, grove_strerror(rc), rc);
 	log_warn("%s", text);
 	node_up_ctl(n, WIRE_T_FILTER_ERROR, 0, PROTO_FILTER_ERROR, n->id, s->id, rc,
 	    text);

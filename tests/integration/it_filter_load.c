@@ -136,6 +136,28 @@ main(void)
 
 	it_net_destroy(net);
 
+	/* A filter's own error code reaches the FE in the event's text,
+	 * with the node and the stream. */
+	it_step("a failing filter: GROVE_EV_FILTER_ERROR names its code");
+	char fail[4096];
+	it_build_path("filter_fail.so", fail, sizeof fail);
+	net = it_net_spawn("flat", 2);
+	CHECK_OK_NET(net, grove_net_load_filter(net, "fail", fail,
+	    "fail_always"));
+	grove_stream *fs = it_stream(net, NULL, "fail", NULL);
+	CHECK_OK_NET(net, grove_stream_send(fs, WORKER_RANK, ""));
+	grove_event ev;
+	CHECK_OK_NET(net, grove_net_next_event(net, &ev, IT_RECV_MS));
+	it_step("event %d on stream %u: %s", (int)ev.type, ev.stream,
+	    ev.text);
+	CHECK_INT_EQ(ev.type, GROVE_EV_FILTER_ERROR);
+	CHECK_UINT_EQ(ev.stream, grove_stream_id(fs));
+	CHECK_STR_CONTAINS(ev.text, "'fail'");
+	CHECK_STR_CONTAINS(ev.text, "(-42)");
+	CHECK_OK_NET(net, grove_stream_destroy(fs));
+	it_check_rank_sum(net);
+	it_net_destroy(net);
+
 	/* A filter loaded on a deep tree runs on every level. */
 	net = it_net_spawn("kary:2", 16);
 	CHECK_OK_NET(net, grove_net_load_filter(net, "intmaxloc", lib,

@@ -59,6 +59,23 @@ main(void)
 	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 1);
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 
+	it_step("a communicator of another network is refused");
+	grove_net *other = it_net_spawn("flat", 4);
+	grove_comm *far = NULL;
+	const uint32_t r3 = 3;
+	CHECK_OK_NET(other, grove_comm_create(other, &r3, 1, &far));
+	s = NULL;
+	CHECK_RC_NET(net, grove_stream_create(net, far, NULL, &s),
+	    GROVE_EINVAL);
+	CHECK(s == NULL);
+	CHECK_STR_CONTAINS(grove_net_last_error(net), "another network");
+	CHECK_RC_NET(net, grove_stream_create(net, grove_net_comm_all(other),
+	    NULL, &s), GROVE_EINVAL);
+	grove_comm_destroy(far);
+	it_check_rank_sum(other);
+	/* Not it_net_destroy: the attached BEs of net are alive on purpose. */
+	grove_net_destroy(other);
+
 	it_step("the network still works");
 	it_check_rank_sum(net);
 	grove_net_destroy(net);
