@@ -3,6 +3,7 @@
  * node_stream.c, launching in node_launch.c. */
 #include "tbon/node.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdarg.h>
@@ -611,10 +612,18 @@ node_reap_children(node *n, int kill_them)
 		node_child *ch = &n->children[i];
 		if (ch->pid <= 0)
 			continue;
-		if (kill_them)
-			kill(ch->pid, SIGKILL);
-		if (waitpid(ch->pid, NULL, kill_them ? 0 : WNOHANG) == ch->pid ||
-		    kill_them)
+		pid_t r = waitpid(ch->pid, NULL, WNOHANG);
+		/* ECHILD: gone, reaped by someone else (the tool ignores
+		 * SIGCHLD, or its handler reaps every child).  Not killed: its
+		 * pid may be another process's by now. */
+		if (r == ch->pid || (r < 0 && errno == ECHILD)) {
 			ch->pid = 0;
+			continue;
+		}
+		if (kill_them) {
+			kill(ch->pid, SIGKILL);
+			waitpid(ch->pid, NULL, 0);
+			ch->pid = 0;
+		}
 	}
 }

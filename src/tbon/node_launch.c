@@ -407,14 +407,21 @@ node_check_launch(node *n)
 			continue;
 		int st = 0;
 		pid_t r = waitpid(ch->pid, &st, WNOHANG);
-		if (r != ch->pid)
+		/* ECHILD: the child is gone and someone else had its status
+		 * (the tool ignores SIGCHLD, or its handler reaps every child). */
+		int unknown = r < 0 && errno == ECHILD;
+		if (r != ch->pid && !unknown)
 			continue;
 		ch->pid = 0;
 		if (ch->state != CHILD_PENDING)
 			continue; /* its connection reports the loss */
 		char who[128], msg[300];
 		node_describe_child(n, ch, who, sizeof who);
-		if (WIFEXITED(st))
+		if (unknown)
+			snprintf(msg, sizeof msg, "%s exited before connecting (its "
+			    "status went to another waiter: is SIGCHLD ignored or "
+			    "reaped by a handler?)", who);
+		else if (WIFEXITED(st))
 			/* ssh exits 255 for its own failures (unknown host,
 			 * refused, no key): say so, the child never ran. */
 			snprintf(msg, sizeof msg, "%s exited with status %d before "
