@@ -267,7 +267,9 @@ typedef struct grove_logp_plan {
 	                       * layer's (the LAN's with one cluster) and
 	                       * T = T_wan + T_lan */
 	grove_logp_layer wan, lan;
-	uint64_t evaluated;   /* configurations the search evaluated */
+	uint64_t evaluated;   /* segment cuts the search evaluated (each
+	                       * with every degree pair it tries); 1 for
+	                       * the whole-message schemes */
 } grove_logp_plan;
 
 typedef enum grove_logp_search {
