@@ -161,11 +161,15 @@ typedef struct grove_logp_link {
 	double r; /* time until the receiver has the message */
 } grove_logp_link;
 
-/* Single-layer link of class c: s = g, r = L + g. */
+/* Single-layer link of class c: s = max(g, os), r = L + g.  The paper
+ * has s = g under its assumption g >= os; measured gaps can be smaller
+ * than os for small messages, and a sender cannot start its next send
+ * before its overhead is over. */
 int grove_logp_link_single(const grove_logp_params *p, grove_logp_class c,
     double m, grove_logp_link *out);
 /* Wide-area link (wide through the gateways of local networks):
- * s_w = max(g_l, os_w), r_w = L_w + g_w. */
+ * s_w = max(g_l, os_l, os_w), r_w = L_w + g_w: the paper's
+ * max(g_l, os_w) with g_l taken as at least os_l, as above. */
 int grove_logp_link_wide(const grove_logp_params *p, grove_logp_class local,
     grove_logp_class wide, double m, grove_logp_link *out);
 
@@ -263,7 +267,9 @@ typedef struct grove_logp_plan {
 	                       * layer's (the LAN's with one cluster) and
 	                       * T = T_wan + T_lan */
 	grove_logp_layer wan, lan;
-	uint64_t evaluated;   /* configurations the search evaluated */
+	uint64_t evaluated;   /* segment cuts the search evaluated (each
+	                       * with every degree pair it tries); 1 for
+	                       * the whole-message schemes */
 } grove_logp_plan;
 
 typedef enum grove_logp_search {
@@ -294,6 +300,17 @@ int grove_logp_bcast_eval(const grove_logp_params *p,
     const grove_logp_system *sys, uint64_t size, uint32_t elem, uint64_t k,
     uint32_t d_w, uint32_t d_l, grove_logp_plan *out, char *err,
     size_t errlen);
+/* The same for a given tree of those degrees whose height is h_w (WAN)
+ * and h_l (LAN) rather than the minimal one: a deep or unbalanced tree,
+ * such as a network's topology, pipelines over more levels than the
+ * complete tree of its largest fan-out.  0 for a layer: its minimal
+ * height, as grove_logp_bcast_eval.  Otherwise h must lie between the
+ * minimal height for the degree and P - 1 (a chain) of that layer;
+ * GROVE_EINVAL with the reason in err when it does not. */
+int grove_logp_bcast_eval_depth(const grove_logp_params *p,
+    const grove_logp_system *sys, uint64_t size, uint32_t elem, uint64_t k,
+    uint32_t d_w, uint32_t d_l, uint32_t h_w, uint32_t h_l,
+    grove_logp_plan *out, char *err, size_t errlen);
 
 /* Prints a plan (text, or one JSON object when json is set). */
 int grove_logp_plan_print(const grove_logp_plan *plan, int json, FILE *f);

@@ -56,9 +56,11 @@ links_at(const struct ctx *c, double m, grove_logp_link *w,
 		(void)grove_logp_link_single(c->p, c->sys.local, m, l);
 }
 
+/* A layer's tree of degree d: of height h, or of the minimal height for
+ * d when h is 0 (the complete trees the optimizer builds). */
 static void
 layer_tree(grove_logp_layer *ly, const grove_logp_link *link, uint32_t P,
-    uint32_t d, const struct logp_seg *seg)
+    uint32_t d, uint32_t h, const struct logp_seg *seg)
 {
 	memset(ly, 0, sizeof *ly);
 	ly->P = P;
@@ -67,7 +69,7 @@ layer_tree(grove_logp_layer *ly, const grove_logp_link *link, uint32_t P,
 	if (P <= 1)
 		return;
 	ly->d = d;
-	ly->h = grove_logp_min_height(P, d);
+	ly->h = h ? h : grove_logp_min_height(P, d);
 	grove_logp_tree(link, ly->d, ly->h, &ly->gamma, &ly->lambda);
 }
 
@@ -213,13 +215,13 @@ host_bounded_lan(const struct ctx *c, double w, double tree_hops,
 static double
 pipelined(const struct ctx *c, const grove_logp_link *w,
     const grove_logp_link *l, const struct logp_seg *seg, uint32_t d_w,
-    uint32_t d_l, grove_logp_plan *plan)
+    uint32_t d_l, uint32_t h_w, uint32_t h_l, grove_logp_plan *plan)
 {
 	plan->scheme = GROVE_LOGP_OPTIMIZED;
 	plan->k = seg->k;
 	plan->m = seg->m;
-	layer_tree(&plan->wan, w, c->sys.clusters, d_w, seg);
-	layer_tree(&plan->lan, l, c->sys.per_cluster, d_l, seg);
+	layer_tree(&plan->wan, w, c->sys.clusters, d_w, h_w, seg);
+	layer_tree(&plan->lan, l, c->sys.per_cluster, d_l, h_l, seg);
 	plan->gamma = grove_logp_pipelined_gamma(w, plan->wan.d, l,
 	    plan->lan.d);
 	if (c->sys.cores) {
@@ -305,7 +307,8 @@ pipelined_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 		 * alone, the LAN is a single layer (section 3.1). */
 		d_l = Pl <= 1 ? 0 : C > 1 ? 1 : first_degree(how, &l, Pl);
 		for (;;) {
-			double T = pipelined(c, &w, &l, seg, d_w, d_l, &cand);
+			double T = pipelined(c, &w, &l, seg, d_w, d_l, 0, 0,
+			    &cand);
 
 			if (!have || T < best) {
 				have = 1;
@@ -349,7 +352,7 @@ single_best(void *arg, const struct logp_seg *seg, grove_logp_search how,
 	link = sg->wide ? &w : &l;
 	d = sg->P <= 1 ? 0 : first_degree(how, link, sg->P);
 	for (;;) {
-		layer_tree(&cand, link, sg->P, d, seg);
+		layer_tree(&cand, link, sg->P, d, 0, seg);
 		if (sg->P > 1 && sg->c->sys.cores) {
 			/* The host CPU bound: the WAN layer's C - 1 hops, or
 			 * all clusters' LAN trees at once, per segment and
@@ -642,6 +645,26 @@ grove_logp_bcast_eval(const grove_logp_params *p,
     uint32_t d_w, uint32_t d_l, grove_logp_plan *out, char *err,
     size_t errlen)
 {
+	return grove_logp_bcast_eval_depth(p, sys, size, elem, k, d_w, d_l,
+	    0, 0, out, err, errlen);
+}
+
+/* A height for a layer of P processes and degree d: 0 (the minimal one)
+ * or one a tree of that degree can have, from the minimal height to a
+ * chain's P - 1. */
+static int
+height_ok(uint32_t P, uint32_t d, uint32_t h)
+{
+	return P <= 1 || h == 0 || (h >= grove_logp_min_height(P, d) &&
+	    h <= P - 1);
+}
+
+int
+grove_logp_bcast_eval_depth(const grove_logp_params *p,
+    const grove_logp_system *sys, uint64_t size, uint32_t elem, uint64_t k,
+    uint32_t d_w, uint32_t d_l, uint32_t h_w, uint32_t h_l,
+    grove_logp_plan *out, char *err, size_t errlen)
+{
 	struct ctx c;
 	struct logp_seg seg;
 	grove_logp_link w, l;
@@ -663,11 +686,19 @@ grove_logp_bcast_eval(const grove_logp_params *p,
 		    "LAN [1, %u])", sys->clusters - 1, sys->per_cluster - 1);
 		return GROVE_EINVAL;
 	}
+	if (!height_ok(sys->clusters, d_w, h_w) ||
+	    !height_ok(sys->per_cluster, d_l, h_l)) {
+		errfmt(err, errlen, "tree height out of range (WAN %u for "
+		    "degree %u of %u, LAN %u for degree %u of %u)", h_w, d_w,
+		    sys->clusters, h_l, d_l, sys->per_cluster);
+		return GROVE_EINVAL;
+	}
 	logp_seg_for_k(c.n, elem, k, &seg);
 	links_at(&c, (double)seg.m, &w, &l);
 	memset(out, 0, sizeof *out);
 	pipelined(&c, &w, &l, &seg, sys->clusters > 1 ? d_w : 0,
-	    sys->per_cluster > 1 ? d_l : 0, out);
+	    sys->per_cluster > 1 ? d_l : 0, sys->clusters > 1 ? h_w : 0,
+	    sys->per_cluster > 1 ? h_l : 0, out);
 	out->size = size;
 	out->evaluated = 1;
 	return check_finite(out, err, errlen);

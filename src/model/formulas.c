@@ -26,7 +26,11 @@ grove_logp_link_single(const grove_logp_params *p, grove_logp_class c,
 	out->os = pt.os;
 	out->or_ = pt.or_;
 	out->g = pt.g;
-	out->s = pt.g;
+	/* The paper's s = g rests on g >= os (section 2: g covers the
+	 * send overhead).  Measured gaps can be below os for small messages
+	 * (several sends batched into one write), and a sender is busy for
+	 * os whatever the network does: it cannot send again sooner. */
+	out->s = max2(pt.g, pt.os);
 	out->r = pt.L + pt.g;
 	return 0;
 }
@@ -51,8 +55,10 @@ grove_logp_link_wide(const grove_logp_params *p, grove_logp_class local,
 	out->g = w.g;
 	/* The sender hands the message to its gateway over the local
 	 * network: it is busy for the WAN send overhead or the LAN gap,
-	 * whichever is longer. */
-	out->s = max2(l.g, w.os);
+	 * whichever is longer (s_w = max(g_l, os_w)).  The LAN gap is taken
+	 * as the paper defines it, at least os_l (see link_single), for
+	 * measured gaps below the overhead. */
+	out->s = max2(max2(l.g, l.os), w.os);
 	out->r = w.L + w.g;
 	return 0;
 }

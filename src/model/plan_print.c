@@ -93,7 +93,7 @@ grove_logp_plan_print(const grove_logp_plan *plan, int json, FILE *f)
 		    " (first layer; T = T_wan + T_lan)" : "");
 		layer_text("wan", &plan->wan, f);
 		layer_text("lan", &plan->lan, f);
-		fprintf(f, "  configurations evaluated: %llu\n",
+		fprintf(f, "  segment cuts evaluated: %llu\n",
 		    (unsigned long long)plan->evaluated);
 	}
 	return ferror(f) ? GROVE_ESYS : 0;

@@ -4,7 +4,10 @@
  * is free.  The tree is described to the model the way the paper's
  * two-layer broadcast sees it: the clusters of the cluster map (or one
  * cluster without a map), the processes per cluster, the largest fan-out
- * over links between clusters (d_w) and inside them (d_l).  The search is
+ * over links between clusters (d_w) and inside them (d_l), and the real
+ * depth of each layer (h_w, h_l): a deep or unbalanced tree pipelines over
+ * more levels than the complete tree of its largest fan-out, and wants
+ * more segments (docs/segmented.md).  The search is
  * the paper's: k = 1, 2, 4, ... (m = M / 2^i), then hill climbing from the
  * best with steps of 1 and 5 until nothing improves.
  */
@@ -44,6 +47,61 @@ static int64_t
 cluster_of(const grove_cluster_map *m, uint32_t node)
 {
 	return m ? grove_cluster_map_cluster_of(m, node) : 0;
+}
+
+/* The depth of each layer: the most links across clusters (*h_w) and
+ * inside one (*h_l) on any path from the root, counted separately. */
+static int
+layer_depths(const grove_topo *t, const grove_cluster_map *m, uint32_t size,
+    uint32_t *h_w, uint32_t *h_l)
+{
+	/* Breadth-first from the root; a node's counts are its parent's
+	 * plus the link between them. */
+	uint32_t *queue = malloc(2 * (size_t)size * sizeof *queue);
+	uint32_t *across = calloc(size, sizeof *across);
+	uint32_t *inside = calloc(size, sizeof *inside);
+	if (!queue || !across || !inside) {
+		free(queue);
+		free(across);
+		free(inside);
+		return GROVE_ENOMEM;
+	}
+	uint32_t head = 0, tail = 0;
+	*h_w = *h_l = 0;
+	queue[tail++] = 0;
+	while (head < tail) {
+		uint32_t id = queue[head++];
+		const grove_topo_node *tn = grove_topo_node_at(t, id);
+		const uint32_t *kids = grove_topo_children(t, id);
+		for (uint32_t k = 0; tn && k < tn->n_children; k++) {
+			uint32_t kid = kids[k];
+			if (kid >= size || tail >= 2 * size)
+				continue;
+			int wide = cluster_of(m, kid) != cluster_of(m, id);
+			across[kid] = across[id] + (wide ? 1 : 0);
+			inside[kid] = inside[id] + (wide ? 0 : 1);
+			if (across[kid] > *h_w)
+				*h_w = across[kid];
+			if (inside[kid] > *h_l)
+				*h_l = inside[kid];
+			queue[tail++] = kid;
+		}
+	}
+	free(queue);
+	free(across);
+	free(inside);
+	return 0;
+}
+
+/* A layer's height as the model accepts it: between the minimal height
+ * of P processes at degree d (the fan-outs count the hand-offs to a CP's
+ * own back-end, so a real tree may look shallower) and a chain's P - 1. */
+static uint32_t
+layer_height(uint32_t P, uint32_t d, uint32_t h)
+{
+	if (P <= 1)
+		return 0;
+	return clamp_u32(h, grove_logp_min_height(P, d), P - 1);
 }
 
 int
@@ -87,6 +145,9 @@ seg_model_new(const grove_logp_params *p, const grove_topo *t,
 			d_l = inside;
 	}
 	free(seen);
+	uint32_t h_w = 0, h_l = 0;
+	if (layer_depths(t, m, size, &h_w, &h_l) != 0)
+		return GROVE_ENOMEM;
 	seg_model *sm = calloc(1, sizeof *sm);
 	if (!sm)
 		return GROVE_ENOMEM;
@@ -112,11 +173,13 @@ seg_model_new(const grove_logp_params *p, const grove_topo *t,
 	sm->d_w = nclusters > 1 ? clamp_u32(d_w, 1, nclusters - 1) : 0;
 	sm->d_l = sm->sys.per_cluster > 1 ?
 	    clamp_u32(d_l, 1, sm->sys.per_cluster - 1) : 0;
+	sm->h_w = layer_height(nclusters, sm->d_w, h_w);
+	sm->h_l = layer_height(sm->sys.per_cluster, sm->d_l, h_l);
 	/* One evaluation now says whether the parameters cover the system. */
 	grove_logp_plan plan;
 	char why[256];
-	rc = grove_logp_bcast_eval(sm->params, &sm->sys, 1 << 20, 1, 1, sm->d_w,
-	    sm->d_l, &plan, why, sizeof why);
+	rc = grove_logp_bcast_eval_depth(sm->params, &sm->sys, 1 << 20, 1, 1,
+	    sm->d_w, sm->d_l, sm->h_w, sm->h_l, &plan, why, sizeof why);
 	if (rc != 0) {
 		snprintf(err, errlen, "the model's parameters do not describe this "
 		    "network: %s", why);
@@ -142,8 +205,9 @@ static double
 predict(const seg_model *sm, uint64_t n, uint64_t k)
 {
 	grove_logp_plan plan;
-	if (k < 1 || k > n || grove_logp_bcast_eval(sm->params, &sm->sys, n, 1,
-	    k, sm->d_w, sm->d_l, &plan, NULL, 0) != 0)
+	if (k < 1 || k > n || grove_logp_bcast_eval_depth(sm->params,
+	    &sm->sys, n, 1, k, sm->d_w, sm->d_l, sm->h_w, sm->h_l, &plan,
+	    NULL, 0) != 0)
 		return 1e300;
 	return plan.T;
 }

@@ -39,12 +39,14 @@
 
 /* The network as the P-LogP model sees it (seg_model.c): its parameters
  * (a private copy), the two-layer system of the paper that its topology
- * and cluster map amount to, and that tree's degrees across clusters
- * (d_w) and inside them (d_l). */
+ * and cluster map amount to, that tree's degrees across clusters (d_w)
+ * and inside them (d_l), and its depths: the most links across clusters
+ * (h_w) and inside one (h_l) on a path from the root. */
 typedef struct seg_model {
 	grove_logp_params *params;
 	grove_logp_system sys;
 	uint32_t d_w, d_l;
+	uint32_t h_w, h_l;
 } seg_model;
 
 /* GROVE_EINVAL / GROVE_ENOENT with err saying why when p does not cover

@@ -184,4 +184,10 @@ expect_err "no 'wan' link class"
 expect_status 1 topo --optimize-bcast --params "$params" --clusters 1 --per-cluster 1 --size 1M
 expect_err "a topology needs 2 to"
 
+# The count of a search is of segment cuts (each tried with every degree
+# pair the search takes), and the text says so.
+expect_status 0 model bcast --params "$params" --clusters 4 --per-cluster 16 --size 64K
+grep -Eq '^  segment cuts evaluated: [0-9]+$' "$tmp/out" ||
+	fail "bcast names what it counts: $(cat "$tmp/out")"
+
 echo "model CLI: all checks passed"

@@ -79,6 +79,39 @@ test_s_and_r(void **state)
 	grove_logp_params_destroy(p);
 }
 
+/* Measured gaps below the send overhead (batched small sends): the
+ * paper's s = g assumes g >= os, so s is the larger of the two, on one
+ * layer and for the LAN hop of a WAN send. */
+static void
+test_s_gap_below_overhead(void **state)
+{
+	grove_logp_sample host[1] = {{1, 14, 3, 2, 0}};
+	grove_logp_sample wan[1] = {{1, 5, 5, 1000, 0}};
+	grove_logp_params *p = NULL;
+	grove_logp_link l, w;
+	double gamma, lambda;
+
+	(void)state;
+	assert_int_equal(grove_logp_params_create(&p), 0);
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_HOST, 10,
+	    host, 1, NULL, 0), 0);
+	assert_int_equal(grove_logp_params_set_class(p, GROVE_LOGP_WAN, 100,
+	    wan, 1, NULL, 0), 0);
+	assert_int_equal(grove_logp_link_single(p, GROVE_LOGP_HOST, 1, &l), 0);
+	assert_float_equal(l.g, 2, 1e-9);
+	assert_float_equal(l.s, 14, 1e-9);
+	assert_float_equal(l.r, 10 + 2, 1e-9);
+	/* A flat tree over 5: the root's four sends take os each. */
+	grove_logp_flat(&l, 5, &gamma, &lambda);
+	assert_float_equal(lambda, 3 * 14 + 12, 1e-9);
+	assert_float_equal(gamma, 4 * 14, 1e-9);
+	/* s_w = max(g_l, os_l, os_w): os_l = 14 beats g_l = 2, os_w = 5. */
+	assert_int_equal(grove_logp_link_wide(p, GROVE_LOGP_HOST,
+	    GROVE_LOGP_WAN, 1, &w), 0);
+	assert_float_equal(w.s, 14, 1e-9);
+	grove_logp_params_destroy(p);
+}
+
 static void
 test_min_height(void **state)
 {
@@ -267,6 +300,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_s_and_r),
+		cmocka_unit_test(test_s_gap_below_overhead),
 		cmocka_unit_test(test_min_height),
 		cmocka_unit_test(test_flat_tree_paper_numbers),
 		cmocka_unit_test(test_general_tree_mrnet_example),
