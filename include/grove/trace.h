@@ -100,17 +100,22 @@ int grove_trace_collector_register(grove_trace_collector *c,
 /* Shorthand for tool code: layer "user", no link. */
 int grove_trace_user_register(grove_trace_collector *c, const char *name);
 
-/* Creates (idempotent) this process's event space.  role: "fe", "cp",
- * "be" (or any short word); rank: the process's rank within the role.
- * Returns 0 also when GROVE_TRACE=0 (tracing stays off).  A second call
- * with the same identity is a no-op; with a different one it is
- * GROVE_EINVAL. */
+/* Opens this process's event space.  role: "fe", "cp", "be" (or any
+ * short word); rank: the process's rank within the role.  Returns 0 also
+ * when GROVE_TRACE=0 (tracing stays off).  A process has one event space:
+ * the first call creates it, named after its network, role and rank; a
+ * later call while it is open joins it, whatever identity it gives (two
+ * networks, or a front-end and a back-end, in one process record into
+ * the space of the first).  Every call, whatever it returned, is matched
+ * by one grove_trace_fini. */
 int grove_trace_init(const char *network_id, const char *role, uint32_t rank);
 
-/* Writes the final calibration, unmaps the event space and unlinks it
+/* Ends one grove_trace_init.  While other inits are unmatched it only
+ * drops this one (the space stays open, mapped and recording).  The last
+ * one writes the final calibration, unmaps the event space and unlinks it
  * unless keep != 0 (someone will read it after this process exits; the
- * reader, or grove trace clean, removes it).  No other thread may be
- * recording while fini runs. */
+ * reader, or grove trace clean, removes it); no other thread may be
+ * recording then. */
 void grove_trace_fini(int keep);
 
 /* 1 when tuples are being recorded. */

@@ -91,26 +91,60 @@ fe_update_waitfd(grove_net *net)
 	waitfd_set(&net->wfd, net->queued > 0 || net->ev_n > 0);
 }
 
+/* Append to a ring of events (grows it); 0 or GROVE_ENOMEM. */
+static int
+ring_push(grove_event **ring, size_t *head, size_t *n, size_t *cap,
+    const grove_event *ev)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		grove_event *e = malloc(c * sizeof *e);
+		if (!e)
+			return GROVE_ENOMEM;
+		for (size_t i = 0; i < *n; i++)
+			e[i] = (*ring)[(*head + i) % *cap];
+		free(*ring);
+		*ring = e;
+		*cap = c;
+		*head = 0;
+	}
+	(*ring)[(*head + *n) % *cap] = *ev;
+	(*n)++;
+	return 0;
+}
+
 void
 fe_event(grove_net *net, const grove_event *ev)
 {
-	if (net->ev_n == net->ev_cap) {
-		size_t cap = net->ev_cap ? net->ev_cap * 2 : 16;
-		grove_event *e = malloc(cap * sizeof *e);
-		if (!e)
-			return;
-		for (size_t i = 0; i < net->ev_n; i++)
-			e[i] = net->events[(net->ev_head + i) % net->ev_cap];
-		free(net->events);
-		net->events = e;
-		net->ev_cap = cap;
-		net->ev_head = 0;
-	}
-	net->events[(net->ev_head + net->ev_n) % net->ev_cap] = *ev;
-	net->ev_n++;
+	if (ring_push(&net->events, &net->ev_head, &net->ev_n, &net->ev_cap,
+	    ev) != 0)
+		return;
 	fe_update_waitfd(net);
+	/* Not called here: this runs inside the loop (a filter's error is
+	 * reported while its stream's waves are being released), where a
+	 * callback that destroyed the stream would free it under us. */
 	if (net->cb)
-		net->cb(net, ev, net->cb_arg);
+		ring_push(&net->cb_events, &net->cb_head, &net->cb_n,
+		    &net->cb_cap, ev);
+}
+
+void
+fe_deliver_events(grove_net *net)
+{
+	/* A Grove call made by the callback ends here too: the events it
+	 * raised wait for the outer delivery, which keeps their order. */
+	if (net->delivering || net->destroying)
+		return;
+	net->delivering = 1;
+	while (net->cb_n) {
+		grove_event ev = net->cb_events[net->cb_head];
+		net->cb_head = (net->cb_head + 1) % net->cb_cap;
+		net->cb_n--;
+		/* Read each time: the callback may replace or remove itself. */
+		if (net->cb)
+			net->cb(net, &ev, net->cb_arg);
+	}
+	net->delivering = 0;
 }
 
 static grove_stream *
@@ -243,6 +277,8 @@ fe_settle(grove_net *net)
 	while (waitfd_stale(&net->wfd))
 		fe_pass(net, 0);
 	waitfd_arm_timer(&net->wfd);
+	/* The pass is over: no libuv callback or filter is running. */
+	fe_deliver_events(net);
 }
 
 void
@@ -431,6 +467,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	if (!net)
 		return GROVE_ENOMEM;
 	*out = net;
+	net->creator = getpid();
 	net->wfd.ep = net->wfd.ev = net->wfd.tf = -1;
 	net->next_stream = 1;
 	net->next_req = 1;
@@ -459,7 +496,10 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
 	char err[1024];
 	grove_log_set_identity("fe", 0);
+	/* Joins the process's event space if another network (or a
+	 * back-end) in this process opened it first. */
 	grove_trace_init(net->netid, "fe", 0);
+	net->trace_joined = 1;
 	grove_trace_collector_register(&net->tc_api_send, "api.send", "api", "fe",
 	    "api");
 	grove_trace_collector_register(&net->tc_api_recv, "api.recv", "api", "fe",

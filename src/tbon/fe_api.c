@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "tbon/proto.h"
 #include "tbon/segment.h"
 #include "trace/align.h"
+#include "trace/space.h"
 #include "trace/trace_impl.h"
 
 static int
@@ -30,9 +32,11 @@ deadline_left(uint64_t deadline, int timeout_ms)
 
 /* ---- shutdown ------------------------------------------------------ */
 
-/* Remove the event spaces of a network that were kept for collection. */
+/* Remove the event spaces of a network that were kept for collection,
+ * except keep_name: the process's own space while another user (a second
+ * network, a back-end) still records into it. */
 static void
-remove_segments(const char *netid)
+remove_segments(const char *netid, const char *keep_name)
 {
 	char prefix[64];
 	int pl = snprintf(prefix, sizeof prefix, "grove.%s.", netid);
@@ -41,16 +45,18 @@ remove_segments(const char *netid)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, prefix, (size_t)pl))
+		if (!strncmp(e->d_name, prefix, (size_t)pl) &&
+		    strcmp(e->d_name, keep_name))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
 
-void
-grove_net_destroy(grove_net *net)
+/* Shut the network down: tell the children, wait for them (killing the
+ * late ones), finish this process's share of the event space, export it
+ * if asked, and remove what the network left in /dev/shm and on disk. */
+static void
+net_shutdown(grove_net *net)
 {
-	if (!net)
-		return;
 	node *n = &net->n;
 	const char *dump = getenv("GROVE_TRACE_DUMP");
 	const char *stats = getenv("GROVE_TRACE_STATS");
@@ -77,8 +83,11 @@ grove_net_destroy(grove_net *net)
 		/* Children that did not leave within the grace period die. */
 		node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
 	}
-	/* Our own event space must be final before it is read. */
-	grove_trace_fini(1);
+	/* Our own event space must be final before it is read (when this
+	 * network is its last user; otherwise it is read as it stands). */
+	char space[128] = "";
+	int closed = net->trace_joined ?
+	    trace_space_release(1, space, sizeof space) : 0;
 	if (dump && *dump) {
 		const char *fmt = getenv("GROVE_TRACE_FORMAT");
 		if (trace_collect_and_export(net->netid, fmt && *fmt ? fmt :
@@ -88,6 +97,62 @@ grove_net_destroy(grove_net *net)
 	if (stats && *stats)
 		trace_stats_write(net->netid, stats,
 		    getenv("GROVE_TRACE_STATS_JSON") != NULL);
+	if (net->connect_file[0])
+		unlink(net->connect_file);
+	/* The event spaces of the whole network go away with it, including
+	 * those of children that were killed before they could clean up,
+	 * but not the process's space while another user records into it.
+	 * The last user removes that space, whichever network named it. */
+	char live[128] = "";
+	if (!closed && trace_space_name(live, sizeof live) != 0)
+		live[0] = 0;
+	remove_segments(net->netid, live);
+	if (closed && space[0])
+		shm_unlink(space);
+}
+
+/* In a process forked from the creator, the network's sockets, pids and
+ * files are the creator's: close this process's copies of the descriptors
+ * and nothing else (no SHUTDOWN, no kill, no file removed).  The libuv
+ * loop's epoll instance is shared with the creator too, so it is renewed
+ * first: closing the handles would otherwise take the creator's sockets
+ * out of the creator's epoll set. */
+static void
+net_forget(grove_net *net)
+{
+	node *n = &net->n;
+	if (!n->loop_ready)
+		return;
+	fe_ctl *ctl = &net->ctl;
+	if (uv_loop_fork(&n->loop) != 0) {
+		/* Without a loop of its own the copy cannot be closed safely:
+		 * its memory and descriptors stay until the process exits. */
+		n->loop_ready = 0;
+		ctl->open = 0;
+		return;
+	}
+	if (ctl->open) {
+		for (int i = 0; i < FE_CTL_MAX_CLIENTS; i++)
+			if (ctl->cl[i].state != FE_CTL_FREE && ctl->cl[i].fd >= 0)
+				close(ctl->cl[i].fd);
+		close(ctl->lfd);
+		ctl->lfd = -1;
+		ctl->open = 0;
+	}
+}
+
+void
+grove_net_destroy(grove_net *net)
+{
+	if (!net)
+		return;
+	node *n = &net->n;
+	/* Callbacks would see a network half taken down. */
+	net->destroying = 1;
+	if (net->creator == getpid())
+		net_shutdown(net);
+	else
+		net_forget(net);
 	for (grove_stream *s = net->streams, *next; s; s = next) {
 		next = s->next;
 		pktq_fini(&s->q);
@@ -100,14 +165,10 @@ grove_net_destroy(grove_net *net)
 		node_fini(n);
 	else
 		grove_topo_destroy(net->topo);
-	if (net->connect_file[0])
-		unlink(net->connect_file);
-	/* The event spaces of the whole network go away with it, including
-	 * those of children that were killed before they could clean up. */
-	remove_segments(net->netid);
 	boot_fini(&net->b);
 	free(net->all.ranks);
 	free(net->events);
+	free(net->cb_events);
 	free(net->alive);
 	trace_fe_offsets_free(net->trace_offsets);
 	free(net);
@@ -622,6 +683,17 @@ take(grove_net *net, pktq *q, int32_t *tag, grove_packet **p)
 	return 0;
 }
 
+/* Whether s (with this id: a new stream may reuse a freed address) is
+ * still one of net's streams. */
+static int
+stream_listed(const grove_net *net, const grove_stream *s, uint32_t id)
+{
+	for (const grove_stream *t = net->streams; t; t = t->next)
+		if (t == s && t->id == id)
+			return 1;
+	return 0;
+}
+
 static int
 recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
     int32_t *tag, grove_packet **p, int timeout_ms)
@@ -630,8 +702,15 @@ recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
 		return GROVE_EINVAL;
 	uint64_t t0 = grove_trace_begin();
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+	uint32_t only_id = only ? only->id : 0;
 	int rc;
 	for (int first = 1;; first = 0) {
+		/* An event callback run by the last pass may have destroyed
+		 * the stream this call waits on. */
+		if (only && !stream_listed(net, only, only_id)) {
+			rc = GROVE_ECLOSED;
+			break;
+		}
 		if (only) {
 			if (only->q.n) {
 				rc = take(net, &only->q, tag, p);

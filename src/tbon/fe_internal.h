@@ -2,6 +2,8 @@
 #ifndef GROVE_FE_INTERNAL_H
 #define GROVE_FE_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "grove/network.h"
 #include "net/boot.h"
 #include "tbon/node.h"
@@ -75,6 +77,17 @@ struct grove_net {
 	size_t ev_head, ev_n, ev_cap;
 	grove_event_cb cb;
 	void *cb_arg;
+	/* Events the callback has yet to see, in order.  They are queued
+	 * where they arise (inside libuv callbacks and filter runs, which
+	 * still use the stream) and handed to the callback by
+	 * fe_deliver_events once the loop pass is over. */
+	grove_event *cb_events;
+	size_t cb_head, cb_n, cb_cap;
+	int delivering;        /* inside the callback: no nested delivery */
+	int destroying;        /* grove_net_destroy under way: no callbacks */
+	pid_t creator;         /* the process that created the network: a
+	                          forked copy must not shut it down */
+	int trace_joined;      /* holds a reference on the event space */
 	uint8_t *alive;        /* per BE rank */
 	uint32_t be_up;
 	waitfd wfd;
@@ -89,7 +102,12 @@ struct grove_net {
 	                                           shipped event spaces */
 };
 
+/* Queue an event for grove_net_next_event and the callback. */
 void fe_event(grove_net *net, const grove_event *ev);
+/* Hand queued events to the callback, in order.  Only where nothing up
+ * the stack is inside the loop or holds a node stream: fe_settle does it
+ * when the pass is over. */
+void fe_deliver_events(grove_net *net);
 void fe_update_waitfd(grove_net *net);
 /* Run the network's loop for at most timeout_ms (and settle). */
 void fe_run(grove_net *net, int timeout_ms);

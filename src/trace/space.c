@@ -38,9 +38,13 @@ static __thread union {
 } sink;
 
 /* The process's one event space.  Global because a process has exactly
- * one (it is named by the process's role and rank) and the fast path must
- * reach it without a handle.  Guarded by lock except for the fields the
- * fast path reads through grove_trace_on_ and the thread's own ring. */
+ * one (it is named by the role and rank of the first user that opened
+ * it) and the fast path must reach it without a handle.  Guarded by lock
+ * except for the fields the fast path reads through grove_trace_on_ and
+ * the thread's own ring.  Several users in one process (two networks, a
+ * front-end and a back-end) share it: refs counts the inits not yet
+ * matched by a fini, and only the last fini closes it, so no user's
+ * threads are left recording into an unmapped segment. */
 /* Registry entries reserved at a time (64 x 256 bytes = 16 KiB). */
 #define TRACE_REG_CHUNK 64u
 
@@ -54,6 +58,7 @@ static struct {
 	char name[TRACE_NET_LEN + TRACE_ROLE_LEN + 32];
 	uint32_t gen;        /* generation of the current event space */
 	int env_off;         /* GROVE_TRACE=0 seen by init */
+	uint32_t refs;       /* inits not yet matched by a fini */
 	int atfork_done;
 } sp = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
@@ -257,6 +262,8 @@ atfork_child(void)
 	sp.base = NULL;
 	sp.h = NULL;
 	sp.fd = -1;
+	/* The parent's users are not this process's. */
+	sp.refs = 0;
 	pthread_mutex_init(&sp.lock, NULL);
 }
 
@@ -356,10 +363,14 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 		pthread_atfork(NULL, NULL, atfork_child);
 		sp.atfork_done = 1;
 	}
-	if (sp.base) {
-		rc = strcmp(sp.name, name) ? GROVE_EINVAL : 0;
+	/* Every call is a user that will call fini once, whatever the
+	 * outcome, so a failed init cannot drop another user's reference. */
+	sp.refs++;
+	if (sp.base || (sp.refs > 1 && sp.env_off)) {
+		/* A later user joins the space that is open, whatever its
+		 * name: the process records into one space. */
 		pthread_mutex_unlock(&sp.lock);
-		return rc;
+		return 0;
 	}
 	if (env_trace_off()) {
 		sp.env_off = 1;
@@ -433,10 +444,22 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	return 0;
 }
 
-void
-grove_trace_fini(int keep)
+int
+trace_space_release(int keep, char *name, size_t len)
 {
+	if (name && len)
+		name[0] = 0;
 	pthread_mutex_lock(&sp.lock);
+	/* Another user still records into it: leave it open and mapped. */
+	if (sp.refs > 1) {
+		sp.refs--;
+		pthread_mutex_unlock(&sp.lock);
+		return 0;
+	}
+	sp.refs = 0;
+	sp.env_off = 0;
+	if (name && len)
+		snprintf(name, len, "%s", sp.name);
 	__atomic_store_n(&grove_trace_on_, 0, __ATOMIC_RELEASE);
 	grove_trace_tls_.ring = NULL;
 	grove_trace_tls_.gen = 0;
@@ -456,6 +479,24 @@ grove_trace_fini(int keep)
 	sp.fd = -1;
 	sp.name[0] = 0;
 	pthread_mutex_unlock(&sp.lock);
+	return 1;
+}
+
+void
+grove_trace_fini(int keep)
+{
+	trace_space_release(keep, NULL, 0);
+}
+
+int
+trace_space_name(char *buf, size_t len)
+{
+	pthread_mutex_lock(&sp.lock);
+	int rc = sp.base ? 0 : GROVE_ENOENT;
+	if (rc == 0)
+		snprintf(buf, len, "%s", sp.name);
+	pthread_mutex_unlock(&sp.lock);
+	return rc;
 }
 
 /* Appends one (offset, length, bytes) chunk of a snapshot. */

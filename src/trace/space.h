@@ -180,6 +180,14 @@ int trace_tsc_known(void);
 
 /* 1 while this process has an event space open (enabled or not). */
 int trace_space_active(void);
+/* The name of the event space this process has open ("grove.NET.ROLE.
+ * RANK", the identity of the first user that opened it), or GROVE_ENOENT
+ * when none is open. */
+int trace_space_name(char *buf, size_t len);
+/* grove_trace_fini, telling whether this call closed the space: 1 when
+ * it was the last user (name, if not NULL, gets the space's name, or ""
+ * when tracing was off), 0 when other users still hold it open. */
+int trace_space_release(int keep, char *name, size_t len);
 
 /* Name of an operation code ("send", "api_send", "user+3"), into buf. */
 const char *trace_op_name(uint16_t op, char *buf, size_t len);

@@ -85,8 +85,6 @@ test_lifecycle(void **state)
 	assert_int_equal(grove_trace_init(net, "cp", 2), 0);
 	assert_true(grove_trace_enabled());
 	assert_true(seg_exists("cp", 2));
-	assert_int_equal(grove_trace_init(net, "cp", 2), 0); /* idempotent */
-	assert_int_equal(grove_trace_init(net, "cp", 3), GROVE_EINVAL);
 	grove_trace_set_enabled(0);
 	assert_false(grove_trace_enabled());
 	grove_trace_set_enabled(1);
@@ -269,6 +267,54 @@ test_ring_per_thread(void **state)
 	grove_trace_fini(0);
 }
 
+/* Several users in one process share its event space: a later init
+ * joins it (whatever identity it gives), and only the last fini closes
+ * and removes it, so a remaining user keeps recording. */
+static void
+test_shared_space(void **state)
+{
+	(void)state;
+	grove_trace_collector c;
+	char first[64], name[128];
+	new_net();
+	snprintf(first, sizeof first, "%s", net);
+	assert_int_equal(grove_trace_init(first, "fe", 0), 0);
+	new_net();
+	assert_int_equal(grove_trace_init(net, "fe", 0), 0);
+	/* Named after the first user; the second one made no space. */
+	assert_false(seg_exists("fe", 0));
+	assert_int_equal(trace_space_name(name, sizeof name), 0);
+	snprintf(net, sizeof net, "%s", first);
+	assert_true(seg_exists("fe", 0));
+	char want[128];
+	snprintf(want, sizeof want, "grove.%s.fe.0", first);
+	assert_string_equal(name, want);
+
+	/* One fini: still there, still recording. */
+	assert_int_equal(trace_space_release(0, name, sizeof name), 0);
+	assert_string_equal(name, "");
+	assert_true(seg_exists("fe", 0));
+	assert_true(grove_trace_enabled());
+	assert_int_equal(grove_trace_user_register(&c, "after"), 0);
+	assert_true(c.id != 0);
+	grove_trace_instant(&c, GROVE_OP_USER, 1);
+	assert_int_equal(c.seq, 1);
+	struct trace_seg s;
+	open_seg("fe", 0, &s);
+	assert_int_equal(s.h->finished, 0);
+	trace_seg_close(&s);
+
+	/* The last fini closes and removes it. */
+	assert_int_equal(trace_space_release(0, name, sizeof name), 1);
+	assert_string_equal(name, want);
+	assert_false(seg_exists("fe", 0));
+	assert_false(grove_trace_enabled());
+	assert_int_equal(trace_space_name(name, sizeof name), GROVE_ENOENT);
+	/* A fini too many changes nothing. */
+	grove_trace_fini(0);
+	assert_false(grove_trace_enabled());
+}
+
 /* A forked child must not write into its parent's rings. */
 static void
 test_fork_child_off(void **state)
@@ -413,6 +459,7 @@ main(void)
 		cmocka_unit_test(test_env_off),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_ring_per_thread),
+		cmocka_unit_test(test_shared_space),
 		cmocka_unit_test(test_fork_child_off),
 		cmocka_unit_test(test_ring_mapped_on_demand),
 	};
