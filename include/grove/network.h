@@ -174,7 +174,10 @@ typedef struct grove_event {
 } grove_event;
 typedef void (*grove_event_cb)(grove_net *net, const grove_event *ev,
     void *arg);
-/* Call cb for every event as it happens (from inside Grove calls). */
+/* Call cb for every event, from inside Grove calls: when the loop pass
+ * that received it ends, in the order events arrived, never nested.  cb
+ * may call any Grove function on net except grove_net_destroy; events that
+ * such calls raise are delivered after cb returns. */
 void grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg);
 /* Pop the next queued event (events are also queued when a callback is
  * set).  timeout_ms: 0 non-blocking, < 0 forever. */
