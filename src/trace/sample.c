@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,6 +152,34 @@ run_fe(const char *net, int in)
 	return 0;
 }
 
+static void
+close_pipes(int up[2], int down[][2], int n)
+{
+	close(up[0]);
+	close(up[1]);
+	for (int i = 0; i < n; i++) {
+		close(down[i][0]);
+		close(down[i][1]);
+	}
+}
+
+/* In the child playing `who` (-2 the FE, -1 the CP, else BE who): close
+ * every pipe end it does not use. */
+static void
+keep_ends(int who, int up[2], int down[][2], int n)
+{
+	if (who != -2)
+		close(up[0]);
+	if (who != -1)
+		close(up[1]);
+	for (int i = 0; i < n; i++) {
+		if (who != -1)
+			close(down[i][0]);
+		if (who != i)
+			close(down[i][1]);
+	}
+}
+
 int
 trace_write_sample(const char *network_id, int n_be)
 {
@@ -164,8 +194,10 @@ trace_write_sample(const char *network_id, int n_be)
 	if (pipe(up))
 		return GROVE_ESYS;
 	for (int i = 0; i < n_be; i++)
-		if (pipe(down[i]))
+		if (pipe(down[i])) {
+			close_pipes(up, down, i);
 			return GROVE_ESYS;
+		}
 	fflush(NULL);
 	for (int who = -2; who < n_be; who++) {
 		pid_t p = fork();
@@ -175,8 +207,15 @@ trace_write_sample(const char *network_id, int n_be)
 		}
 		if (p == 0) {
 			int in[32], r;
+			/* Dies with the caller: none is left reading a pipe. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			for (int i = 0; i < n_be; i++)
 				in[i] = down[i][0];
+			/* Only the ends this process uses stay open: a reader
+			 * must see EOF when its writer dies (a child whose init
+			 * failed), not wait on a copy of the write end it holds
+			 * itself. */
+			keep_ends(who, up, down, n_be);
 			if (who == -2)
 				r = run_fe(network_id, up[0]);
 			else if (who == -1)
@@ -187,12 +226,7 @@ trace_write_sample(const char *network_id, int n_be)
 		}
 		pids[np++] = p;
 	}
-	close(up[0]);
-	close(up[1]);
-	for (int i = 0; i < n_be; i++) {
-		close(down[i][0]);
-		close(down[i][1]);
-	}
+	close_pipes(up, down, n_be);
 	for (int i = 0; i < np; i++) {
 		int st;
 		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)

@@ -234,6 +234,33 @@ test_otf2(void **state)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A process of the sample whose event space cannot be opened (its name is
+ * taken by a live process: this one) exits at once; the others must see
+ * their pipes close and finish, not wait forever for it. */
+static void
+test_sample_child_fails(void **state)
+{
+	(void)state;
+	char other[64];
+	snprintf(other, sizeof other, "f%ldx", (long)getpid());
+	/* Hold be 1's name; our own space is this test's, not the set's. */
+	int was_active = trace_space_active();
+	assert_false(was_active);
+	assert_int_equal(grove_trace_init(other, "be", 1), 0);
+	alarm(60); /* a hang fails the test instead of stalling the suite */
+	int rc = trace_write_sample(other, 2);
+	alarm(0);
+	assert_int_equal(rc, GROVE_ESPAWN);
+	grove_trace_fini(0);
+	char **names;
+	size_t n;
+	if (trace_list(other, &names, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			shm_unlink(names[i]);
+		trace_list_free(names, n);
+	}
+}
+
 int
 main(void)
 {
@@ -244,6 +271,7 @@ main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_otf2),
+		cmocka_unit_test(test_sample_child_fails),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
