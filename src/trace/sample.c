@@ -82,7 +82,7 @@ static int
 run_cp(const char *net, int nbe, const int *in, int out)
 {
 	grove_trace_collector *rcv = calloc((size_t)nbe, sizeof *rcv);
-	grove_trace_collector sync, xf, wave, snd;
+	grove_trace_collector sync, xf, wave, last, snd;
 	char where[32];
 	if (!rcv || grove_trace_init(net, "cp", 0))
 		return 1;
@@ -97,6 +97,9 @@ run_cp(const char *net, int nbe, const int *in, int out)
 	                               "after:sync");
 	grove_trace_collector_register(&wave, "wave", "tbon", "stream:1",
 	                               "after:transform");
+	/* As a real CP marks the back-end that completed each wave. */
+	grove_trace_collector_register(&last, "wave.last_be", "tbon",
+	                               "stream:1", "before:sync");
 	grove_trace_collector_register(&snd, "send", "net", "link:1->0",
 	                               "around:write");
 	for (int w = 0; w < WAVES; w++) {
@@ -111,6 +114,7 @@ run_cp(const char *net, int nbe, const int *in, int out)
 			grove_trace_end(&sync, GROVE_OP_FILTER_SYNC, i + 1, f0);
 			sum += v;
 		}
+		grove_trace_instant(&last, GROVE_OP_WAVE, nbe - 1);
 		uint64_t x0 = grove_trace_begin();
 		spin_ns(3000);
 		grove_trace_end(&xf, GROVE_OP_FILTER_TRANSFORM, nbe, x0);

@@ -108,10 +108,13 @@ assert len(clocks) == 4, clocks
 PY
 done
 
-# Text: one line per tuple after the comment lines.
+# Text: one line per tuple after the comment lines.  The sample's 20
+# waves over 3 back-ends: 2 tuples per wave on each back-end, 10 on the CP
+# (3 receives, 3 sync runs, the last-BE mark, transform, wave, send), 3 on
+# the front-end.
 expect_status 0 trace dump --net "$net" --format text -o "$tmp/t.txt"
 n=$(grep -vc '^#' "$tmp/t.txt")
-[ "$n" -eq 360 ] || fail "text has $n tuple lines, wanted 360"
+[ "$n" -eq 380 ] || fail "text has $n tuple lines, wanted 380"
 
 # OTF2, when built in; otf2-print reads it back.
 if "$grove" trace dump --net "$net" --format otf2 -o "$tmp/otf2" \

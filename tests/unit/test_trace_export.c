@@ -84,9 +84,9 @@ test_snapshot(void **state)
 		assert_true(set.p[i].end_ns >= set.p[i].start_ns);
 	}
 	/* be: api + send per wave; cp: per wave NBE recv + NBE sync +
-	 * transform + wave + send; fe: recv + wave + api. */
+	 * last-BE mark + transform + wave + send; fe: recv + wave + api. */
 	assert_int_equal(set.p[2].tuples, 2 * WAVES);
-	assert_int_equal(set.p[1].tuples, (2 * NBE + 3) * WAVES);
+	assert_int_equal(set.p[1].tuples, (2 * NBE + 4) * WAVES);
 	assert_int_equal(set.p[0].tuples, 3 * WAVES);
 }
 
@@ -194,6 +194,15 @@ test_stats(void **state)
 	snprintf(want, sizeof want, "{\"name\":\"filter_transform\",\"op\":"
 	         "\"filter_transform\",\"layer\":\"filter\",\"all\":"
 	         "{\"count\":%d,", WAVES);
+	assert_non_null(strstr(j, want));
+	/* The waves (CP and FE: one each per wave) and the CP's last-BE
+	 * marks are rows of their own, not one "wave" row. */
+	snprintf(want, sizeof want, "{\"name\":\"wave\",\"op\":\"wave\","
+	         "\"layer\":\"tbon\",\"all\":{\"count\":%d,", 2 * WAVES);
+	assert_non_null(strstr(j, want));
+	snprintf(want, sizeof want, "{\"name\":\"wave.last_be\",\"op\":"
+	         "\"wave\",\"layer\":\"tbon\",\"all\":{\"count\":%d,",
+	         WAVES);
 	assert_non_null(strstr(j, want));
 	/* api_send runs on every back-end: the spread covers all three. */
 	const char *a = strstr(j, "{\"name\":\"api_send\"");
