@@ -175,8 +175,11 @@ do_list(void)
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
-	printf("%-40s %8s %-8s %5s %6s %12s %5s\n", "segment", "pid", "state",
-	       "rings", "coll", "tuples", "clock");
+	/* no-ring: threads that recorded into the sink because no ring
+	 * was left for them (all taken, or /dev/shm full): their events
+	 * are missing from the trace. */
+	printf("%-40s %8s %-8s %5s %7s %6s %12s %5s\n", "segment", "pid",
+	       "state", "rings", "no-ring", "coll", "tuples", "clock");
 	for (size_t i = 0; i < n; i++) {
 		struct trace_seg s;
 		char err[256];
@@ -191,9 +194,11 @@ do_list(void)
 			                          __ATOMIC_ACQUIRE);
 		int alive = s.h->pid > 0 &&
 		            (kill(s.h->pid, 0) == 0 || errno == EPERM);
-		printf("%-40s %8d %-8s %5u %6u %12llu %5s\n", names[i],
+		printf("%-40s %8d %-8s %5u %7u %6u %12llu %5s\n", names[i],
 		       s.h->pid, s.h->finished ? "finished" :
 		       alive ? "running" : "dead", nr,
+		       __atomic_load_n(&s.h->threads_without_ring,
+		                       __ATOMIC_RELAXED),
 		       trace_seg_n_collectors(&s), (unsigned long long)tuples,
 		       s.h->clock == TRACE_CLOCK_TSC ? "tsc" : "mono");
 		trace_seg_close(&s);

@@ -94,6 +94,12 @@ ring_read(const struct ring_src *src, uint64_t slots, uint64_t h1,
 	uint64_t start = cur->next;
 	if (h1 - start > slots)
 		start = h1 - slots;
+	/* A shipped copy of a live ring holds nothing below its tail (a
+	 * tail above the head is damage, and ignored). */
+	uint64_t tail = __atomic_load_n(&TRACE_RING_TAIL(src->r),
+	                                __ATOMIC_RELAXED);
+	if (tail > start && tail <= h1)
+		start = tail;
 	size_t n = (size_t)(h1 - start);
 	/* Copy in at most two runs: [start, end of array), [0, rest). */
 	size_t first = n ? (size_t)(slots - (start & mask)) : 0;

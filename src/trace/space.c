@@ -2,6 +2,7 @@
  * claim, and the globals the inline fast path reads. */
 #define _GNU_SOURCE
 #include "trace/space.h"
+#include "trace/reader.h"
 #include "trace/trace_impl.h"
 
 #include <ctype.h>
@@ -246,6 +247,26 @@ trace_op_name(uint16_t op, char *buf, size_t len)
 	return buf;
 }
 
+/* Warnings about running out of room, each said once per process: a
+ * full /dev/shm would otherwise say the same for every thread and every
+ * collector.  Indexed by cause. */
+enum trace_warn {
+	WARN_SEGMENT,   /* the segment's first pages could not be reserved */
+	WARN_RING_SPACE, /* a ring could not be reserved */
+	WARN_RINGS_USED, /* all rings are taken */
+	WARN_REG_SPACE, /* registry pages could not be reserved */
+	WARN_REG_FULL,  /* all registry entries are taken */
+	WARN_N_
+};
+static int warned[WARN_N_];
+
+/* 1 the first time cause is seen in this process, 0 after. */
+static int
+warn_first(enum trace_warn cause)
+{
+	return !__atomic_exchange_n(&warned[cause], 1, __ATOMIC_RELAXED);
+}
+
 /* After fork the child shares the parent's mapping (MAP_SHARED): it must
  * not record into the parent's rings.  It starts with tracing off and its
  * own grove_trace_init (with its own role) creates its event space. */
@@ -264,6 +285,7 @@ atfork_child(void)
 	sp.fd = -1;
 	/* The parent's users are not this process's. */
 	sp.refs = 0;
+	memset(warned, 0, sizeof warned);
 	pthread_mutex_init(&sp.lock, NULL);
 }
 
@@ -395,13 +417,22 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	                 sizeof(struct trace_collector_entry);
 	sp.reg_reserved = TRACE_REG_CHUNK;
 	void *base = MAP_FAILED;
-	if (posix_fallocate(fd, 0, (off_t)fixed) == 0)
+	/* posix_fallocate returns its error; it does not set errno. */
+	int err = posix_fallocate(fd, 0, (off_t)fixed);
+	if (err == 0) {
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		            fd, 0);
+		if (base == MAP_FAILED)
+			err = errno;
+	}
 	if (base == MAP_FAILED) {
 		close(fd);
 		shm_unlink(name);
 		pthread_mutex_unlock(&sp.lock);
+		if (warn_first(WARN_SEGMENT))
+			log_warn("trace: cannot reserve the event space "
+			         "/dev/shm/%s: %s; tracing off in this process",
+			         name, strerror(err));
 		return GROVE_ESYS;
 	}
 	struct trace_header *h = base;
@@ -507,6 +538,50 @@ snap_chunk(FILE *f, uint64_t off, const void *p, uint64_t len)
 	       (len == 0 || fwrite(p, (size_t)len, 1, f) == 1) ? 0 : -1;
 }
 
+/* Appends the copy of ring i, which other threads may be writing: read
+ * as a reader reads a live ring (head, copy, head again), so the copy
+ * holds only tuples known intact.  Its head is the one the tuples were
+ * copied under and TRACE_RING_TAIL names its oldest tuple: the reader of
+ * the copy counts the tuples below it as lost, and the copy, marked
+ * finished, is consistent on its own.  out has room for a ring. */
+static int
+snap_ring(FILE *f, const struct trace_header *h, uint32_t i, int finish,
+          grove_trace_tuple *out)
+{
+	struct grove_trace_ring_ *r = trace_ring_at(sp.base, h, i);
+	uint64_t off = (uint64_t)((char *)r - (char *)sp.base);
+	uint64_t slots = h->ring_slots;
+	/* Stopped recording, or this thread's own ring: nobody is in the
+	 * middle of storing a tuple, so every slot below head is whole. */
+	int still = finish || r == grove_trace_tls_.ring;
+	struct trace_ring_cursor cur = {0};
+	size_t n = trace_ring_read(r, slots, still, &cur, out);
+	if (cur.damaged) {
+		/* Not an honest head: ship the ring as it is and let the
+		 * reader of the copy judge it, as it would the original. */
+		uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		uint64_t used = head < slots ? head : slots;
+		return snap_chunk(f, off, r, TRACE_RING_HEADER +
+		                  used * sizeof(grove_trace_tuple));
+	}
+	struct grove_trace_ring_ hdr;
+	memcpy(&hdr, r, sizeof hdr);
+	hdr.head = cur.next;
+	TRACE_RING_TAIL(&hdr) = cur.next - n;
+	int rc = snap_chunk(f, off, &hdr, sizeof hdr);
+	/* Tuple k lives in slot k & mask: at most two runs of slots. */
+	uint64_t first = (cur.next - n) & (slots - 1);
+	size_t run = n < slots - first ? n : (size_t)(slots - first);
+	if (rc == 0 && run)
+		rc = snap_chunk(f, off + TRACE_RING_HEADER +
+		                first * sizeof(grove_trace_tuple), out,
+		                run * sizeof(grove_trace_tuple));
+	if (rc == 0 && n > run)
+		rc = snap_chunk(f, off + TRACE_RING_HEADER, out + run,
+		                (n - run) * sizeof(grove_trace_tuple));
+	return rc;
+}
+
 int
 trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
                             size_t *len)
@@ -562,13 +637,13 @@ trace_space_snapshot(char *name, size_t namelen, uint8_t **out, size_t *len,
 		                (char *)sp.base + h->registry_offset,
 		                (uint64_t)h->n_collectors *
 		                sizeof(struct trace_collector_entry));
-	/* A ring that never wrapped ships only the slots it used. */
-	for (uint32_t i = 0; rc == 0 && i < h->n_rings; i++) {
-		struct grove_trace_ring_ *r = trace_ring_at(sp.base, h, i);
-		uint64_t used = r->head < h->ring_slots ? r->head : h->ring_slots;
-		rc = snap_chunk(f, (uint64_t)((char *)r - (char *)sp.base), r,
-		                TRACE_RING_HEADER + used * sizeof(grove_trace_tuple));
-	}
+	grove_trace_tuple *tuples = NULL;
+	if (rc == 0 && h->n_rings &&
+	    !(tuples = malloc(h->ring_slots * sizeof *tuples)))
+		rc = GROVE_ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < h->n_rings; i++)
+		rc = snap_ring(f, h, i, finish, tuples);
+	free(tuples);
 	if (f && fclose(f) != 0)
 		rc = GROVE_ENOMEM;
 	pthread_mutex_unlock(&sp.lock);
@@ -620,6 +695,25 @@ use_sink(void)
 #define TRACE_RING_FIRST_BYTES (16u << 10)
 __thread int trace_ring_mapped_;
 
+/* Maps [p, p + len) of the segment ahead of the writer.  madvise wants a
+ * page-aligned start, and only ring 0 starts on a page (a ring is 64 +
+ * slots * 32 bytes): the range is widened to whole pages.  The pages it
+ * gains at either end are shared with the neighbouring rings, and
+ * fallocate reserved them with this ring's bytes, so mapping them takes
+ * no space that was not reserved. */
+static void
+ring_populate(void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+	uintptr_t end = (uintptr_t)sp.base + sp.size;
+	if (hi > end)
+		hi = end;
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+}
+
 void
 trace_ring_settle_slow_(void)
 {
@@ -641,9 +735,8 @@ trace_ring_settle_slow_(void)
 	pthread_mutex_lock(&sp.lock);
 	/* A fini since this thread claimed it unmapped the ring. */
 	if (sp.base && grove_trace_tls_.gen == sp.gen)
-		madvise((char *)r + TRACE_RING_FIRST_BYTES,
-		    sp.h->ring_stride - TRACE_RING_FIRST_BYTES,
-		    MADV_POPULATE_WRITE);
+		ring_populate((char *)r + TRACE_RING_FIRST_BYTES,
+		    sp.h->ring_stride - TRACE_RING_FIRST_BYTES);
 	pthread_mutex_unlock(&sp.lock);
 }
 
@@ -661,11 +754,28 @@ grove_trace_claim_(void)
 	struct trace_header *h = sp.h;
 	uint32_t i = h->n_rings;
 	off_t off = (off_t)(h->rings_offset + (uint64_t)i * h->ring_stride);
-	if (i >= h->max_rings ||
-	    posix_fallocate(sp.fd, off, (off_t)h->ring_stride) != 0) {
+	int err = i >= h->max_rings ? 0 :
+	          posix_fallocate(sp.fd, off, (off_t)h->ring_stride);
+	if (i >= h->max_rings || err) {
 		h->threads_without_ring++;
 		use_sink();
+		/* Copied under the lock: a fini may unmap h once it is out. */
+		uint32_t max = h->max_rings;
+		char seg[sizeof sp.name];
+		snprintf(seg, sizeof seg, "%s", sp.name);
 		pthread_mutex_unlock(&sp.lock);
+		/* Said once: a thread pool would say it per thread. */
+		if (err && warn_first(WARN_RING_SPACE))
+			log_warn("trace: cannot reserve a ring in /dev/shm/%s: "
+			         "%s; this thread's events are not recorded "
+			         "(counted in threads_without_ring)", seg,
+			         strerror(err));
+		else if (!err && warn_first(WARN_RINGS_USED))
+			log_warn("trace: all %u rings of /dev/shm/%s are "
+			         "taken (rings of exited threads are not "
+			         "reused); this thread's events are not "
+			         "recorded (counted in threads_without_ring)",
+			         max, seg);
 		return;
 	}
 	struct grove_trace_ring_ *r = trace_ring_at(sp.base, h, i);
@@ -676,7 +786,7 @@ grove_trace_claim_(void)
 	 * thread turns out to record more. */
 	size_t first = h->ring_stride < TRACE_RING_FIRST_BYTES ?
 	    h->ring_stride : TRACE_RING_FIRST_BYTES;
-	madvise(r, first, MADV_POPULATE_WRITE);
+	ring_populate(r, first);
 	trace_ring_mapped_ = first == h->ring_stride;
 	r->mask = h->ring_slots - 1;
 	r->tid = (uint32_t)syscall(SYS_gettid);
@@ -711,18 +821,31 @@ grove_trace_collector_register(grove_trace_collector *c, const char *name,
 	uint32_t n = h->n_collectors;
 	off_t off = (off_t)(h->registry_offset +
 	                    (uint64_t)n * sizeof(struct trace_collector_entry));
+	int err = 0;
 	if (n < h->max_collectors && n >= sp.reg_reserved) {
 		uint32_t more = h->max_collectors - n < TRACE_REG_CHUNK
 		                ? h->max_collectors - n : TRACE_REG_CHUNK;
-		if (posix_fallocate(sp.fd, off, (off_t)more *
-		                    (off_t)sizeof(struct trace_collector_entry)) == 0)
+		err = posix_fallocate(sp.fd, off, (off_t)more *
+		                      (off_t)sizeof(struct trace_collector_entry));
+		if (err == 0)
 			sp.reg_reserved = n + more;
 	}
 	if (n >= h->max_collectors || n >= sp.reg_reserved) {
+		uint32_t max = h->max_collectors;
+		char seg[sizeof sp.name];
+		snprintf(seg, sizeof seg, "%s", sp.name);
 		pthread_mutex_unlock(&sp.lock);
-		log_warn("trace: collector registry full (%u); '%s' at '%s' "
-		         "records as collector 0", n, name ? name : "",
-		         where ? where : "");
+		if (err && warn_first(WARN_REG_SPACE))
+			log_warn("trace: cannot reserve collector registry "
+			         "entries in /dev/shm/%s: %s; '%s' at '%s' and "
+			         "later collectors record as collector 0", seg,
+			         strerror(err), name ? name : "",
+			         where ? where : "");
+		else if (!err && warn_first(WARN_REG_FULL))
+			log_warn("trace: collector registry full (%u entries); "
+			         "'%s' at '%s' and later collectors record as "
+			         "collector 0", max, name ? name : "",
+			         where ? where : "");
 		return GROVE_ERANGE;
 	}
 	struct trace_collector_entry *e =

@@ -123,6 +123,13 @@ _Static_assert(sizeof(struct trace_collector_entry) == 256,
 _Static_assert(sizeof(struct grove_trace_ring_) == TRACE_RING_HEADER,
                "ring header is one cache line");
 
+/* The index of the oldest tuple a ring holds, below which its tuples
+ * count as lost; 0 (all of the last ring_slots below head) in a live
+ * segment.  Set in the copies trace_space_snapshot makes of rings that
+ * were being written, where the oldest slots may have been overwritten
+ * while copied: the copy keeps only the tuples known intact. */
+#define TRACE_RING_TAIL(r) ((r)->reserved_[0])
+
 /* Bytes of a segment with the given ring size. */
 uint64_t trace_segment_size(uint32_t ring_slots);
 

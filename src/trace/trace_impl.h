@@ -43,9 +43,12 @@ int trace_write_sample(const char *network_id, int n_be);
  * name gets the segment's name.  GROVE_ENOENT without an event space. */
 int trace_space_finish_snapshot(char *name, size_t namelen, uint8_t **out,
                                 size_t *len);
-/* The same without stopping: recording goes on (finish = 0).  The copy
- * of a ring another thread is writing may hold a few tuples newer than
- * its head says; the calling thread's own ring is exact. */
+/* The same without stopping: recording goes on (finish = 0).  A ring
+ * another thread is writing is copied as a reader copies it (head, copy,
+ * head again): the copy holds only the tuples known intact, at most
+ * ring_slots - 1, with the head they were copied under, and the older
+ * ones count as lost (TRACE_RING_TAIL, space.h).  The calling thread's
+ * own ring is exact. */
 int trace_space_snapshot(char *name, size_t namelen, uint8_t **out,
                          size_t *len, int finish);
 

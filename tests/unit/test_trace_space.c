@@ -1,8 +1,10 @@
 /* Event-space lifecycle and registry: init/fini/keep, identity checks,
  * GROVE_TRACE=0, collector entries as a reader sees them, per-thread ring
  * claims (and the sink when all rings are taken), fork safety. */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "core/log.h"
 #include "grove/error.h"
 #include "grove/trace.h"
 #include "trace/reader.h"
@@ -430,6 +434,199 @@ test_ring_mapped_on_demand(void **state)
 	pthread_barrier_destroy(&settle_barrier);
 }
 
+static pthread_barrier_t populate_barrier;
+static const void *populate_ring;
+
+/* Claims the second ring with one tuple, lets the main thread look, then
+ * records past half of its first pages and settles. */
+static void *
+claim_second_ring(void *arg)
+{
+	grove_trace_collector c = {1, 0};
+	(void)arg;
+	grove_trace_record(&c, GROVE_OP_SEND, 0, 1, 2);
+	populate_ring = grove_trace_tls_.ring;
+	pthread_barrier_wait(&populate_barrier);
+	pthread_barrier_wait(&populate_barrier);
+	for (int i = 0; i < 300; i++)
+		grove_trace_record(&c, GROVE_OP_SEND, i, 1, 2);
+	trace_ring_settle();
+	pthread_barrier_wait(&populate_barrier);
+	return NULL;
+}
+
+/* Rings after the first do not start on a page (64 + 8192 x 32 bytes
+ * apart): their pre-mapping must still happen, at the claim (the first
+ * 16 KiB) and when settled (the rest). */
+static void
+test_ring_premapped_not_first(void **state)
+{
+	(void)state;
+	new_net();
+	setenv("GROVE_TRACE_SIZE", "8192", 1);
+	assert_int_equal(grove_trace_init(net, "be", 5), 0);
+	unsetenv("GROVE_TRACE_SIZE");
+	grove_trace_collector c = {1, 0};
+	grove_trace_record(&c, GROVE_OP_SEND, 0, 1, 2);
+	const void *ring0 = grove_trace_tls_.ring;
+	long before = rss_kib_at(ring0);
+	assert_true(before > 0);
+	pthread_t t;
+	assert_int_equal(pthread_barrier_init(&populate_barrier, NULL, 2), 0);
+	assert_int_equal(pthread_create(&t, NULL, claim_second_ring, NULL), 0);
+	pthread_barrier_wait(&populate_barrier);
+	assert_true(populate_ring != ring0);
+	assert_int_equal(((const struct grove_trace_ring_ *)populate_ring)->index,
+	    1);
+	/* One tuple touches one page; the claim maps 16 KiB. */
+	long claimed = rss_kib_at(populate_ring);
+	assert_true(claimed - before >= 16);
+	pthread_barrier_wait(&populate_barrier);
+	pthread_barrier_wait(&populate_barrier);
+	/* 300 tuples touch about 10 KiB; settling maps the other 240. */
+	long settled = rss_kib_at(populate_ring);
+	assert_true(settled - claimed >= 236);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_barrier_destroy(&populate_barrier);
+	grove_trace_fini(0);
+}
+
+/* Occurrences of needle in the file f (read from its start). */
+static int
+count_lines_with(FILE *f, const char *needle)
+{
+	char line[1024];
+	int n = 0;
+	rewind(f);
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, needle) != NULL;
+	return n;
+}
+
+static void *
+record_one(void *arg)
+{
+	grove_trace_collector c = {1, 0};
+	(void)arg;
+	grove_trace_record(&c, GROVE_OP_SEND, 0, 1, 2);
+	return NULL;
+}
+
+/* In a child with its own, small /dev/shm (a user and mount namespace):
+ * what a full /dev/shm says.  Exit status: 0 passed, 77 namespaces not
+ * available, else the number of the failed check. */
+static int
+full_shm_child(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+		return 77;
+	/* Files are created only by mapped users and groups. */
+	const char *file[] = {"/proc/self/uid_map", "/proc/self/setgroups",
+	                      "/proc/self/gid_map"};
+	unsigned id[] = {(unsigned)uid, 0, (unsigned)gid};
+	for (int i = 0; i < 3; i++) {
+		int fd = open(file[i], O_WRONLY);
+		int k = i == 1 ? snprintf(map, sizeof map, "deny") :
+		        snprintf(map, sizeof map, "0 %u 1\n", id[i]);
+		if (fd < 0 || write(fd, map, (size_t)k) != k)
+			return 77;
+		close(fd);
+	}
+	if (mount("none", "/dev/shm", "tmpfs", 0, "size=64k") != 0)
+		return 77;
+	FILE *log = tmpfile();
+	if (!log || dup2(fileno(log), 2) < 0)
+		return 1;
+	setenv("GROVE_LOG", "warn", 1);
+	grove_log_init();
+	/* 64 KiB: the first 20 KiB and ring 0 (33 KiB) fit, no second ring
+	 * and no second chunk of registry entries. */
+	setenv("GROVE_TRACE_SIZE", "1024", 1);
+	if (grove_trace_init(net, "be", 0) != 0)
+		return 2;
+	grove_trace_collector c = {1, 0};
+	grove_trace_record(&c, GROVE_OP_SEND, 0, 1, 2);
+	for (int i = 0; i < 2; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, record_one, NULL) ||
+		    pthread_join(t, NULL))
+			return 3;
+	}
+	grove_trace_collector cs[66];
+	int refused = 0;
+	for (int i = 0; i < 66; i++)
+		refused += grove_trace_user_register(&cs[i], "c") ==
+		           GROVE_ERANGE;
+	struct trace_seg s;
+	char name[128], err[256];
+	snprintf(name, sizeof name, "grove.%s.be.0", net);
+	if (trace_seg_open(name, &s, err, sizeof err))
+		return 4;
+	uint32_t without = s.h->threads_without_ring;
+	trace_seg_close(&s);
+	grove_trace_fini(0);
+	if (without != 2 || refused != 2)
+		return 5;
+	fflush(stderr);
+	if (count_lines_with(log, "cannot reserve a ring in /dev/shm/") != 1 ||
+	    count_lines_with(log, "No space left on device") != 2 ||
+	    count_lines_with(log, "cannot reserve collector registry entries "
+	                     "in /dev/shm/") != 1 ||
+	    count_lines_with(log, "registry full") != 0)
+		return 6;
+	/* A /dev/shm too full for even the first pages. */
+	int filler = open("/dev/shm/filler", O_CREAT | O_RDWR, 0600);
+	if (filler < 0 || posix_fallocate(filler, 0, 56 << 10) != 0)
+		return 7;
+	new_net();
+	if (grove_trace_init(net, "be", 0) != GROVE_ESYS)
+		return 8;
+	grove_trace_fini(0);
+	fflush(stderr);
+	if (count_lines_with(log, "cannot reserve the event space /dev/shm/")
+	    != 1 || count_lines_with(log, "No space left on device") != 3)
+		return 9;
+	return 0;
+}
+
+/* A full /dev/shm says so, once per cause, with the system's reason: a
+ * ring that cannot be reserved, registry entries that cannot be, and a
+ * segment that cannot be; threads without a ring are counted. */
+static void
+test_full_shm_warns(void **state)
+{
+	(void)state;
+	new_net();
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* The child's log goes to a file it checks: on failure it
+		 * is shown on the test's stderr. */
+		int out = dup(2);
+		int rc = full_shm_child();
+		if (rc && rc != 77 && out >= 0) {
+			char buf[4096];
+			ssize_t k;
+			fflush(stderr);
+			lseek(2, 0, SEEK_SET);
+			while ((k = read(2, buf, sizeof buf)) > 0)
+				if (write(out, buf, (size_t)k) != k)
+					break;
+		}
+		_exit(rc);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* A parent's answer about the TSC replaces this process's CPUIDs; it
  * is asked once and kept. */
 static void
@@ -462,6 +659,8 @@ main(void)
 		cmocka_unit_test(test_shared_space),
 		cmocka_unit_test(test_fork_child_off),
 		cmocka_unit_test(test_ring_mapped_on_demand),
+		cmocka_unit_test(test_ring_premapped_not_first),
+		cmocka_unit_test(test_full_shm_warns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
