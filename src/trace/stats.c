@@ -357,6 +357,14 @@ trace_stats_text(const struct trace_set *set, FILE *f)
 	fprintf(f, "@ Processes    : %zu\n", set->n);
 	fprintf(f, "@ Tuples       : %" PRIu64 " read, %" PRIu64
 	        " overwritten before read\n", m.tuples, m.lost);
+	/* Threads that found no ring recorded nothing: say so, or their
+	 * absence from every table below reads as idleness. */
+	for (size_t i = 0; i < set->n; i++)
+		if (set->p[i].hdr.threads_without_ring)
+			fprintf(f, "@ Not recorded : %s: %u thread(s) found no "
+			        "ring (all taken, or /dev/shm full)\n",
+			        set->p[i].label,
+			        set->p[i].hdr.threads_without_ring);
 
 	fprintf(f, "\n@--- Process time (seconds) ---\n");
 	fprintf(f, "%-10s %8s %12s %12s %8s %10s %10s\n", "Task", "Pid",
@@ -481,9 +489,10 @@ trace_stats_json(const struct trace_set *set, FILE *f)
 		trace_json_str(f, p->hdr.role);
 		fprintf(f, ",\"rank\":%u,\"pid\":%d,\"app_ns\":%" PRIu64
 		        ",\"api_ns\":%" PRIu64 ",\"tuples\":%" PRIu64
-		        ",\"lost\":%" PRIu64 ",\"granularity\":", p->hdr.rank,
-		        p->hdr.pid, app_ns(p), api_ns(&m, i), p->tuples,
-		        p->lost);
+		        ",\"lost\":%" PRIu64 ",\"threads_without_ring\":%u"
+		        ",\"granularity\":", p->hdr.rank, p->hdr.pid, app_ns(p),
+		        api_ns(&m, i), p->tuples, p->lost,
+		        p->hdr.threads_without_ring);
 		json_dist(f, &m.pgran[i]);
 		fputs(",\"overhead\":", f);
 		json_dist(f, &m.povh[i]);

@@ -212,7 +212,20 @@ test_stats(void **state)
 	snprintf(want, sizeof want, "\"overhead\":{\"summary\":{\"count\":%d,",
 	         NBE * WAVES + WAVES);
 	assert_non_null(strstr(j, want));
+	assert_int_equal(count(j, "\"threads_without_ring\":0,"), set.n);
 	free(j);
+
+	/* Threads that recorded nowhere are reported, in text and JSON. */
+	set.p[1].hdr.threads_without_ring = 2;
+	t = run_to_string(trace_stats_text);
+	snprintf(want, sizeof want, "@ Not recorded : %s: 2 thread(s) found "
+	         "no ring", set.p[1].label);
+	assert_non_null(strstr(t, want));
+	free(t);
+	j = run_to_string(trace_stats_json);
+	assert_int_equal(count(j, "\"threads_without_ring\":2,"), 1);
+	free(j);
+	set.p[1].hdr.threads_without_ring = 0;
 }
 
 static int
