@@ -336,16 +336,25 @@ test_min_max_ranks(void **st)
 
 /* ---- lag policy ---------------------------------------------------------- */
 
+/* Width 10, max_lag 2, three children that each sent interval [0,10),
+ * closed into k. */
+static ta_state *
+three_started(sink *k)
+{
+	ta_state *s = ta_new(10, 2, 3);
+	for (uint32_t c = 0; c < 3; c++)
+		add1(s, c, c, 0, 10, 1);
+	close_into(s, k);
+	return s;
+}
+
 static void
 test_dead_child_does_not_stall(void **st)
 {
 	(void)st;
 	static sink k;
 	k.n = 0;
-	ta_state *s = ta_new(10, 2, 3);
-	for (uint32_t c = 0; c < 3; c++)
-		add1(s, c, c, 0, 10, 1);
-	close_into(s, &k);
+	ta_state *s = three_started(&k);
 	assert_int_equal(k.n, 1);
 	assert_int_equal(k.r[0].count, 3);
 	/* Child 2 dies.  One interval ahead: still waited for. */
@@ -482,10 +491,7 @@ test_majority_dies(void **st)
 	(void)st;
 	static sink k;
 	k.n = 0;
-	ta_state *s = ta_new(10, 2, 3);
-	for (uint32_t c = 0; c < 3; c++)
-		add1(s, c, c, 0, 10, 1);
-	close_into(s, &k);
+	ta_state *s = three_started(&k);
 	assert_int_equal(k.n, 1);
 	for (uint64_t t = 1; t < 40; t++) {
 		add1(s, 0, 0, t * 10, t * 10 + 10, 1);
