@@ -1,6 +1,13 @@
 /* Chrome Trace Event JSON, as opened by ui.perfetto.dev and
  * chrome://tracing: one pid per process, one tid per thread ring, an "X"
- * slice per tuple and an "s"/"f" flow arrow per matched message. */
+ * slice per tuple and a flow arrow per matched message.
+ *
+ * An arrow is bound to its two slices by id ("bind_id" with "flow_out" on
+ * the send, "flow_in" on the receive), not by time: the sends of one
+ * writev share their span and the receives of one read their instant, so
+ * an "s"/"f" pair placed by timestamp could land on a neighbour of the
+ * same batch.  A slice carries one binding per direction; a message whose
+ * slice already has one keeps the timestamp form. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -44,9 +51,62 @@ ring_tid(const struct trace_proc *p, uint32_t r)
 	return p->rings[r].tid;
 }
 
+/* The message ids bound to each tuple's slice, 0 for none: out[] for the
+ * message it sends, in[] for the one it receives, indexed like the
+ * tuples of the set (first[proc][ring] + idx). */
+struct flow_binds {
+	size_t *ring0; /* per process: its first ring's index in first[] */
+	size_t *first; /* per (process, ring): offset of its tuples */
+	size_t *out, *in;
+};
+
+static size_t
+bind_slot(const struct flow_binds *b, struct trace_ref ref)
+{
+	return b->first[b->ring0[ref.proc] + ref.ring] + ref.idx;
+}
+
+static int
+flow_binds_init(struct flow_binds *b, const struct trace_set *set)
+{
+	size_t rings = 0, tuples = 0;
+	for (uint32_t i = 0; i < set->n; i++)
+		rings += set->p[i].n_rings;
+	b->ring0 = malloc((set->n + 1) * sizeof *b->ring0);
+	b->first = malloc((rings + 1) * sizeof *b->first);
+	size_t k = 0;
+	for (uint32_t i = 0; b->ring0 && b->first && i < set->n; i++) {
+		b->ring0[i] = k;
+		for (uint32_t r = 0; r < set->p[i].n_rings; r++) {
+			b->first[k++] = tuples;
+			tuples += set->p[i].rings[r].n;
+		}
+	}
+	b->out = calloc(tuples + 1, sizeof *b->out);
+	b->in = calloc(tuples + 1, sizeof *b->in);
+	if (!b->ring0 || !b->first || !b->out || !b->in) {
+		free(b->ring0);
+		free(b->first);
+		free(b->out);
+		free(b->in);
+		return GROVE_ENOMEM;
+	}
+	return 0;
+}
+
+static void
+flow_binds_fini(struct flow_binds *b)
+{
+	free(b->ring0);
+	free(b->first);
+	free(b->out);
+	free(b->in);
+}
+
 static void
 put_slice(FILE *f, const struct trace_set *set, uint32_t pi, uint32_t r,
-          const grove_trace_tuple *t, uint64_t origin)
+          const grove_trace_tuple *t, uint64_t origin, size_t out_id,
+          size_t in_id)
 {
 	const struct trace_proc *p = &set->p[pi];
 	const struct trace_collector_entry *e =
@@ -65,6 +125,9 @@ put_slice(FILE *f, const struct trace_set *set, uint32_t pi, uint32_t r,
 	put_us(f, "ts", (int64_t)(s - origin));
 	fputc(',', f);
 	put_us(f, "dur", (int64_t)d);
+	if (out_id || in_id)
+		fprintf(f, ",\"bind_id\":%zu,\"%s\":true", out_id ? out_id : in_id,
+		        out_id ? "flow_out" : "flow_in");
 	fprintf(f, ",\"args\":{\"op\":\"%s\",\"seq\":%u,\"result\":%d,"
 	        "\"collector\":", op, t->seq, t->result);
 	trace_json_str(f, e ? e->name : "");
@@ -135,6 +198,31 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 	int rc = trace_match_messages(set, &msgs, &nmsg);
 	if (rc)
 		return rc;
+	struct flow_binds binds;
+	rc = flow_binds_init(&binds, set);
+	if (rc) {
+		free(msgs);
+		return rc;
+	}
+	/* Bind each message to its slices where both are free; the id space
+	 * is shared by both forms, so ids stay unique either way. */
+	unsigned char *by_time = calloc(nmsg + 1, 1);
+	if (!by_time) {
+		flow_binds_fini(&binds);
+		free(msgs);
+		return GROVE_ENOMEM;
+	}
+	for (size_t m = 0; m < nmsg; m++) {
+		size_t so = bind_slot(&binds, msgs[m].send);
+		size_t ri = bind_slot(&binds, msgs[m].recv);
+		if (binds.out[so] || binds.in[so] || binds.out[ri] ||
+		    binds.in[ri]) {
+			by_time[m] = 1;
+			continue;
+		}
+		binds.out[so] = m + 1;
+		binds.in[ri] = m + 1;
+	}
 	uint64_t origin = trace_set_origin_ns(set);
 	uint64_t lost = 0;
 	int first = 1;
@@ -166,23 +254,28 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 	if (first) /* no process: keep the array well formed */
 		fputs("\n{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\","
 		      "\"args\":{\"name\":\"(no event spaces)\"}}", f);
+	size_t slot = 0;
 	for (uint32_t i = 0; i < set->n; i++) {
 		const struct trace_proc *p = &set->p[i];
 		for (uint32_t r = 0; r < p->n_rings; r++)
-			for (size_t k = 0; k < p->rings[r].n; k++)
+			for (size_t k = 0; k < p->rings[r].n; k++, slot++)
 				put_slice(f, set, i, r, &p->rings[r].t[k],
-				          origin);
+				          origin, binds.out[slot],
+				          binds.in[slot]);
 	}
-	for (size_t m = 0; m < nmsg; m++) {
-		put_flow(f, set, msgs[m].send, "s", m + 1, origin);
-		put_flow(f, set, msgs[m].recv, "f", m + 1, origin);
-	}
+	for (size_t m = 0; m < nmsg; m++)
+		if (by_time[m]) {
+			put_flow(f, set, msgs[m].send, "s", m + 1, origin);
+			put_flow(f, set, msgs[m].recv, "f", m + 1, origin);
+		}
 	fprintf(f, "\n],\"otherData\":{\"processes\":%zu,\"messages\":%zu,"
 	        "\"lost\":%" PRIu64 ",\"origin_mono_ns\":%" PRIu64,
 	        set->n, nmsg, lost, origin);
 	if (aligned)
 		put_clocks(f, set);
 	fputs("}}\n", f);
+	free(by_time);
+	flow_binds_fini(&binds);
 	free(msgs);
 	return ferror(f) ? GROVE_ESYS : 0;
 }

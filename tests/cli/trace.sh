@@ -73,9 +73,18 @@ names = {e["args"]["name"] for e in ev
          if e["ph"] == "M" and e["name"] == "process_name"}
 assert names == {"fe 0", "cp 0", "be 0", "be 1", "be 2"}, names
 x = [e for e in ev if e["ph"] == "X"]
-s = [e for e in ev if e["ph"] == "s"]
-f = [e for e in ev if e["ph"] == "f"]
-assert len(s) == len(f) == 80, (len(s), len(f))
+# Arrows are bound to their slices: each id leaves one send slice and
+# enters one receive slice of the same link and sequence number.
+out = {e["bind_id"]: e for e in x if e.get("flow_out")}
+inn = {e["bind_id"]: e for e in x if e.get("flow_in")}
+assert len(out) == len(inn) == 80, (len(out), len(inn))
+assert out.keys() == inn.keys()
+for k, s in out.items():
+    r = inn[k]
+    assert s["args"]["op"] == "send" and r["args"]["op"] == "recv", k
+    assert s["args"]["where"] == r["args"]["where"], k
+    assert s["args"]["seq"] == r["args"]["seq"], k
+assert not [e for e in ev if e["ph"] in ("s", "f")]
 assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in x)
 assert {e["args"]["op"] for e in x} >= {"send", "recv", "api_send",
         "api_recv", "filter_sync", "filter_transform", "wave"}

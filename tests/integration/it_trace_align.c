@@ -56,13 +56,13 @@ struct parsed {
 };
 
 
-/* "ts":-12.345 (us with a ns fraction) -> ns. */
+/* "key":-12.345 (us with a ns fraction) -> ns. */
 static int64_t
-ts_ns(const char *line)
+us_field_ns(const char *line, const char *key)
 {
-	const char *p = strstr(line, "\"ts\":");
+	const char *p = strstr(line, key);
 	CHECK(p != NULL);
-	p += 5;
+	p += strlen(key);
 	int neg = *p == '-';
 	if (neg)
 		p++;
@@ -70,6 +70,12 @@ ts_ns(const char *line)
 	CHECK(sscanf(p, "%llu.%3llu", &us, &frac) == 2);
 	int64_t v = (int64_t)(us * 1000 + frac);
 	return neg ? -v : v;
+}
+
+static int64_t
+ts_ns(const char *line)
+{
+	return us_field_ns(line, "\"ts\":");
 }
 
 /* The exporter writes one event (or one otherData clock entry) per line. */
@@ -84,7 +90,23 @@ parse(const char *path, struct parsed *out)
 	for (char *line = strtok(j, "\n"); line; line = strtok(NULL, "\n")) {
 		int pid;
 		long id;
-		if (!strncmp(line, "{\"ph\":\"s\"", 9) ||
+		const char *bind = strstr(line, "\"bind_id\":");
+		if (!strncmp(line, "{\"ph\":\"X\"", 9) && bind) {
+			/* An arrow bound to slices: it leaves the send
+			 * slice's start and enters the receive slice's end. */
+			const char *pp = strstr(line, "\"pid\":");
+			int out_end = strstr(bind, "\"flow_out\":true") != NULL;
+			CHECK(pp && sscanf(bind + 10, "%ld", &id) == 1 &&
+			    sscanf(pp + 6, "%d", &pid) == 1);
+			struct flow *v = out_end ? out->s : out->f;
+			size_t *n = out_end ? &out->ns : &out->nf;
+			CHECK(*n < MAXFLOW);
+			int64_t at = ts_ns(line);
+			if (!out_end)
+				at += us_field_ns(line, "\"dur\":");
+			v[*n] = (struct flow){id, pid, at};
+			(*n)++;
+		} else if (!strncmp(line, "{\"ph\":\"s\"", 9) ||
 		    !strncmp(line, "{\"ph\":\"f\"", 9)) {
 			const char *ip = strstr(line, "\"id\":");
 			const char *pp = strstr(line, "\"pid\":");

@@ -128,6 +128,46 @@ run_to_string(int (*fn)(const struct trace_set *, FILE *))
 	return buf;
 }
 
+/* The seq and where of the slice bound to id `id` in direction `dir`. */
+static int
+bound_slice(const char *s, long id, const char *dir, unsigned *seq,
+            char *where, size_t wlen)
+{
+	char key[64];
+	snprintf(key, sizeof key, "\"bind_id\":%ld,\"%s\":true,", id, dir);
+	const char *p = strstr(s, key);
+	if (!p || strstr(p + 1, key))
+		return -1; /* absent, or bound twice */
+	const char *q = strstr(p, "\"seq\":"), *w = strstr(p, "\"where\":\"");
+	if (!q || !w || sscanf(q, "\"seq\":%u", seq) != 1)
+		return -1;
+	w += strlen("\"where\":\"");
+	size_t n = strcspn(w, "\"");
+	if (n >= wlen)
+		return -1;
+	memcpy(where, w, n);
+	where[n] = 0;
+	return 0;
+}
+
+/* Each arrow starts on a send slice and ends on the receive slice of the
+ * same message: the same link ("where") and the same sequence number. */
+static void
+check_flow_ends(const char *s)
+{
+	long n = (long)count(s, "\"flow_out\":true");
+	for (long id = 1; id <= n; id++) {
+		unsigned sseq, rseq;
+		char sw[64], rw[64];
+		assert_int_equal(bound_slice(s, id, "flow_out", &sseq, sw,
+		                             sizeof sw), 0);
+		assert_int_equal(bound_slice(s, id, "flow_in", &rseq, rw,
+		                             sizeof rw), 0);
+		assert_int_equal(sseq, rseq);
+		assert_string_equal(sw, rw);
+	}
+}
+
 static void
 test_chrome(void **state)
 {
@@ -135,8 +175,11 @@ test_chrome(void **state)
 	char *s = run_to_string(trace_export_chrome);
 	assert_true(s[0] == '{');
 	assert_int_equal(count(s, "\"ph\":\"X\""), total_tuples());
-	assert_int_equal(count(s, "\"ph\":\"s\""), NBE * WAVES + WAVES);
-	assert_int_equal(count(s, "\"ph\":\"f\""), NBE * WAVES + WAVES);
+	/* Every arrow is bound to its own two slices by id, none by time. */
+	assert_int_equal(count(s, "\"flow_out\":true"), NBE * WAVES + WAVES);
+	assert_int_equal(count(s, "\"flow_in\":true"), NBE * WAVES + WAVES);
+	assert_int_equal(count(s, "\"ph\":\"s\""), 0);
+	check_flow_ends(s);
 	assert_int_equal(count(s, "\"process_name\""), set.n);
 	assert_non_null(strstr(s, "{\"name\":\"be 2\"}"));
 	assert_non_null(strstr(s, "\"where\":\"link:2->1\""));
