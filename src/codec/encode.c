@@ -45,6 +45,10 @@ enc_size(const grove_item *items, int n, size_t *out)
 			if (it->count && !it->data)
 				return GROVE_EINVAL;
 			o = wire_pad8(o) + 8;
+			/* Before the count check below: it divides by what
+			 * is left of the frame, which must not be negative. */
+			if (o > WIRE_MAX_FRAME)
+				return GROVE_ERANGE;
 			if (it->type == GROVE_T_STRING) {
 				const char *const *v = it->data;
 				for (uint64_t j = 0; j < it->count; j++) {

@@ -2,6 +2,8 @@
  * errors, item access, re-addressing. */
 #include "codec_fixture.h"
 
+#include <sys/mman.h>
+
 /* ---- formats --------------------------------------------------------- */
 
 static void
@@ -350,6 +352,20 @@ test_wrong_format(void **state)
 	int32_t x = 0;
 	assert_int_equal(grove_packet_pack(&p, 1, 2, "%ad", &x,
 	    (uint64_t)1 << 40), GROVE_ERANGE);
+	/* Items that already fill the largest frame, then an array whose
+	 * bogus count would wrap the size computation back under it: the
+	 * pack must refuse, not size a small frame and copy 1 GiB into it.
+	 * The first array is address space only (never read). */
+	size_t big = ((size_t)1 << 30) - 8;
+	void *m = mmap(NULL, big, PROT_READ,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(m != MAP_FAILED);
+	uint8_t small[4] = {0};
+	uint64_t wrapping = (uint64_t)0 - ((uint64_t)1 << 30) - 8 + 100;
+	assert_int_equal(grove_packet_pack(&p, 1, 2, "%auc %auc", m,
+	    (uint64_t)big, small, wrapping), GROVE_ERANGE);
+	assert_null(p);
+	munmap(m, big);
 	assert_int_equal(wire_pack(&p, 0, 1, 2, 0, 0, "%d", 1), GROVE_EINVAL);
 	assert_int_equal(wire_pack(&p, WIRE_T_MAX_, 1, 2, 0, 0, "%d", 1),
 	    GROVE_EINVAL);
