@@ -295,6 +295,10 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
 	case WORKER_RANK:
 		rc = grove_be_send(w->be, stream, tag, "%d", (int)w->rank);
 		break;
+	case WORKER_SRC:
+		rc = grove_be_send(w->be, stream, tag, "%ud",
+		                   grove_packet_src(p));
+		break;
 	case WORKER_BURST:
 		do_burst(w, stream, tag, p);
 		return 0;

@@ -55,6 +55,9 @@ enum worker_tag {
 	/* "%d %d" count, bytes -> count packets "%auc" of bytes bytes, all
 	 * 1 (flow-control tests with large packets) */
 	WORKER_BIG_BURST = 115,
+	/* anything -> "%ud" the grove_packet_src of the request (the rank
+	 * the network stamped on what the front-end sent) */
+	WORKER_SRC = 116,
 };
 
 /* The WORKER_DIGEST hash: enough to tell a corrupted payload from the

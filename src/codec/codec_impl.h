@@ -63,6 +63,7 @@ struct grove_packet {
 	size_t wire_len;     /* frame bytes including trailing padding */
 	const char *fmt;     /* canonical format, NUL-terminated */
 	int in_buf;          /* this struct lives inside buf's allocation */
+	int src_unset;       /* built by grove_packet_pack: no sender yet */
 	/* The items' kinds when nitems <= CODEC_INLINE_ITEMS (else unused:
 	 * the decoder parses fmt). */
 	uint8_t kinds[CODEC_INLINE_ITEMS];
@@ -125,6 +126,7 @@ codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
 	p->wire_len = wire_len;
 	p->fmt = fmt;
 	p->in_buf = in_buf;
+	p->src_unset = 0;
 	if (nitems <= CODEC_INLINE_ITEMS)
 		memcpy(p->kinds, kinds, sizeof p->kinds);
 	atomic_init(&p->table, NULL);

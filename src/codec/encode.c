@@ -364,7 +364,10 @@ int
 grove_packet_vpack(grove_packet **out, uint32_t stream_id, int32_t tag,
     const char *fmt, va_list ap)
 {
-	return wire_vpack(out, WIRE_T_DATA, stream_id, tag, 0, 0, fmt, ap);
+	int rc = wire_vpack(out, WIRE_T_DATA, stream_id, tag, 0, 0, fmt, ap);
+	if (rc == 0)
+		(*out)->src_unset = 1; /* the first send stamps its sender */
+	return rc;
 }
 
 int
@@ -373,7 +376,7 @@ grove_packet_pack(grove_packet **out, uint32_t stream_id, int32_t tag,
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = wire_vpack(out, WIRE_T_DATA, stream_id, tag, 0, 0, fmt, ap);
+	int rc = grove_packet_vpack(out, stream_id, tag, fmt, ap);
 	va_end(ap);
 	return rc;
 }

@@ -165,6 +165,12 @@ wire_packet_bytes(const grove_packet *p, size_t *len)
 }
 
 int
+wire_packet_src_unset(const grove_packet *p)
+{
+	return p->src_unset;
+}
+
+int
 wire_packet_set_src(grove_packet *p, uint32_t src)
 {
 	/* Anyone else holding the packet may be reading or sending the

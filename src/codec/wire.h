@@ -160,6 +160,10 @@ int wire_packet_same_format(const grove_packet *a, const grove_packet *b);
  * yet (refcount 1, not yet sent); returns GROVE_EINVAL otherwise. */
 int wire_packet_set_src(grove_packet *p, uint32_t src);
 
+/* 1 for a packet the tool built with grove_packet_pack and has not had
+ * sent (its src 0 names nobody yet), else 0. */
+int wire_packet_src_unset(const grove_packet *p);
+
 /* Parse a user format into its canonical form ("%d %alf ..." with single
  * spaces) and item list.  Returns the number of items or GROVE_EFORMAT. */
 typedef struct wire_fmt_item {

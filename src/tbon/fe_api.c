@@ -594,9 +594,12 @@ grove_stream_send_packet(grove_stream *s, grove_packet *p)
 	if (!s || !p)
 		return GROVE_EINVAL;
 	grove_packet *q = NULL;
-	/* The source rank stays: a packet passed on keeps its origin. */
+	/* A packet passed on keeps its origin; one the tool built itself
+	 * gets the front-end's rank, as grove_stream_send gives it. */
+	uint32_t src = wire_packet_src_unset(p) ? s->net->n.rank :
+	               grove_packet_src(p);
 	int rc = wire_repack(&q, p, WIRE_T_DATA, s->id, grove_packet_tag(p),
-	    grove_packet_src(p));
+	    src);
 	if (rc != 0)
 		return rc;
 	rc = fe_stream_inject(s, q);

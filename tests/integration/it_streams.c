@@ -422,6 +422,30 @@ send_packets(grove_net *net, uint32_t n)
 		CHECK_UINT_EQ(cc.rank[i], i);
 	it_concat_free(&cc);
 	grove_packet_unref(r);
+
+	/* The source rank the back-ends see: the front-end's, whether it
+	 * sent with grove_stream_send or sent a packet it built (src 0 until
+	 * sent, which would name back-end 0). */
+	CHECK_OK_NET(net, grove_stream_send(c, WORKER_SRC, ""));
+	r = it_recv(net, c, WORKER_SRC);
+	it_concat_decode(r, &cc);
+	CHECK_UINT_EQ(cc.n, n);
+	int64_t fe_src = cc.val[0];
+	CHECK(fe_src >= n);
+	it_concat_free(&cc);
+	grove_packet_unref(r);
+	CHECK_OK(grove_packet_pack(&p, 0, WORKER_SRC, ""));
+	CHECK_UINT_EQ(grove_packet_src(p), 0);
+	CHECK_OK_NET(net, grove_stream_send_packet(c, p));
+	CHECK_UINT_EQ(grove_packet_src(p), 0); /* the caller's copy is as built */
+	grove_packet_unref(p);
+	r = it_recv(net, c, WORKER_SRC);
+	it_concat_decode(r, &cc);
+	CHECK_UINT_EQ(cc.n, n);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK_INT_EQ(cc.val[i], fe_src);
+	it_concat_free(&cc);
+	grove_packet_unref(r);
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 	CHECK_OK_NET(net, grove_stream_destroy(c));
 }
