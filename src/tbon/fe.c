@@ -88,7 +88,7 @@ grove_net_last_error(const grove_net *net)
 void
 fe_update_waitfd(grove_net *net)
 {
-	waitfd_set(&net->wfd, net->queued > 0 || net->ev_n > 0);
+	waitfd_set(&net->wfd, net->queued > 0 || net->ev_untold > 0);
 }
 
 /* Append to a ring of events (grows it); 0 or GROVE_ENOMEM. */
@@ -113,11 +113,37 @@ ring_push(grove_event **ring, size_t *head, size_t *n, size_t *cap,
 	return 0;
 }
 
+/* Queues ev for grove_net_next_event, with its told flag. */
+static int
+queue_event(grove_net *net, const grove_event *ev, int told)
+{
+	size_t old_head = net->ev_head, old_cap = net->ev_cap, n = net->ev_n;
+	if (ring_push(&net->events, &net->ev_head, &net->ev_n, &net->ev_cap,
+	    ev) != 0)
+		return GROVE_ENOMEM;
+	if (net->ev_cap != old_cap) {
+		/* The events were re-based at 0; so are their flags. */
+		unsigned char *t = malloc(net->ev_cap);
+		if (!t) {
+			net->ev_n--; /* take ev back off the tail */
+			return GROVE_ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			t[i] = net->ev_told[(old_head + i) % old_cap];
+		free(net->ev_told);
+		net->ev_told = t;
+	}
+	net->ev_told[(net->ev_head + net->ev_n - 1) % net->ev_cap] =
+		(unsigned char)told;
+	if (!told)
+		net->ev_untold++;
+	return 0;
+}
+
 void
 fe_event(grove_net *net, const grove_event *ev)
 {
-	if (ring_push(&net->events, &net->ev_head, &net->ev_n, &net->ev_cap,
-	    ev) != 0)
+	if (queue_event(net, ev, net->cb != NULL) != 0)
 		return;
 	fe_update_waitfd(net);
 	/* Not called here: this runs inside the loop (a filter's error is

@@ -168,6 +168,7 @@ grove_net_destroy(grove_net *net)
 	boot_fini(&net->b);
 	free(net->all.ranks);
 	free(net->events);
+	free(net->ev_told);
 	free(net->cb_events);
 	free(net->alive);
 	trace_fe_offsets_free(net->trace_offsets);
@@ -349,6 +350,8 @@ grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 	for (;;) {
 		if (net->ev_n) {
 			*ev = net->events[net->ev_head];
+			if (!net->ev_told[net->ev_head])
+				net->ev_untold--;
 			net->ev_head = (net->ev_head + 1) % net->ev_cap;
 			net->ev_n--;
 			fe_update_waitfd(net);
@@ -370,7 +373,7 @@ grove_net_fd(grove_net *net)
 {
 	if (!net)
 		return -1;
-	int fd = waitfd_get(&net->wfd, net->queued > 0 || net->ev_n > 0);
+	int fd = waitfd_get(&net->wfd, net->queued > 0 || net->ev_untold > 0);
 	/* From here on the callbacks keep the eventfd in step. */
 	if (net->n.loop_ready)
 		fe_settle(net);

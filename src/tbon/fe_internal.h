@@ -75,6 +75,12 @@ struct grove_net {
 	size_t queued;         /* packets in all queues */
 	grove_event *events;
 	size_t ev_head, ev_n, ev_cap;
+	/* Per queued event (same ring indices): 1 when it went to the
+	 * callback too.  Only the others make grove_net_fd readable: a tool
+	 * told by its callback must not find the descriptor ready until it
+	 * pops the copy.  ev_untold counts them. */
+	unsigned char *ev_told;
+	size_t ev_untold;
 	grove_event_cb cb;
 	void *cb_arg;
 	/* Events the callback has yet to see, in order.  They are queued
