@@ -180,7 +180,8 @@ spawn_child(const char *host, const char *rsh, const char *exe,
 		r = read(ep[0], &child_errno, sizeof child_errno);
 	while (r < 0 && errno == EINTR);
 	if (r == (ssize_t)sizeof child_errno) {
-		waitpid(pid, NULL, 0);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		snprintf(err, errlen, "%s: cannot start '%s': %s", host, path,
 		    strerror(child_errno));
 		goto out;

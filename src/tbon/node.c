@@ -622,7 +622,9 @@ node_reap_children(node *n, int kill_them)
 		}
 		if (kill_them) {
 			kill(ch->pid, SIGKILL);
-			waitpid(ch->pid, NULL, 0);
+			/* A tool's signal handler must not leave it a zombie. */
+			while (waitpid(ch->pid, NULL, 0) < 0 && errno == EINTR)
+				;
 			ch->pid = 0;
 		}
 	}
