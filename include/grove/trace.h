@@ -30,13 +30,13 @@
  * predictable branch); GROVE_TRACE_SIZE=N sets tuples per thread ring
  * (power of two, default 8192 = 256 KiB).
  *
- * Needs GNU C (gcc or clang): __thread, __atomic builtins, CLOCK_MONOTONIC.
+ * Needs gcc or clang (__thread, __atomic builtins); compiles as strict C11
+ * and as C++.
  */
 #ifndef GROVE_TRACE_H
 #define GROVE_TRACE_H
 
 #include <stdint.h>
-#include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define GROVE_TRACE_HAVE_TSC_ 1
@@ -56,7 +56,11 @@ typedef struct grove_trace_tuple {
 	uint16_t flags;          /* GROVE_TRACE_F_* */
 } grove_trace_tuple;
 
+#ifdef __cplusplus
+static_assert(sizeof(grove_trace_tuple) == 32, "tuple must be 32 bytes");
+#else
 _Static_assert(sizeof(grove_trace_tuple) == 32, "tuple must be 32 bytes");
+#endif
 
 enum grove_trace_op {
 	GROVE_OP_SEND = 1,       /* packet sent on a link (result = bytes) */
@@ -169,6 +173,11 @@ extern __thread struct grove_trace_tls_ grove_trace_tls_
  * private sink when all rings are taken).  Never fails. */
 void grove_trace_claim_(void);
 
+/* CLOCK_MONOTONIC in ns, out of line: a header that must compile in
+ * strict ISO C (no POSIX clock_gettime declared) keeps it in the library,
+ * and only machines without an invariant TSC take the call. */
+uint64_t grove_trace_mono_ns_(void);
+
 /* The current timestamp in the event space's clock. */
 static inline uint64_t
 grove_trace_now(void)
@@ -177,9 +186,7 @@ grove_trace_now(void)
 	if (__builtin_expect(grove_trace_clock_tsc_, 1))
 		return __rdtsc();
 #endif
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return grove_trace_mono_ns_();
 }
 
 /* Records one tuple.  Fast path: one branch when off; when on, a plain

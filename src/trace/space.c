@@ -740,6 +740,14 @@ trace_ring_settle_slow_(void)
 	pthread_mutex_unlock(&sp.lock);
 }
 
+uint64_t
+grove_trace_mono_ns_(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void
 grove_trace_claim_(void)
 {
