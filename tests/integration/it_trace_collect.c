@@ -63,8 +63,8 @@ run(const char *mode)
 		if (!strstr(j, procs[i]))
 			IT_FAIL("%s: trace has no process %s", mode, procs[i]);
 	/* Flow arrows need both ends of a link: BE sends reach the CPs. */
-	CHECK(strstr(j, "\"ph\":\"s\"") != NULL);
-	CHECK(strstr(j, "\"ph\":\"f\"") != NULL);
+	CHECK(strstr(j, "\"flow_out\":true") != NULL); /* arrows, bound to slices */
+	CHECK(strstr(j, "\"flow_in\":true") != NULL);
 	/* Each CP names the back-end that completed its wave. */
 	CHECK(strstr(j, "\"wave.last_be\"") != NULL);
 	CHECK(strstr(j, "\"wave.last_cp\"") != NULL);
