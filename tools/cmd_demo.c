@@ -699,7 +699,7 @@ cmd_demo(int argc, char **argv)
 	}
 
 	/* A levels: spec says how many back-ends it has. */
-	if (!n_given && !strncmp(spec, "levels:", 7))
+	if (!n_given && tool_spec_sets_backends(spec))
 		n = 0;
 
 	tool_programs pg;

@@ -160,7 +160,7 @@ parse_opts(int argc, char **argv, top_opts *o)
 		}
 	}
 	/* A levels: spec says how many agents it has. */
-	int levels = !strncmp(o->topology, "levels:", 7);
+	int levels = tool_spec_sets_backends(o->topology);
 	if (!o->backends_given && levels)
 		o->backends = 0;
 	/* With a host list and no --backends: one agent per slot.  Reading

@@ -270,3 +270,9 @@ tool_json_machine(void)
 		tool_json_str(commit);
 	}
 }
+
+int
+tool_spec_sets_backends(const char *spec)
+{
+	return !strncmp(spec, "levels:", 7) || (spec[0] >= '0' && spec[0] <= '9');
+}

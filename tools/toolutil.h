@@ -8,6 +8,10 @@
 
 #include "grove/network.h"
 
+/* 1 when the topology spec fixes its own back-end count: `levels:AxB`
+ * and its bare form `AxB` (the same rule as the topology module). */
+int tool_spec_sets_backends(const char *spec);
+
 /* Paths found by tool_find_programs(), owned by the caller. */
 typedef struct tool_programs {
 	char worker[4096];   /* the example back-end, be_worker */
