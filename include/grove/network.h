@@ -106,6 +106,13 @@ typedef struct grove_net_opts {
 	 * other cores, so back-ends that compute, or a tree that shares the
 	 * host with an application, are better left unbound (the default). */
 	grove_cpu_bind cpu_bind;
+	/* How long a send waits while a link it may use holds more than its
+	 * limit (a child that does not read: stopped, or not calling Grove).
+	 * 0: as long as it takes (default); > 0: at most that many ms, then
+	 * GROVE_ETIMEDOUT; < 0: not at all, GROVE_EAGAIN.  A send that fails
+	 * so has queued nothing: retry it later.  A send cut into segments
+	 * waits only before its first one. */
+	int send_timeout_ms;
 } grove_net_opts;
 
 void grove_net_opts_init(grove_net_opts *o);

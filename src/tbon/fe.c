@@ -315,20 +315,39 @@ fe_run(grove_net *net, int timeout_ms)
 }
 
 int
-fe_wait_writable(grove_net *net)
+fe_wait_writable(grove_net *net, int wait_ms)
 {
 	node *n = &net->n;
-	for (;;) {
-		int over = 0;
-		for (uint32_t i = 0; i < n->n_children; i++)
+	uint64_t deadline = sockio_now_ms() + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
+	for (int turns = 0;; turns++) {
+		const node_child *full = NULL;
+		for (uint32_t i = 0; i < n->n_children && !full; i++)
 			if (n->children[i].c && conn_over_limit(n->children[i].c))
-				over = 1;
-		if (!over) {
+				full = &n->children[i];
+		if (!full) {
 			/* The send may have left a write waiting for room. */
 			fe_settle(net);
 			return 0;
 		}
-		fe_run(net, 100);
+		uint64_t now = sockio_now_ms();
+		/* Give up only after one pass of the loop: the kernel may
+		 * have taken more since the last one. */
+		if (wait_ms >= 0 && now >= deadline && turns > 0) {
+			char waited[32] = "at once";
+			if (wait_ms > 0)
+				snprintf(waited, sizeof waited, "after %d ms",
+				    wait_ms);
+			fe_set_error(net, "nothing sent (%s): the link to %s %u "
+			    "holds %zu bytes, over its limit of %u (the child "
+			    "reads slowly or not at all)", waited,
+			    full->role == GROVE_ROLE_BE ? "back-end" : "CP",
+			    full->role == GROVE_ROLE_BE ? full->be_lo :
+			    full->node_id, conn_queued(full->c), CONN_HWM);
+			fe_settle(net);
+			return wait_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
+		}
+		uint64_t left = wait_ms < 0 ? 100 : now < deadline ? deadline - now : 0;
+		fe_run(net, left < 100 ? (int)left : 100);
 	}
 }
 
@@ -542,6 +561,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	n->local_link_socket = local_link_socket(o->local_link);
 	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms : 1000;
 	n->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
+	net->send_wait_ms = o->send_timeout_ms == 0 ? -1 :
+	                    o->send_timeout_ms < 0 ? 0 : o->send_timeout_ms;
 	uv_timer_init(&n->loop, &net->wait_timer);
 	if (waitfd_init(&net->wfd, &n->loop) != 0) {
 		fe_set_error(net, "cannot create the notification descriptor");

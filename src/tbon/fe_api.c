@@ -583,11 +583,16 @@ int
 fe_inject(grove_net *net, grove_packet *p)
 {
 	uint64_t t0 = grove_trace_begin();
-	node_from_parent(&net->n, p);
-	node_flush_all(&net->n);
-	int rc = fe_wait_writable(net);
+	/* Wait first: a send that gives up has queued nothing. */
+	int rc = fe_wait_writable(net, net->send_wait_ms);
+	if (rc == 0) {
+		node_from_parent(&net->n, p);
+		node_flush_all(&net->n);
+		fe_settle(net);
+	}
 	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
-	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());
+	    rc == 0 ? (int32_t)grove_packet_size(p) : rc, t0,
+	    grove_trace_begin());
 	return rc;
 }
 

@@ -91,6 +91,8 @@ struct grove_net {
 	size_t cb_head, cb_n, cb_cap;
 	int delivering;        /* inside the callback: no nested delivery */
 	int destroying;        /* grove_net_destroy under way: no callbacks */
+	int send_wait_ms;      /* fe_wait_writable's wait_ms for a send
+	                          (grove_net_opts.send_timeout_ms) */
 	pid_t creator;         /* the process that created the network: a
 	                          forked copy must not shut it down */
 	int trace_joined;      /* holds a reference on the event space */
@@ -124,8 +126,11 @@ void fe_run(grove_net *net, int timeout_ms);
  * and a watcher changed.  fe_run and fe_wait_writable do it; a public
  * call that sends without either calls it itself. */
 void fe_settle(grove_net *net);
-/* Wait for room on the child links (back-pressure for senders). */
-int fe_wait_writable(grove_net *net);
+/* Back-pressure for senders: waits until no child link holds more than
+ * its limit, for at most wait_ms (< 0: as long as it takes; 0: not at
+ * all).  0, or GROVE_EAGAIN (wait_ms 0) / GROVE_ETIMEDOUT with the
+ * network's error naming the link that is full. */
+int fe_wait_writable(grove_net *net, int wait_ms);
 /* Send a DATA packet down from the FE as it is (fe_api.c). */
 int fe_inject(grove_net *net, grove_packet *p);
 /* Send a DATA packet on a stream: whole, or in segments when it is large

@@ -57,13 +57,26 @@ grove_net_set_logp(grove_net *net, const struct grove_logp_params *p)
 /* Each segment goes down like any packet, and the caller waits only while
  * a link is over its limit: the first segments are on their way (and
  * forwarded by the CPs) while the last ones are still being cut. */
+struct seg_inject {
+	grove_net *net;
+	int first;
+};
+
+/* Only the first segment may give up (then nothing was sent): a message
+ * cut off halfway could never be reassembled. */
 static int
 inject_segment(void *arg, grove_packet *seg)
 {
-	grove_net *net = arg;
+	struct seg_inject *si = arg;
+	grove_net *net = si->net;
+	int rc = fe_wait_writable(net, si->first ? net->send_wait_ms : -1);
+	si->first = 0;
+	if (rc != 0)
+		return rc;
 	node_from_parent(&net->n, seg);
 	node_flush_all(&net->n);
-	return fe_wait_writable(net);
+	fe_settle(net);
+	return 0;
 }
 
 int
@@ -79,7 +92,8 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	if (!seg)
 		return fe_inject(net, p);
 	uint64_t t0 = grove_trace_begin();
-	int rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, net);
+	struct seg_inject si = {net, 1};
+	int rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, &si);
 	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
 	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());
 	return rc;

@@ -246,6 +246,70 @@ show_log(const char *path)
 	    dropped, shown);
 }
 
+/* grove_net_opts.send_timeout_ms: with a back-end that does not read,
+ * sends give up (GROVE_ETIMEDOUT after the timeout, or GROVE_EAGAIN at
+ * once) with a message naming the full link, and have queued nothing:
+ * once the back-end reads again it answers every send that succeeded,
+ * exactly once, and a retried send goes through. */
+static void
+send_gives_up(int timeout_ms)
+{
+	enum { MIB = 1u << 20 };
+	it_step("--- send_timeout_ms %d: BE 1 stalls, sends give up", timeout_ms);
+	grove_net_opts o;
+	it_net_opts(&o, "flat", 2);
+	o.send_timeout_ms = timeout_ms;
+	grove_net *net = it_net_create(&o);
+	uint8_t *b = malloc(MIB);
+	CHECK(b != NULL);
+	for (uint32_t i = 0; i < MIB; i++)
+		b[i] = (uint8_t)(i * 13u);
+	uint64_t digest = worker_digest(b, MIB);
+	CHECK_OK_NET(net, grove_net_send_to(net, 1, WORKER_STALL, "%d", 1));
+	int rc = 0;
+	unsigned sent = 0;
+	while (sent < 64 && (rc = grove_net_send_to(net, 1, WORKER_DIGEST,
+	    "%auc", b, (uint64_t)MIB)) == 0)
+		sent++;
+	CHECK_RC_NET(net, rc, timeout_ms < 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT);
+	const char *e = grove_net_last_error(net);
+	if (!strstr(e, "nothing sent") || !strstr(e, "back-end 1"))
+		IT_FAIL("the error does not name the full link: %s", e);
+	it_step("%u sends went through, then: %s", sent, e);
+	CHECK(sent >= 8); /* the link's limit is 8 MiB */
+
+	/* After the stall: a retry goes through once the link has room. */
+	int retries = 0;
+	while ((rc = grove_net_send_to(net, 1, WORKER_DIGEST, "%auc", b,
+	    (uint64_t)MIB)) != 0) {
+		CHECK_RC_NET(net, rc, timeout_ms < 0 ? GROVE_EAGAIN :
+		    GROVE_ETIMEDOUT);
+		CHECK(++retries < 200);
+		usleep(50000);
+		CHECK_OK_NET(net, grove_net_progress(net));
+	}
+	sent++;
+	for (unsigned k = 0; k < sent; k++) {
+		grove_stream *from = NULL;
+		int32_t tag = 0;
+		grove_packet *p = NULL;
+		CHECK_OK_NET(net, grove_net_recv(net, &from, &tag, &p, IT_RECV_MS));
+		CHECK_INT_EQ(tag, WORKER_DIGEST);
+		uint64_t len = 0, h = 0, t = 0;
+		CHECK_OK(grove_packet_unpack(p, "%uld %uld %uld", &len, &h, &t));
+		CHECK_UINT_EQ(len, MIB);
+		CHECK_UINT_EQ(h, digest);
+		grove_packet_unref(p);
+	}
+	grove_stream *from = NULL;
+	grove_packet *p = NULL;
+	CHECK_RC_NET(net, grove_net_recv(net, &from, NULL, &p, 300),
+	    GROVE_ETIMEDOUT);
+	it_step("%u answers, none twice", sent);
+	free(b);
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
@@ -279,5 +343,7 @@ main(void)
 	show_log(log);
 	busy_before_first_tick();
 	paused_is_not_silent();
+	send_gives_up(300);
+	send_gives_up(-1);
 	return it_done();
 }
