@@ -56,13 +56,19 @@ install_self(struct install_self *self)
 	return 0;
 }
 
-/* out = dir/rel/name (rel may be empty); 1 when it is accessible in mode. */
+/* out = dir/rel/name (rel may be empty); 1 when it is accessible in mode,
+ * and out is then without "..", for the logs and the processes' names. */
 static int
 try_path(char *out, size_t len, const char *dir, const char *rel,
     const char *name, int mode)
 {
+	char real[PATH_MAX];
 	snprintf(out, len, "%s%s%s/%s", dir, rel[0] ? "/" : "", rel, name);
-	return access(out, mode) == 0;
+	if (access(out, mode) != 0)
+		return 0;
+	if (realpath(out, real) && strlen(real) < len)
+		snprintf(out, len, "%s", real);
+	return 1;
 }
 
 void
