@@ -7,8 +7,9 @@ file(GLOB GROVE_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test
 foreach(src ${GROVE_UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src})
-  target_link_libraries(${name} PRIVATE grove ${CMOCKA_LIB})
-  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  # Unit tests test internals, which libgrove.so does not export.
+  grove_link_internal(${name})
+  target_link_libraries(${name} PRIVATE ${CMOCKA_LIB})
   if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
     # gcc 12 at -O3 mistakes open_memstream buffers for dangling locals.
     target_compile_options(${name} PRIVATE -Wno-dangling-pointer)
@@ -24,12 +25,24 @@ foreach(src ${GROVE_UNIT_TESTS})
   set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)
 endforeach()
 
+# The library's modules (src/<module>/), whose headers are internal.
+file(GLOB GROVE_SRC_MODULES LIST_DIRECTORIES true RELATIVE ${CMAKE_SOURCE_DIR}/src
+     ${CMAKE_SOURCE_DIR}/src/*)
+list(FILTER GROVE_SRC_MODULES EXCLUDE REGEX "\\.")
+string(REPLACE ";" "|" GROVE_SRC_MODULES "${GROVE_SRC_MODULES}")
 file(GLOB GROVE_IT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/integration/it_*.c)
 file(GLOB GROVE_IT_HELPERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/integration/helper_*.c)
 foreach(src ${GROVE_IT_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src} ${GROVE_IT_HELPERS})
-  target_link_libraries(${name} PRIVATE grove)
+  # A test that reaches into internals (includes a header of src/) links
+  # the library's objects; the others link libgrove.so, as a tool does.
+  file(STRINGS ${src} uses_internals REGEX "^#include \"(${GROVE_SRC_MODULES})/")
+  if(uses_internals)
+    grove_link_internal(${name})
+  else()
+    target_link_libraries(${name} PRIVATE grove)
+  endif()
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src
                              ${CMAKE_SOURCE_DIR}/tests/integration)
   add_test(NAME it.${name} COMMAND ${name})
@@ -62,8 +75,8 @@ if(GROVE_FUZZ)
     add_executable(${name} ${src})
     target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
     target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(${name} PRIVATE grove)
-    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+    # Fuzzers feed internal decoders.
+    grove_link_internal(${name})
     # A bounded run: CI time is finite, coverage-guided search is not.
     # New inputs go to the build tree (the first corpus directory); the
     # committed seeds are only read.

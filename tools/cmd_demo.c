@@ -67,8 +67,9 @@ demo_usage(FILE *f)
 	fprintf(f, "usage: grove demo [--topology SPEC] [--backends N]\n"
 	    "  Starts a local tree (default kary:4, 16 back-ends) running "
 	    "be_worker,\n  runs reductions on concurrent streams and prints "
-	    "the results.\n  The back-end program is found beside grove or "
-	    "in $GROVE_WORKER.\n");
+	    "the results.\n  The back-end program be_worker is $GROVE_WORKER, "
+	    "else beside grove (the build\n  tree), else in "
+	    GROVE_WORKER_REL_DIR " relative to grove's directory (installed).\n");
 	return f == stdout ? 0 : 2;
 }
 

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+
+#include "core/install_dirs.h"
 
 #include "model_opts.h"
 
@@ -53,11 +56,28 @@ model_parse_u32(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* A bare name (no '/') that is no file in the current directory names
+ * one of Grove's parameter files (default.params): share/grove/logp/ of
+ * the installed tree, share/logp/ of the source tree for a grove that runs
+ * from its build tree.  Anything else is the path as given. */
+static const char *
+params_path(const char *path, char *buf, size_t len)
+{
+	char rel[512];
+	if (strchr(path, '/') || access(path, F_OK) == 0 ||
+	    strlen(path) > sizeof rel - sizeof "logp/")
+		return path;
+	snprintf(rel, sizeof rel, "logp/%s", path);
+	return install_find_data(rel, buf, len) == 0 ? buf : path;
+}
+
 grove_logp_params *
 model_load_params(const char *cmd, const char *path)
 {
 	grove_logp_params *p = NULL;
-	char err[512];
+	char err[512], found[4096];
+
+	path = params_path(path, found, sizeof found);
 
 	if (grove_logp_params_load(path, &p, err, sizeof err)) {
 		fprintf(stderr, "grove %s: parameter file %s: %s\n", cmd, path,

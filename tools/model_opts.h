@@ -14,8 +14,9 @@ int model_parse_size(const char *s, uint64_t *out);
 /* A count in [0, 2^32): -1 if it is not one. */
 int model_parse_u32(const char *s, uint32_t *out);
 
-/* Loads a parameter file; on failure prints "grove CMD: PATH: why" and
- * returns NULL. */
+/* Loads a parameter file; a bare name that is no file here is looked up
+ * among Grove's installed ones ("default.params").  On failure prints
+ * "grove CMD: parameter file PATH: why" and returns NULL. */
 grove_logp_params *model_load_params(const char *cmd, const char *path);
 
 /* The plan of the optimized scheme for a cluster map, as a Grove

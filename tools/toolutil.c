@@ -28,10 +28,6 @@ exe_dir(char *buf, size_t len)
 	return 0;
 }
 
-#ifndef GROVE_WORKER_REL_DIR
-#define GROVE_WORKER_REL_DIR "../libexec/grove"
-#endif
-
 /* be_worker beside grove (the build tree), else in the installed tree's
  * libexec directory: the example back-end is no command for PATH. */
 static int

@@ -12,6 +12,12 @@
  * and its bare form `AxB` (the same rule as the topology module). */
 int tool_spec_sets_backends(const char *spec);
 
+/* Where be_worker is installed relative to grove's directory (set by the
+ * build from the configured install directories). */
+#ifndef GROVE_WORKER_REL_DIR
+#define GROVE_WORKER_REL_DIR "../libexec/grove"
+#endif
+
 /* Paths found by tool_find_programs(), owned by the caller. */
 typedef struct tool_programs {
 	char worker[4096];   /* the example back-end, be_worker */
@@ -19,7 +25,7 @@ typedef struct tool_programs {
 } tool_programs;
 
 /* Finds be_worker ($GROVE_WORKER, else beside this executable as in the
- * build tree, else in ../libexec/grove relative to it as installed) and
+ * build tree, else in GROVE_WORKER_REL_DIR relative to it as installed) and
  * grove-commnode ($GROVE_COMMNODE wins inside the library; else beside this
  * executable when it is there).  On failure writes why into err and returns
  * GROVE_ENOENT. */

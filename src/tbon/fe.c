@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 /* Front-end: creating and destroying a network. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/install_dirs.h"
 #include "core/log.h"
 #include "grove/topology.h"
 #include "grove/trace.h"
@@ -353,14 +353,10 @@ fe_wait_writable(grove_net *net, int wait_ms)
 
 /* ---- program paths -------------------------------------------------- */
 
-static int
-is_exec(const char *p)
-{
-	return p && access(p, X_OK) == 0;
-}
-
-/* grove-commnode: option, $GROVE_COMMNODE, beside the library, the build
- * directory, the install directory, then PATH. */
+/* grove-commnode: the option, $GROVE_COMMNODE, else the one that belongs
+ * to this copy of Grove (core/install_dirs.h: the build tree's only when
+ * Grove runs from the build tree, else relative to the library or
+ * program, else the configured bin directory), else PATH. */
 static void
 find_commnode(const grove_net_opts *o, char *out, size_t len)
 {
@@ -373,28 +369,7 @@ find_commnode(const grove_net_opts *o, char *out, size_t len)
 		snprintf(out, len, "%s", env);
 		return;
 	}
-	Dl_info di;
-	if (dladdr((void *)grove_net_create, &di) && di.dli_fname) {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s", di.dli_fname);
-		char *slash = strrchr(dir, '/');
-		if (slash) {
-			*slash = 0;
-			snprintf(out, len, "%s/grove-commnode", dir);
-			if (is_exec(out))
-				return;
-			snprintf(out, len, "%s/../bin/grove-commnode", dir);
-			if (is_exec(out))
-				return;
-		}
-	}
-	snprintf(out, len, "%s/grove-commnode", GROVE_BUILD_BIN_DIR);
-	if (is_exec(out))
-		return;
-	snprintf(out, len, "%s/grove-commnode", GROVE_LIBEXEC_DIR);
-	if (is_exec(out))
-		return;
-	snprintf(out, len, "grove-commnode");
+	install_find_program("grove-commnode", out, len);
 }
 
 /* The remote shell: the option, else $GROVE_RSH (empty means unset),

@@ -128,7 +128,7 @@ place(const struct trace_proc *p, const struct trace_proc *fe,
       int64_t *shift, uint64_t *err)
 {
 	const struct trace_header *h = &p->hdr;
-	struct trace_rt rt;
+	struct trace_rt rt = {0};
 	int have_rt = trace_rt_of(h, &rt) == 0;
 	int same_host = fe && !strcmp(h->hostname, fe->hdr.hostname);
 	int have_off = (h->align_flags & TRACE_ALIGN_FE_OFFSET) != 0;

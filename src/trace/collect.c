@@ -105,8 +105,9 @@ trace_collect_and_export(const char *network_id, const char *format,
 	}
 	if (otf2 && !trace_otf2_available()) {
 		fprintf(stderr, "grove trace: OTF2 export is not available (Grove "
-		        "was built without libotf2-trace-dev, or grove-otf2.so is "
-		        "missing beside libgrove)\n");
+		        "was built without libotf2-trace-dev, or its plugin "
+		        "grove-otf2.so is not installed; GROVE_OTF2_PLUGIN names "
+		        "one)\n");
 		return GROVE_ENOTSUP;
 	}
 	if ((rc = collect_some(network_id, &set)))

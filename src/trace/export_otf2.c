@@ -61,6 +61,7 @@ struct region {
 
 struct ctx {
 	const struct trace_set *set;
+	const struct trace_otf2_host *host;
 	struct strtab str;
 	struct region *reg;
 	size_t nreg, capreg;
@@ -78,7 +79,7 @@ region_id(struct ctx *c, const struct trace_proc *p, const grove_trace_tuple *t)
 	const struct trace_collector_entry *e =
 		trace_proc_collector(p, t->collector);
 	char ob[32], name[sizeof c->reg->name];
-	const char *op = trace_op_name(t->op, ob, sizeof ob);
+	const char *op = c->host->op_name(t->op, ob, sizeof ob);
 	snprintf(name, sizeof name, "%s:%s", e && e->layer[0] ? e->layer :
 	         "unregistered", e && e->name[0] ? e->name : op);
 	for (size_t i = 0; i < c->nreg; i++)
@@ -225,7 +226,7 @@ index_messages(struct ctx *c)
 {
 	struct trace_msg *m;
 	size_t n;
-	int rc = trace_match_messages(c->set, &m, &n);
+	int rc = c->host->match_messages(c->set, &m, &n);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
@@ -367,9 +368,10 @@ out:
 #undef S
 
 int
-trace_export_otf2_impl(const struct trace_set *set, const char *dir)
+trace_export_otf2_impl_v2(const struct trace_set *set, const char *dir,
+                          const struct trace_otf2_host *host)
 {
-	struct ctx c = {.set = set};
+	struct ctx c = {.set = set, .host = host};
 	OTF2_Archive *a = NULL;
 	int rc = GROVE_ENOMEM;
 	char anchor[4096];
@@ -404,7 +406,7 @@ trace_export_otf2_impl(const struct trace_set *set, const char *dir)
 		}
 	if ((rc = index_messages(&c)))
 		goto out;
-	c.origin = trace_set_origin_ns(set);
+	c.origin = host->set_origin_ns(set);
 	c.last = c.origin;
 
 	rc = GROVE_ESYS;

@@ -6,11 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/install_dirs.h"
 #include "core/log.h"
 #include "grove/error.h"
 #include "trace/trace_impl.h"
 
-typedef int (*otf2_export_fn)(const struct trace_set *, const char *);
+typedef int (*otf2_export_fn)(const struct trace_set *, const char *,
+    const struct trace_otf2_host *);
+
+static const struct trace_otf2_host host = {
+	.match_messages = trace_match_messages,
+	.op_name = trace_op_name,
+	.set_origin_ns = trace_set_origin_ns,
+};
 
 static void *
 open_plugin(void)
@@ -18,14 +26,8 @@ open_plugin(void)
 	const char *env = getenv("GROVE_OTF2_PLUGIN");
 	if (env && *env)
 		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-	Dl_info di;
-	if (!dladdr((void *)trace_export_otf2, &di) || !di.dli_fname)
-		return NULL;
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s", di.dli_fname);
-	char *slash = strrchr(path, '/');
-	size_t dir = slash ? (size_t)(slash - path + 1) : 0;
-	snprintf(path + dir, sizeof path - dir, "grove-otf2.so");
+	install_find_plugin("grove-otf2.so", path, sizeof path);
 	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
@@ -47,8 +49,11 @@ trace_export_otf2(const struct trace_set *set, const char *dir)
 		return GROVE_ENOTSUP;
 	}
 	otf2_export_fn fn = (otf2_export_fn)(uintptr_t)dlsym(h,
-	    "trace_export_otf2_impl");
-	int rc = fn ? fn(set, dir) : GROVE_ENOTSUP;
+	    TRACE_OTF2_ENTRY);
+	if (!fn)
+		log_warn("OTF2 export: the plugin has no %s (built for another "
+		    "version of Grove?)", TRACE_OTF2_ENTRY);
+	int rc = fn ? fn(set, dir, &host) : GROVE_ENOTSUP;
 	dlclose(h);
 	return rc;
 }

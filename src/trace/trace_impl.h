@@ -74,8 +74,24 @@ int trace_export_text(const struct trace_set *set, FILE *f);
  * library at start; GROVE_ENOTSUP when the plugin is not there. */
 int trace_export_otf2(const struct trace_set *set, const char *dir);
 int trace_otf2_available(void);
-/* The plugin's entry point. */
-int trace_export_otf2_impl(const struct trace_set *set, const char *dir);
+/* What the plugin takes from the process that loads it, handed over with
+ * the call rather than linked: libgrove.so exports only the public API,
+ * and the same plugin then serves a tool linked with libgrove.so and a
+ * program that carries Grove inside it (grove, tests).  The plugin links
+ * no part of Grove. */
+struct trace_msg;
+struct trace_otf2_host {
+	int (*match_messages)(const struct trace_set *set,
+	                      struct trace_msg **out, size_t *n);
+	const char *(*op_name)(uint16_t op, char *buf, size_t len);
+	uint64_t (*set_origin_ns)(const struct trace_set *set);
+};
+/* The plugin's entry point (TRACE_OTF2_ENTRY), whose name carries the
+ * version of this interface: a plugin of another version is not found
+ * instead of being called with the wrong arguments. */
+#define TRACE_OTF2_ENTRY "trace_export_otf2_impl_v2"
+int trace_export_otf2_impl_v2(const struct trace_set *set, const char *dir,
+                              const struct trace_otf2_host *host);
 
 int trace_stats_text(const struct trace_set *set, FILE *f);
 int trace_stats_json(const struct trace_set *set, FILE *f);

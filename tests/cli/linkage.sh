@@ -5,11 +5,45 @@
 # need libc alone (not libm: Grove's CPs and back-ends round and take
 # logarithms with src/core/fmath.h, and the model code that does need
 # libm stays out of them).
+# libgrove.so exports the public API (grove_*) and nothing else, so a
+# tool's own function named like an internal one (sync_new, node_init)
+# cannot replace Grove's; the programs that carry Grove export the same
+# to the filters they load, and the OTF2 plugin needs nothing from Grove.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
 command -v readelf >/dev/null || fail "readelf (binutils) not found"
+command -v nm >/dev/null || fail "nm (binutils) not found"
+
+# Defined dynamic symbols of $1 that are not grove_*: none for the
+# library; for a program, only the C library's variables it copies
+# (stdout, optarg, ...), which carry their version (name@GLIBC_...).
+foreign_exports() {
+	nm -D --defined-only "$1" | awk '{ print $NF }' |
+		grep -v -e '^grove_' -e '@' || true
+}
+lib=$build/libgrove.so
+[ -e "$lib" ] || fail "$lib not built"
+# (grep reads all of nm's output: with -q, nm could die of SIGPIPE.)
+nm -D --defined-only "$lib" | grep -c ' grove_net_create$' >/dev/null ||
+	fail "libgrove.so does not export grove_net_create"
+extra=$(foreign_exports "$lib")
+[ -z "$extra" ] || fail "libgrove.so exports more than grove_*:" $extra
+for prog in grove grove-commnode; do
+	extra=$(foreign_exports "$build/$prog")
+	[ -z "$extra" ] || fail "$prog exports more than grove_*:" $extra
+	nm -D --defined-only "$build/$prog" |
+		grep -c ' grove_filter_emit$' >/dev/null ||
+		fail "$prog does not export the filter ABI (grove_filter_emit)"
+done
+if [ -e "$build/grove-otf2.so" ]; then
+	undef=$(nm -D --undefined-only "$build/grove-otf2.so" |
+		awk '{ print $NF }' | grep -e '^grove_' -e '^trace_' || true)
+	[ -z "$undef" ] || fail "grove-otf2.so needs Grove symbols:" $undef
+fi
+echo "libgrove.so, grove and grove-commnode export grove_* only"
+
 # A sanitizer build links its runtimes (and their libm) into everything:
 # what is checked here is the build that is deployed.
 if grep -q '^GROVE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then

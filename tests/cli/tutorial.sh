@@ -113,21 +113,31 @@ for f in examples/tutorial_fe.c examples/tutorial_be.c \
 		fail "docs/tutorial.md's listing of $f differs from the file"
 done
 
-# --- building against an installed Grove, as the tutorial shows ----------
+# --- building against an installed Grove, as the tutorial shows (with
+# its pkg-config file) --------------------------------------------------
 if command -v cc >/dev/null && command -v cmake >/dev/null; then
 	prefix="$tmp/prefix"
 	cmake --install "$build" --prefix "$prefix" >/dev/null
 	mkdir "$tmp/mytool"
 	cd "$tmp/mytool"
-	flags=(-I"$prefix/include" -L"$prefix/lib" -Wl,-rpath,"$prefix/lib")
+	libdir=$(dirname "$(find "$prefix" -name libgrove.so -print -quit)")
+	if command -v pkg-config >/dev/null; then
+		export PKG_CONFIG_PATH=$libdir/pkgconfig
+		read -r -a cflags <<<"$(pkg-config --cflags grove)"
+		read -r -a libs <<<"$(pkg-config --libs grove)"
+	else
+		cflags=(-I"$prefix/include")
+		libs=(-L"$libdir" -lgrove)
+	fi
+	flags=("${cflags[@]}" -Wl,-rpath,"$libdir")
 	# A sanitizer build's library needs its runtime in the program too.
 	if grep -q '^GROVE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
 		flags+=(-fsanitize=address,undefined)
 	fi
-	cc -o tutorial_fe "$src/examples/tutorial_fe.c" "${flags[@]}" -lgrove
-	cc -o tutorial_be "$src/examples/tutorial_be.c" "${flags[@]}" -lgrove
+	cc -o tutorial_fe "$src/examples/tutorial_fe.c" "${flags[@]}" "${libs[@]}"
+	cc -o tutorial_be "$src/examples/tutorial_be.c" "${flags[@]}" "${libs[@]}"
 	cc -shared -fPIC -o filter_tutorial.so \
-	    "$src/examples/filter_tutorial.c" -I"$prefix/include"
+	    "$src/examples/filter_tutorial.c" "${cflags[@]}"
 	./tutorial_fe >"$tmp/installed.out" 2>&1 || {
 		cat "$tmp/installed.out" >&2
 		fail "tutorial_fe built against the install failed"
