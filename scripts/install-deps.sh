@@ -16,6 +16,7 @@ PACKAGES=(
 	clang             # fuzz targets (libFuzzer)
 	libclang-rt-14-dev # libFuzzer and sanitizer runtimes for clang 14
 	python3           # helper scripts in tests and docs
+	strace            # tests check which programs an installed tool starts
 )
 
 missing=()

@@ -85,6 +85,8 @@ check_commnode() {
 	local cmd=("./$fe" --be "$tmp/tool/tutorial_be")
 	if command -v strace >/dev/null; then
 		cmd=(strace -f -qq -e trace=execve -o "$tmp/$fe.strace" "${cmd[@]}")
+		# LeakSanitizer cannot run under ptrace.
+		set -- "$@" ASAN_OPTIONS=detect_leaks=0
 	fi
 	env "$@" timeout 120 "${cmd[@]}" >"$tmp/$fe.out" 2>"$tmp/$fe.err" || {
 		cat "$tmp/$fe.out" "$tmp/$fe.err" >&2

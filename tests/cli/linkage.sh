@@ -19,9 +19,11 @@ command -v nm >/dev/null || fail "nm (binutils) not found"
 # Defined dynamic symbols of $1 that are not grove_*: none for the
 # library; for a program, only the C library's variables it copies
 # (stdout, optarg, ...), which carry their version (name@GLIBC_...).
+# (A sanitizer build's programs also export their runtimes' symbols.)
 foreign_exports() {
 	nm -D --defined-only "$1" | awk '{ print $NF }' |
-		grep -v -e '^grove_' -e '@' || true
+		grep -v -e '^grove_' -e '@' -e '^__asan_' -e '^__ubsan_' \
+			-e '^__lsan_' -e '^__sanitizer_' || true
 }
 lib=$build/libgrove.so
 [ -e "$lib" ] || fail "$lib not built"
