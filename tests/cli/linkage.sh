@@ -39,6 +39,11 @@ for prog in grove grove-commnode; do
 		grep -c ' grove_filter_emit$' >/dev/null ||
 		fail "$prog does not export the filter ABI (grove_filter_emit)"
 done
+# A custom filter may call any of the public API inside a CP: the CP
+# exports all of what libgrove.so does.
+api() { nm -D --defined-only "$1" | awk '$NF ~ /^grove_/ { print $NF }' | sort; }
+missing=$(comm -23 <(api "$lib") <(api "$build/grove-commnode"))
+[ -z "$missing" ] || fail "grove-commnode lacks public functions:" $missing
 if [ -e "$build/grove-otf2.so" ]; then
 	undef=$(nm -D --undefined-only "$build/grove-otf2.so" |
 		awk '{ print $NF }' | grep -e '^grove_' -e '^trace_' || true)
