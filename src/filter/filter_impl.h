@@ -63,6 +63,13 @@ int flt_run(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
     const grove_packet *params, void **state,
     const grove_filter_place *place, flt_out *out);
 
+/* The same for a downstream filter on one packet going down: what it
+ * emits goes on down (out->up); there is no reverse direction, and
+ * grove_filter_emit_reverse fails with GROVE_EINVAL. */
+int flt_run_down(const flt_def *f, uint32_t stream, int32_t tag,
+    uint32_t src, grove_packet *p, const grove_packet *params, void **state,
+    const grove_filter_place *place, flt_out *out);
+
 /* Free per-stream state through the filter's state_free, if any. */
 void flt_state_free(const flt_def *f, void *state);
 

@@ -19,6 +19,7 @@ typedef struct flt_ctx {
 	uint32_t stream;
 	int32_t tag;
 	uint32_t src;
+	int down;      /* a downstream filter: no reverse direction */
 } flt_ctx;
 
 void
@@ -62,15 +63,16 @@ out_push(grove_packet ***arr, size_t *n, size_t *cap, grove_packet *p)
 	return 0;
 }
 
-int
-flt_run(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
+static int
+run(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
     grove_packet *const *in, const uint32_t *in_child, size_t n_in,
     const grove_packet *params, void **state,
-    const grove_filter_place *place, flt_out *out)
+    const grove_filter_place *place, flt_out *out, int down)
 {
 	if (!f || !f->fn || !out || (n_in && !in))
 		return GROVE_EINVAL;
-	flt_ctx ctx = {.out = out, .stream = stream, .tag = tag, .src = src};
+	flt_ctx ctx = {.out = out, .stream = stream, .tag = tag, .src = src,
+	               .down = down};
 	grove_filter_call call = {
 		.abi = GROVE_FILTER_ABI,
 		.stream_id = stream,
@@ -83,6 +85,26 @@ flt_run(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
 		.impl_ = &ctx,
 	};
 	return f->fn(&call);
+}
+
+int
+flt_run(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
+    grove_packet *const *in, const uint32_t *in_child, size_t n_in,
+    const grove_packet *params, void **state,
+    const grove_filter_place *place, flt_out *out)
+{
+	return run(f, stream, tag, src, in, in_child, n_in, params, state,
+	    place, out, 0);
+}
+
+int
+flt_run_down(const flt_def *f, uint32_t stream, int32_t tag, uint32_t src,
+    grove_packet *p, const grove_packet *params, void **state,
+    const grove_filter_place *place, flt_out *out)
+{
+	uint32_t none = 0;
+	return run(f, stream, tag, src, &p, &none, 1, params, state, place,
+	    out, 1);
 }
 
 void
@@ -103,16 +125,19 @@ call_ctx(grove_filter_call *call)
 /* Give p the wave's stream and tag.  A packet the filter passes through, or
  * built with grove_filter_pack, already has them and is kept as is (no
  * copy).  Anything else is re-encoded from its items, keeping its source
- * rank: the origin of the data does not change by being forwarded. */
+ * rank (the origin of the data does not change by being forwarded), except
+ * that one built with grove_packet_pack, which names nobody yet, gets this
+ * node's rank as grove_filter_pack would give it. */
 static int
 rewrap(const flt_ctx *ctx, grove_packet **pp)
 {
 	grove_packet *p = *pp, *q = NULL;
+	int unset = wire_packet_src_unset(p);
 	if (grove_packet_stream(p) == ctx->stream &&
-	    grove_packet_tag(p) == ctx->tag)
+	    grove_packet_tag(p) == ctx->tag && !unset)
 		return 0;
 	int rc = wire_repack(&q, p, WIRE_T_DATA, ctx->stream, ctx->tag,
-	    grove_packet_src(p));
+	    unset ? ctx->src : grove_packet_src(p));
 	if (rc < 0)
 		return rc;
 	grove_packet_unref(p);
@@ -124,7 +149,7 @@ static int
 emit(grove_filter_call *call, grove_packet *p, int reverse)
 {
 	flt_ctx *ctx = call_ctx(call);
-	if (!ctx || !p) {
+	if (!ctx || !p || (reverse && ctx->down)) {
 		grove_packet_unref(p);
 		return GROVE_EINVAL;
 	}

@@ -579,10 +579,8 @@ downstream_data(node *n, grove_packet *p)
 		return;
 	}
 	flt_out *o = &n->fout;
-	grove_packet *in[1] = {p};
-	uint32_t none[1] = {0};
-	int rc = flt_run(s->down, s->id, h->tag, n->rank, in, none, 1,
-	    s->params[2], &s->down_state, &n->place, o);
+	int rc = flt_run_down(s->down, s->id, h->tag, n->rank, p, s->params[2],
+	    &s->down_state, &n->place, o);
 	if (rc != 0) {
 		flt_out_reset(o);
 		report_filter_error(n, s, rc, "downstream");

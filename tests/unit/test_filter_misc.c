@@ -255,6 +255,55 @@ failing_filter(grove_filter_call *call)
 	return GROVE_EFILTER;
 }
 
+/* grove_packet_pack with the wave's own stream and tag: nothing to
+ * re-address, but the source must still become this node's. */
+static int
+pack_same_filter(grove_filter_call *call)
+{
+	grove_packet *p;
+	int rc = grove_packet_pack(&p, call->stream_id, TAG, "%d", 7);
+	return rc < 0 ? rc : grove_filter_emit(call, p);
+}
+
+/* A downstream filter has no reverse direction: emit_reverse refuses,
+ * instead of the packet vanishing. */
+static int
+reverse_filter(grove_filter_call *call)
+{
+	grove_packet *p;
+	int rc = grove_filter_pack(call, &p, "%d", 1);
+	return rc < 0 ? rc : grove_filter_emit_reverse(call, p);
+}
+
+static void
+test_sources_and_directions(void **st)
+{
+	(void)st;
+	flt_out out;
+	flt_out_init(&out);
+	void *state = NULL;
+	grove_packet *in[1] = {mk(0, "%d", 1)};
+	flt_def f = {.name = "same", .fn = pack_same_filter};
+	assert_int_equal(run_def(&f, in, 1, &state, &out), 0);
+	assert_int_equal(out.n_up, 1);
+	assert_int_equal(grove_packet_src(out.up[0]), MYRANK);
+	flt_out_reset(&out);
+	assert_int_equal(flt_run_down(&f, STREAM, TAG, MYRANK, in[0], NULL,
+	    &state, &place, &out), 0);
+	assert_int_equal(out.n_up, 1);
+	assert_int_equal(grove_packet_src(out.up[0]), MYRANK);
+	flt_out_reset(&out);
+	flt_def r = {.name = "rev", .fn = reverse_filter};
+	assert_int_equal(run_def(&r, in, 1, &state, &out), 0);
+	assert_int_equal(out.n_down, 1);
+	flt_out_reset(&out);
+	assert_int_equal(flt_run_down(&r, STREAM, TAG, MYRANK, in[0], NULL,
+	    &state, &place, &out), GROVE_EINVAL);
+	assert_int_equal(out.n_down, 0);
+	flt_out_fini(&out);
+	unref_all(in, 1);
+}
+
 static void
 test_emit_and_pack(void **st)
 {
@@ -273,6 +322,8 @@ test_emit_and_pack(void **st)
 	int32_t d;
 	assert_int_equal(grove_packet_unpack(out.up[0], "%d", &d), 0);
 	assert_int_equal(d, 42);
+	/* Built here, either way: this node's rank, not 0 (back-end 0's). */
+	assert_int_equal(grove_packet_src(out.up[0]), MYRANK);
 	assert_int_equal(grove_packet_src(out.up[1]), MYRANK);
 	uint32_t n;
 	assert_int_equal(grove_packet_unpack(out.down[0], "%ud", &n), 0);
@@ -443,6 +494,8 @@ main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_concat_bad, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_null_passes_through, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_sources_and_directions, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_emit_and_pack, setup,
 		    teardown),
