@@ -669,6 +669,10 @@ stream_params_msg(node *n, grove_packet *p)
 		if (grove_packet_unpack(params, "%ud", &ms) == 0) {
 			s->timeout_ms = ms;
 			sync_set_timeout(s->sync, ms);
+			/* A wave already waiting goes by the new window:
+			 * release it now if that has passed, or re-arm. */
+			if (s->sync_kind == SYNC_TIMEOUT)
+				run_waves(n, s, now_ns(), NULL);
 		}
 	}
 	node_send_down(n, s, p, 1);

@@ -396,6 +396,50 @@ timeout_sync(grove_net *net, uint32_t n, int strict)
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
+/* A timeout shortened while a wave waits applies to that wave: with a
+ * window of a minute, the wave waits for the slow back-end; set to 0, the
+ * nodes release what they hold at once, so the slow back-end's rank comes
+ * alone in a later wave (unchanged, the window would have let it join). */
+static void
+timeout_shortened(grove_net *net)
+{
+	it_step("timeout sync filter shortened while a wave waits");
+	uint32_t n = grove_net_backends(net);
+	grove_stream_opts so;
+	grove_stream *s = NULL;
+	grove_stream_opts_init(&so);
+	so.up_filter = "concat";
+	so.sync_filter = "timeout";
+	so.sync_timeout_ms = 60000;
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net),
+	    &so, &s));
+	/* The slow one stops reading for 3 s (and, unlike WORKER_SLOW,
+	 * sends nothing else first that would make the FE look at its
+	 * waves again). */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_STALL, "%d", SLOW_RANK));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	grove_packet *p = NULL;
+	/* Nothing comes while the window is a minute long. */
+	CHECK_RC_NET(net, grove_stream_recv(s, NULL, &p, 300), GROVE_ETIMEDOUT);
+	CHECK_OK_NET(net, grove_stream_set_params(s, GROVE_FILTER_SYNC, "%ud",
+	    0u));
+	uint32_t got = 0, slow_wave_size = 0;
+	while (got < n) {
+		p = it_recv(net, s, WORKER_RANK);
+		it_concat c;
+		it_concat_decode(p, &c);
+		for (uint64_t i = 0; i < c.n; i++)
+			if (c.val[i] == SLOW_RANK)
+				slow_wave_size = (uint32_t)c.n;
+		got += (uint32_t)c.n;
+		it_concat_free(&c);
+		grove_packet_unref(p);
+	}
+	CHECK_UINT_EQ(got, n);
+	CHECK_UINT_EQ(slow_wave_size, 1);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
 /* Packets built by the tool and sent as they are: the FE re-addresses one
  * built for no stream; the workers echo WORKER_ECHO by sending the very
  * packet they received (grove_be_send_packet), so each echo is re-sourced
@@ -465,6 +509,7 @@ main(void)
 	poll_loop(net, n);
 	dont_wait(net, n);
 	timeout_sync(net, n, 0);
+	timeout_shortened(net);
 	send_packets(net, n);
 	it_net_destroy(net);
 
