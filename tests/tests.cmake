@@ -50,6 +50,10 @@ foreach(src ${GROVE_IT_TESTS})
     ENVIRONMENT "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
 endforeach()
 
+# examples/filter_fe_only.c calls a function that it_filter_load defines:
+# exported, it lets that library load in the test's FE and nowhere else.
+set_target_properties(it_filter_load PROPERTIES ENABLE_EXPORTS ON)
+
 # Local children get pipes to their parent; these tests run once more
 # with Unix sockets (GROVE_LOCAL_LINK=socket), the transport of a child
 # that finds no descriptors for pipes, so both paths stay tested.

@@ -60,11 +60,13 @@ enum wire_type {
 	WIRE_T_STREAM_PARAMS = 22,
 	WIRE_T_FILTER_LOAD = 23,
 	WIRE_T_FILTER_ACK = 24,
+	WIRE_T_FILTER_UNLOAD = 25, /* parent -> CP: undo a failed load */
 	WIRE_T_SHUTDOWN = 30,
 	WIRE_T_NODE_LOST = 31,    /* child -> parent: ranks lost below */
 	WIRE_T_HEARTBEAT = 32,
 	WIRE_T_BE_ATTACHED = 33,  /* child -> parent: a BE attached */
 	WIRE_T_FILTER_ERROR = 34, /* child -> parent: a filter failed */
+	WIRE_T_STREAM_REFUSED = 35, /* child -> parent: no stream here */
 	WIRE_T_TRACE_REQ = 40,    /* parent -> child: send your event space */
 	WIRE_T_TRACE_DATA = 41,   /* child -> parent: event space contents */
 	WIRE_T_SKEW_REQ = 42,     /* parent -> CP: measure the links below */

@@ -23,6 +23,10 @@ typedef struct flt_def {
 	void *dl_handle;                       /* NULL for built-ins */
 	char path[256];                        /* library path, custom only */
 	char symbol[128];
+	/* Who registered it: the caller's tag (the TBON: the id of the load
+	 * request), so that undoing a failed load removes only what that
+	 * load added, never an earlier identical definition. */
+	uint32_t origin;
 } flt_def;
 
 typedef struct flt_registry flt_registry;
@@ -34,13 +38,20 @@ void flt_registry_destroy(flt_registry *r); /* dlcloses custom filters */
 const flt_def *flt_lookup(const flt_registry *r, const char *name);
 
 /* dlopen(path) and dlsym(symbol) (and symbol "_state_free" if present) and
- * register it as `name`.  Loading the same name with the same path and
- * symbol again succeeds; a different definition under a taken name is
- * GROVE_EINVAL.  Both symbols must be functions: a variable under either
- * name is GROVE_EFILTER ("not a function").  On failure err says why
- * (dlerror text, or the check that failed). */
+ * register it as `name`, tagged with origin.  Loading the same name with
+ * the same path and symbol again succeeds and keeps the first origin; a
+ * different definition under a taken name is GROVE_EINVAL.  Both symbols
+ * must be functions: a variable under either name is GROVE_EFILTER ("not
+ * a function").  On failure err says why (dlerror text, or the check that
+ * failed). */
 int flt_load(flt_registry *r, const char *name, const char *path,
-    const char *symbol, char *err, size_t errlen);
+    const char *symbol, uint32_t origin, char *err, size_t errlen);
+
+/* Remove the custom filter `name` if it was registered with this origin,
+ * and dlclose its library.  Built-ins and definitions of another origin
+ * stay.  The caller guarantees no stream uses it (flt_lookup results
+ * become dangling).  Returns 1 when it was removed, 0 otherwise. */
+int flt_unload(flt_registry *r, const char *name, uint32_t origin);
 
 /* Packets produced by one filter run. */
 typedef struct flt_out {

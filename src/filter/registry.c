@@ -137,7 +137,7 @@ is_function(void *addr)
 
 int
 flt_load(flt_registry *r, const char *name, const char *path,
-    const char *symbol, char *err, size_t errlen)
+    const char *symbol, uint32_t origin, char *err, size_t errlen)
 {
 	if (err && errlen)
 		err[0] = '\0';
@@ -225,5 +225,27 @@ flt_load(flt_registry *r, const char *name, const char *path,
 	if (fsym)
 		memcpy(&d->state_free, &fsym, sizeof d->state_free);
 	d->dl_handle = h;
+	d->origin = origin;
+	return 0;
+}
+
+int
+flt_unload(flt_registry *r, const char *name, uint32_t origin)
+{
+	if (!r || !name)
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		flt_def *d = r->defs[i];
+		if (strcmp(d->name, name) != 0)
+			continue;
+		if (!d->dl_handle || d->origin != origin)
+			return 0;
+		dlclose(d->dl_handle);
+		free(d);
+		/* Order does not matter (names are unique): the last fills
+		 * the hole. */
+		r->defs[i] = r->defs[--r->n];
+		return 1;
+	}
 	return 0;
 }

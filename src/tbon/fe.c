@@ -268,7 +268,8 @@ fe_up(node *n, grove_packet *p)
 		fe_event(net, &ev);
 		break;
 	}
-	case WIRE_T_FILTER_ERROR: {
+	case WIRE_T_FILTER_ERROR:
+	case WIRE_T_STREAM_REFUSED: { /* same payload */
 		int32_t code = 0;
 		const char *text = NULL;
 		if (grove_packet_unpack(p, PROTO_FILTER_ERROR, &ev.node, &ev.stream,

@@ -172,6 +172,7 @@ grove_net_destroy(grove_net *net)
 	free(net->cb_events);
 	free(net->alive);
 	trace_fe_offsets_free(net->trace_offsets);
+	fe_filters_free(net);
 	free(net);
 }
 
@@ -488,6 +489,12 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 		grove_stream_opts_init(&d);
 		o = &d;
 	}
+	/* Refused here, before anything is sent: the CPs lack it. */
+	int frc = fe_filter_usable(net, o->up_filter);
+	if (frc == 0)
+		frc = fe_filter_usable(net, o->down_filter);
+	if (frc != 0)
+		return frc;
 	grove_stream *s = calloc(1, sizeof *s);
 	if (!s)
 		return GROVE_ENOMEM;
@@ -777,42 +784,6 @@ grove_net_recv(grove_net *net, grove_stream **s, int32_t *tag,
 	if (s)
 		*s = NULL;
 	return recv_common(net, NULL, s, tag, p, timeout_ms);
-}
-
-/* ---- custom filters --------------------------------------------- */
-
-int
-grove_net_load_filter(grove_net *net, const char *name, const char *path,
-    const char *symbol)
-{
-	if (!net_usable(net) || !name || !path || !symbol)
-		return GROVE_EINVAL;
-	node *n = &net->n;
-	uint32_t req = net->next_req++;
-	node_load_req *r = node_filter_load(n, req, name, path, symbol);
-	if (!r)
-		return GROVE_ENOMEM;
-	node_flush_all(n);
-	uint64_t deadline = sockio_now_ms() + (uint64_t)n->timeout_ms;
-	while (!r->done && sockio_now_ms() < deadline)
-		fe_run(net, 50);
-	int rc = 0;
-	if (!r->done) {
-		fe_set_error(net, "loading filter '%s': not every CP answered within "
-		    "%d ms", name, n->timeout_ms);
-		rc = GROVE_ETIMEDOUT;
-	} else if (r->n_errors) {
-		size_t o = (size_t)snprintf(net->err, sizeof net->err,
-		    "loading filter '%s' (%s:%s) failed on %zu node(s): ", name, path,
-		    symbol, r->n_errors);
-		for (size_t i = 0; i < r->n_errors && o < sizeof net->err; i++)
-			o += (size_t)snprintf(net->err + o, sizeof net->err - o, "%s%s",
-			    i ? "; " : "", r->errors[i]);
-		rc = GROVE_EFILTER;
-	}
-	node_load_req_free(n, r);
-	fe_settle(net);
-	return rc;
 }
 
 /* ---- live collection of event spaces ------------------------------- */

@@ -108,7 +108,17 @@ struct grove_net {
 	grove_trace_collector tc_api_send, tc_api_recv;
 	struct trace_fe_offsets *trace_offsets; /* last clock offsets, for
 	                                           shipped event spaces */
+	/* Names whose last grove_net_load_filter failed (and was undone):
+	 * a stream naming one gets a message that says so (fe_filters.c). */
+	char **failed_filters;
+	size_t n_failed_filters;
 };
+
+/* 0 when a stream may name this filter as far as loads go; else
+ * GROVE_EFILTER with the error set: its last load failed and was undone
+ * (fe_filters.c). */
+int fe_filter_usable(grove_net *net, const char *name);
+void fe_filters_free(grove_net *net);
 
 /* Queue an event for grove_net_next_event and the callback. */
 void fe_event(grove_net *net, const grove_event *ev);

@@ -248,6 +248,7 @@ child_on_drain(conn *c)
 
 void node_stream_upstream(node *n, uint32_t child, grove_packet *p);
 void node_load_ack(node *n, uint32_t child, grove_packet *p);
+void node_stream_refused(node *n, uint32_t child, grove_packet *p);
 
 static void
 child_ready_msg(node *n, uint32_t idx, grove_packet *p)
@@ -304,6 +305,9 @@ child_on_packet(conn *c, grove_packet *p)
 		break;
 	case WIRE_T_FILTER_ACK:
 		node_load_ack(n, idx, p);
+		break;
+	case WIRE_T_STREAM_REFUSED:
+		node_stream_refused(n, idx, p);
 		break;
 	case WIRE_T_HEARTBEAT:
 		break;

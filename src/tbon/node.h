@@ -266,6 +266,9 @@ void node_stream_destroy(node *n, uint32_t id, int forward);
 node_load_req *node_filter_load(node *n, uint32_t req, const char *name,
     const char *path, const char *symbol);
 void node_load_req_free(node *n, node_load_req *r);
+/* Undo load request req on this node (if it registered name here) and
+ * tell the CPs below to do the same. */
+void node_filter_unload(node *n, uint32_t req, const char *name);
 
 /* Begin an orderly shutdown: SHUTDOWN to every child (msg: the packet to
  * forward, or NULL for a plain one). */

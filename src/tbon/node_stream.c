@@ -545,6 +545,31 @@ node_streams_child_gone(node *n, uint32_t child)
 	child_resume(n, child);
 }
 
+/* A child refused a stream (STREAM_REFUSED): its subtree never sends on
+ * it, so the stream's waves here stop waiting for it, as for a child that
+ * is gone.  Only the refusing node's own parent acts: further up, the
+ * child that passes the message on still takes part.  The message goes
+ * on up to the FE (a GROVE_EV_FILTER_ERROR there). */
+void
+node_stream_refused(node *n, uint32_t child, grove_packet *p)
+{
+	uint32_t node_id = 0, id = 0;
+	int32_t code = 0;
+	const char *text = NULL;
+	if (grove_packet_unpack(p, PROTO_STREAM_REFUSED, &node_id, &id, &code,
+		&text) != 0) {
+		log_warn("node %u: malformed stream refusal dropped", n->id);
+		return;
+	}
+	node_stream *s = node_stream_find(n, id);
+	if (s && node_id == n->children[child].node_id &&
+	    s->child_slot[child] >= 0) {
+		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
+		run_waves(n, s, now_ns(), NULL);
+	}
+	n->hooks->up(n, p);
+}
+
 /* ---- downstream ------------------------------------------------------- */
 
 void
@@ -636,9 +661,11 @@ stream_new_msg(node *n, grove_packet *p)
 	int rc = node_stream_create(n, id, members, nm, up, sync, down, timeout,
 	    err, sizeof err);
 	if (rc != 0) {
+		/* The parent must stop waiting for this subtree's share of
+		 * the stream's waves, or they would never complete. */
 		log_warn("%s", err);
-		node_up_ctl(n, WIRE_T_FILTER_ERROR, 0, PROTO_FILTER_ERROR, n->id, id,
-		    rc, err);
+		node_up_ctl(n, WIRE_T_STREAM_REFUSED, 0, PROTO_STREAM_REFUSED,
+		    n->id, id, rc, err);
 	}
 }
 
@@ -741,7 +768,8 @@ node_filter_load(node *n, uint32_t req, const char *name, const char *path,
 	r->next = n->loads;
 	n->loads = r;
 	char err[512];
-	if (flt_load(n->filters, name, path, symbol, err, sizeof err) == 0) {
+	if (flt_load(n->filters, name, path, symbol, req, err, sizeof err) ==
+	    0) {
 		r->ok++;
 	} else {
 		char text[700];
@@ -788,6 +816,29 @@ node_load_ack(node *n, uint32_t child, grove_packet *p)
 	if (r->waiting)
 		r->waiting--;
 	load_maybe_done(n, r);
+}
+
+/* No answer is awaited: a CP that is gone has nothing to undo, and the
+ * message reaches every live CP after the load it undoes (links keep
+ * order), and before any later load or stream of the same name.  No
+ * stream can use what the load registered: the FE creates none while its
+ * load is under way, nor after it failed. */
+void
+node_filter_unload(node *n, uint32_t req, const char *name)
+{
+	if (flt_unload(n->filters, name, req))
+		log_debug("node %u: filter '%s' unloaded (its load failed "
+		    "elsewhere)", n->id, name);
+	grove_packet *p = NULL;
+	if (wire_pack(&p, WIRE_T_FILTER_UNLOAD, 0, (int32_t)req, n->rank, 0,
+		PROTO_FILTER_UNLOAD, name) != 0)
+		return;
+	for (uint32_t c = 0; c < n->n_children; c++) {
+		node_child *ch = &n->children[c];
+		if (ch->role == GROVE_ROLE_CP && ch->c)
+			node_send(n, ch->c, p);
+	}
+	grove_packet_unref(p);
 }
 
 /* A CP child that dies while a load is outstanding must not stall it. */
@@ -842,6 +893,12 @@ node_from_parent(node *n, grove_packet *p)
 		const char *name = NULL, *path = NULL, *sym = NULL;
 		if (grove_packet_unpack(p, PROTO_FILTER_LOAD, &name, &path, &sym) == 0)
 			node_filter_load(n, (uint32_t)h->tag, name, path, sym);
+		break;
+	}
+	case WIRE_T_FILTER_UNLOAD: {
+		const char *name = NULL;
+		if (grove_packet_unpack(p, PROTO_FILTER_UNLOAD, &name) == 0)
+			node_filter_unload(n, (uint32_t)h->tag, name);
 		break;
 	}
 	case WIRE_T_HEARTBEAT:

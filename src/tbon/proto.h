@@ -21,12 +21,18 @@
 #define PROTO_FILTER_LOAD "%s %s %s"
 /* FILTER_ACK (tag = request id): nodes that loaded it, errors. */
 #define PROTO_FILTER_ACK "%ud %as"
+/* FILTER_UNLOAD (tag = request id of a load that failed somewhere): name.
+ * Each node removes the filter if that very load registered it. */
+#define PROTO_FILTER_UNLOAD "%s"
 /* NODE_LOST, child -> parent: lost node id, its BE range, reason. */
 #define PROTO_NODE_LOST "%ud %ud %ud %s"
 /* BE_ATTACHED, child -> parent: BE rank. */
 #define PROTO_BE_ATTACHED "%ud"
 /* FILTER_ERROR: node id, stream, error code, text. */
 #define PROTO_FILTER_ERROR "%ud %ud %d %s"
+/* STREAM_REFUSED: as FILTER_ERROR, from a node that could not create the
+ * stream: its parent stops waiting for it on that stream. */
+#define PROTO_STREAM_REFUSED PROTO_FILTER_ERROR
 
 /* SHUTDOWN with tag PROTO_SHUTDOWN_SHIP: the FE collects event spaces;
  * every process not on the FE's host (or every process, ship_all = 1) sends

@@ -1,6 +1,8 @@
 /* Custom filters: a good library loaded on the FE and every CP and used on
  * a stream; a missing library and a missing symbol reported with where and
- * why, leaving the network usable.
+ * why, leaving the network usable; a library that loads on the FE but not
+ * on the CPs leaves its name unused everywhere, so that a stream cannot
+ * use it and a good library can take it.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +14,17 @@
 
 /* The entry point of examples/filter_intmaxloc.c. */
 #define MAXLOC_SYMBOL "intmaxloc"
+
+/* examples/filter_fe_only.c calls this: this program exports it (see
+ * tests/tests.cmake), grove-commnode does not, so that library loads here
+ * and fails to load on every CP. */
+int fe_only_base(void);
+
+int
+fe_only_base(void)
+{
+	return 0;
+}
 
 /* Case-insensitive substring test. */
 static int
@@ -122,6 +135,33 @@ main(void)
 	CHECK_OK_NET(net, grove_net_load_filter(net, "maxloc2", lib,
 	    MAXLOC_SYMBOL));
 	maxloc(net, n, "maxloc2");
+
+	/* Loads on the FE (it has fe_only_base), fails on every CP. */
+	it_step("a load that fails on the CPs only is undone everywhere");
+	char fe_only[4096];
+	it_build_path("filter_fe_only.so", fe_only, sizeof fe_only);
+	CHECK_RC_NET(net, grove_net_load_filter(net, "partial", fe_only,
+	    "fe_only_sum"), GROVE_EFILTER);
+	check_where_why(net, "fe_only_base", "undefined symbol");
+	CHECK_STR_CONTAINS(grove_net_last_error(net), "cp");
+	/* The FE refuses the name at once: a stream the CPs refused would
+	 * leave its waves waiting for them. */
+	s = NULL;
+	so.up_filter = "partial";
+	rc = grove_stream_create(net, grove_net_comm_all(net), &so, &s);
+	if (rc >= 0) {
+		grove_stream_destroy(s);
+		IT_FAIL("stream with partly loaded filter \"partial\" was "
+		    "created");
+	}
+	CHECK_INT_EQ(rc, GROVE_EFILTER);
+	check_where_why(net, "partial", NULL);
+	/* The name is free again: a good library takes it and runs on every
+	 * node. */
+	CHECK_OK_NET(net, grove_net_load_filter(net, "partial", lib,
+	    MAXLOC_SYMBOL));
+	maxloc(net, n, "partial");
+	sum_works(net, n);
 
 	it_step("a name in use, for another definition or a built-in");
 	CHECK_RC_NET(net, grove_net_load_filter(net, "maxloc2", lib,

@@ -371,7 +371,7 @@ test_load_custom(void **st)
 {
 	char path[PATH_MAX + 32], err[512];
 	module_path(path, sizeof path);
-	assert_int_equal(flt_load(*st, "intmaxloc", path, "intmaxloc", err,
+	assert_int_equal(flt_load(*st, "intmaxloc", path, "intmaxloc", 0, err,
 	    sizeof err), 0);
 	const flt_def *f = flt_lookup(*st, "intmaxloc");
 	assert_non_null(f);
@@ -381,13 +381,13 @@ test_load_custom(void **st)
 	assert_string_equal(f->symbol, "intmaxloc");
 
 	/* the same definition again is fine, a different one is not */
-	assert_int_equal(flt_load(*st, "intmaxloc", path, "intmaxloc", err,
+	assert_int_equal(flt_load(*st, "intmaxloc", path, "intmaxloc", 0, err,
 	    sizeof err), 0);
 	assert_int_equal(flt_load(*st, "intmaxloc", path,
-	    "intmaxloc_state_free", err, sizeof err), GROVE_EINVAL);
+	    "intmaxloc_state_free", 0, err, sizeof err), GROVE_EINVAL);
 	assert_non_null(strstr(err, "intmaxloc"));
 	/* built-in names are taken */
-	assert_int_equal(flt_load(*st, "sum", path, "intmaxloc", err,
+	assert_int_equal(flt_load(*st, "sum", path, "intmaxloc", 0, err,
 	    sizeof err), GROVE_EINVAL);
 	assert_non_null(strstr(err, "built-in"));
 
@@ -431,7 +431,7 @@ test_load_custom(void **st)
 	char name[32];
 	for (int i = 0; i < 40; i++) {
 		snprintf(name, sizeof name, "copy%d", i);
-		assert_int_equal(flt_load(*st, name, path, "intmaxloc", err,
+		assert_int_equal(flt_load(*st, name, path, "intmaxloc", 0, err,
 		    sizeof err), 0);
 	}
 	assert_ptr_equal(flt_lookup(*st, "intmaxloc"), f);
@@ -449,31 +449,64 @@ test_load_errors(void **st)
 	module_path(path, sizeof path);
 	snprintf(missing, sizeof missing, "%s/no_such_filter.so", build_dir);
 
-	int rc = flt_load(*st, "x", missing, "intmaxloc", err, sizeof err);
+	int rc = flt_load(*st, "x", missing, "intmaxloc", 0, err, sizeof err);
 	assert_int_equal(rc, GROVE_EFILTER);
 	assert_non_null(strstr(err, missing));
 	assert_null(flt_lookup(*st, "x"));
 
-	rc = flt_load(*st, "y", path, "no_such_symbol", err, sizeof err);
+	rc = flt_load(*st, "y", path, "no_such_symbol", 0, err, sizeof err);
 	assert_int_equal(rc, GROVE_EFILTER);
 	assert_non_null(strstr(err, "no_such_symbol"));
 	assert_non_null(strstr(err, path));
 	assert_null(flt_lookup(*st, "y"));
 
-	assert_int_equal(flt_load(*st, "", path, "intmaxloc", err, sizeof err),
+	assert_int_equal(flt_load(*st, "", path, "intmaxloc", 0, err, sizeof err),
 	    GROVE_EINVAL);
-	assert_int_equal(flt_load(*st, "z", path, "", err, sizeof err),
+	assert_int_equal(flt_load(*st, "z", path, "", 0, err, sizeof err),
 	    GROVE_EINVAL);
-	assert_int_equal(flt_load(*st, "z", NULL, "intmaxloc", err,
+	assert_int_equal(flt_load(*st, "z", NULL, "intmaxloc", 0, err,
 	    sizeof err), GROVE_EINVAL);
 	char longname[100];
 	memset(longname, 'n', sizeof longname - 1);
 	longname[sizeof longname - 1] = '\0';
-	assert_int_equal(flt_load(*st, longname, path, "intmaxloc", err,
+	assert_int_equal(flt_load(*st, longname, path, "intmaxloc", 0, err,
 	    sizeof err), GROVE_EINVAL);
 	/* no error buffer is fine too */
-	assert_int_equal(flt_load(*st, "x", missing, "intmaxloc", NULL, 0),
+	assert_int_equal(flt_load(*st, "x", missing, "intmaxloc", 0, NULL, 0),
 	    GROVE_EFILTER);
+}
+
+/* Undoing a load removes only what that load (origin) registered. */
+static void
+test_unload(void **st)
+{
+	char path[PATH_MAX + 32], err[512];
+	module_path(path, sizeof path);
+	assert_int_equal(flt_load(*st, "m", path, "intmaxloc", 7, err,
+	    sizeof err), 0);
+	/* The same definition again: the first origin stays. */
+	assert_int_equal(flt_load(*st, "m", path, "intmaxloc", 8, err,
+	    sizeof err), 0);
+	assert_int_equal(flt_lookup(*st, "m")->origin, 7);
+	assert_int_equal(flt_unload(*st, "m", 8), 0);
+	assert_non_null(flt_lookup(*st, "m"));
+	/* Built-ins and absent names stay as they are. */
+	assert_int_equal(flt_unload(*st, "sum", 0), 0);
+	assert_non_null(flt_lookup(*st, "sum"));
+	assert_int_equal(flt_unload(*st, "absent", 7), 0);
+	assert_int_equal(flt_unload(NULL, "m", 7), 0);
+
+	assert_int_equal(flt_load(*st, "other", path, "intmaxloc", 9, err,
+	    sizeof err), 0);
+	assert_int_equal(flt_unload(*st, "m", 7), 1);
+	assert_null(flt_lookup(*st, "m"));
+	assert_non_null(flt_lookup(*st, "other"));
+	assert_non_null(flt_lookup(*st, "max"));
+	/* The name is free: another definition may take it. */
+	assert_int_equal(flt_load(*st, "m", path, "intmaxloc_state_free", 10,
+	    err, sizeof err), 0);
+	assert_string_equal(flt_lookup(*st, "m")->symbol,
+	    "intmaxloc_state_free");
 }
 
 int
@@ -501,6 +534,7 @@ main(int argc, char **argv)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_load_custom, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_unload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_errors, setup,
 		    teardown),
 	};
