@@ -106,12 +106,15 @@ typedef struct grove_net_opts {
 	 * other cores, so back-ends that compute, or a tree that shares the
 	 * host with an application, are better left unbound (the default). */
 	grove_cpu_bind cpu_bind;
-	/* How long a send waits while a link it may use holds more than its
-	 * limit (a child that does not read: stopped, or not calling Grove).
+	/* How long a send waits while a link of the FE to one of its
+	 * children holds more than its limit (a child that does not read:
+	 * stopped, or not calling Grove; any such link holds up every send).
 	 * 0: as long as it takes (default); > 0: at most that many ms, then
 	 * GROVE_ETIMEDOUT; < 0: not at all, GROVE_EAGAIN.  A send that fails
-	 * so has queued nothing: retry it later.  A send cut into segments
-	 * waits only before its first one. */
+	 * so has queued nothing: retry it later.  A message cut into
+	 * segments gives up only before its first one; when the time runs
+	 * out later, its rest is queued without waiting (the link then holds
+	 * up to one message over its limit). */
 	int send_timeout_ms;
 } grove_net_opts;
 
@@ -191,7 +194,9 @@ void grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg);
 int grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms);
 
 /* A file descriptor that is readable when grove_net_progress(), a receive
- * or grove_net_next_event() would find something to do.  It holds every
+ * or grove_net_next_event() would find something to do (events already
+ * handed to a callback excepted: they make it readable again only once
+ * the callback is removed).  It holds every
  * link and pending write, and a timer set to Grove's next timer
  * (heartbeats, a time-based sync filter's window), whenever a Grove call
  * returns: polling it alone drives the network.  Owned by the network: do

@@ -91,53 +91,52 @@ fe_update_waitfd(grove_net *net)
 	waitfd_set(&net->wfd, net->queued > 0 || net->ev_untold > 0);
 }
 
-/* Append to a ring of events (grows it); 0 or GROVE_ENOMEM. */
+/* Append *item (elem bytes) to a ring (grows it); 0 or GROVE_ENOMEM, and
+ * then nothing changed. */
 static int
-ring_push(grove_event **ring, size_t *head, size_t *n, size_t *cap,
-    const grove_event *ev)
+ring_push(void **ring, size_t elem, size_t *head, size_t *n, size_t *cap,
+    const void *item)
 {
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 16;
-		grove_event *e = malloc(c * sizeof *e);
+		char *e = malloc(c * elem);
 		if (!e)
 			return GROVE_ENOMEM;
 		for (size_t i = 0; i < *n; i++)
-			e[i] = (*ring)[(*head + i) % *cap];
+			memcpy(e + i * elem,
+			    (char *)*ring + (*head + i) % *cap * elem, elem);
 		free(*ring);
 		*ring = e;
 		*cap = c;
 		*head = 0;
 	}
-	(*ring)[(*head + *n) % *cap] = *ev;
+	memcpy((char *)*ring + (*head + *n) % *cap * elem, item, elem);
 	(*n)++;
 	return 0;
 }
 
-/* Queues ev for grove_net_next_event, with its told flag. */
+/* Queues ev for grove_net_next_event. */
 static int
 queue_event(grove_net *net, const grove_event *ev, int told)
 {
-	size_t old_head = net->ev_head, old_cap = net->ev_cap, n = net->ev_n;
-	if (ring_push(&net->events, &net->ev_head, &net->ev_n, &net->ev_cap,
-	    ev) != 0)
+	fe_queued_event q = {*ev, told};
+	if (ring_push((void **)&net->events, sizeof q, &net->ev_head,
+	    &net->ev_n, &net->ev_cap, &q) != 0)
 		return GROVE_ENOMEM;
-	if (net->ev_cap != old_cap) {
-		/* The events were re-based at 0; so are their flags. */
-		unsigned char *t = malloc(net->ev_cap);
-		if (!t) {
-			net->ev_n--; /* take ev back off the tail */
-			return GROVE_ENOMEM;
-		}
-		for (size_t i = 0; i < n; i++)
-			t[i] = net->ev_told[(old_head + i) % old_cap];
-		free(net->ev_told);
-		net->ev_told = t;
-	}
-	net->ev_told[(net->ev_head + net->ev_n - 1) % net->ev_cap] =
-		(unsigned char)told;
 	if (!told)
 		net->ev_untold++;
 	return 0;
+}
+
+/* Every queued event makes the descriptor readable again: the callback
+ * that was told of some is gone (or was never called for them). */
+void
+fe_untell_events(grove_net *net)
+{
+	for (size_t i = 0; i < net->ev_n; i++)
+		net->events[(net->ev_head + i) % net->ev_cap].told = 0;
+	net->ev_untold = net->ev_n;
+	fe_update_waitfd(net);
 }
 
 void
@@ -150,8 +149,8 @@ fe_event(grove_net *net, const grove_event *ev)
 	 * reported while its stream's waves are being released), where a
 	 * callback that destroyed the stream would free it under us. */
 	if (net->cb)
-		ring_push(&net->cb_events, &net->cb_head, &net->cb_n,
-		    &net->cb_cap, ev);
+		ring_push((void **)&net->cb_events, sizeof *ev, &net->cb_head,
+		    &net->cb_n, &net->cb_cap, ev);
 }
 
 void

@@ -168,7 +168,6 @@ grove_net_destroy(grove_net *net)
 	boot_fini(&net->b);
 	free(net->all.ranks);
 	free(net->events);
-	free(net->ev_told);
 	free(net->cb_events);
 	free(net->alive);
 	trace_fe_offsets_free(net->trace_offsets);
@@ -340,6 +339,11 @@ grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg)
 		return;
 	net->cb = cb;
 	net->cb_arg = arg;
+	/* Without a callback, the descriptor is how the tool learns of
+	 * events: also of those queued while one was set (some perhaps
+	 * never handed to it). */
+	if (!cb && net->ev_untold != net->ev_n)
+		fe_untell_events(net);
 }
 
 int
@@ -350,8 +354,8 @@ grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
 		if (net->ev_n) {
-			*ev = net->events[net->ev_head];
-			if (!net->ev_told[net->ev_head])
+			*ev = net->events[net->ev_head].ev;
+			if (!net->events[net->ev_head].told)
 				net->ev_untold--;
 			net->ev_head = (net->ev_head + 1) % net->ev_cap;
 			net->ev_n--;

@@ -58,6 +58,12 @@ typedef struct fe_ctl {
 	fe_ctl_client cl[FE_CTL_MAX_CLIENTS];
 } fe_ctl;
 
+/* An event queued for grove_net_next_event; told: it went to a callback. */
+typedef struct fe_queued_event {
+	grove_event ev;
+	int told;
+} fe_queued_event;
+
 struct grove_net {
 	node n;
 	boot b;                /* settings handed to children */
@@ -73,13 +79,12 @@ struct grove_net {
 	pktq p2p;              /* point-to-point packets from BEs */
 	uint64_t seq;          /* arrival numbers across all queues */
 	size_t queued;         /* packets in all queues */
-	grove_event *events;
+	/* Queued for grove_net_next_event.  Only events that did not go to a
+	 * callback make grove_net_fd readable: a tool told by its callback
+	 * must not find the descriptor ready for the copies.  ev_untold
+	 * counts them. */
+	fe_queued_event *events;
 	size_t ev_head, ev_n, ev_cap;
-	/* Per queued event (same ring indices): 1 when it went to the
-	 * callback too.  Only the others make grove_net_fd readable: a tool
-	 * told by its callback must not find the descriptor ready until it
-	 * pops the copy.  ev_untold counts them. */
-	unsigned char *ev_told;
 	size_t ev_untold;
 	grove_event_cb cb;
 	void *cb_arg;
@@ -136,6 +141,9 @@ void fe_run(grove_net *net, int timeout_ms);
  * and a watcher changed.  fe_run and fe_wait_writable do it; a public
  * call that sends without either calls it itself. */
 void fe_settle(grove_net *net);
+/* Makes every queued event count for grove_net_fd again (the callback
+ * was removed). */
+void fe_untell_events(grove_net *net);
 /* Back-pressure for senders: waits until no child link holds more than
  * its limit, for at most wait_ms (< 0: as long as it takes; 0: not at
  * all).  0, or GROVE_EAGAIN (wait_ms 0) / GROVE_ETIMEDOUT with the

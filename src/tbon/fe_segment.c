@@ -5,6 +5,7 @@
 
 #include "codec/wire.h"
 #include "grove/trace.h"
+#include "net/sockio.h"
 #include "tbon/fe_internal.h"
 #include "tbon/segment.h"
 
@@ -60,16 +61,30 @@ grove_net_set_logp(grove_net *net, const struct grove_logp_params *p)
 struct seg_inject {
 	grove_net *net;
 	int first;
+	int overdue;        /* the send's time ran out after its start */
+	uint64_t deadline;  /* ms, for a bounded send_timeout_ms */
 };
 
 /* Only the first segment may give up (then nothing was sent): a message
- * cut off halfway could never be reassembled. */
+ * cut off halfway could never be reassembled.  When a bounded wait runs
+ * out later, the rest of the message is queued without waiting: the link
+ * then holds at most one message over its limit, and the send keeps its
+ * promise of a bounded wait. */
 static int
 inject_segment(void *arg, grove_packet *seg)
 {
 	struct seg_inject *si = arg;
 	grove_net *net = si->net;
-	int rc = fe_wait_writable(net, si->first ? net->send_wait_ms : -1);
+	int wait = net->send_wait_ms;
+	if (!si->first && wait >= 0) {
+		uint64_t now = sockio_now_ms();
+		wait = now < si->deadline ? (int)(si->deadline - now) : 0;
+	}
+	int rc = si->overdue ? 0 : fe_wait_writable(net, wait);
+	if (rc != 0 && !si->first) {
+		si->overdue = 1;
+		rc = 0;
+	}
 	si->first = 0;
 	if (rc != 0)
 		return rc;
@@ -92,7 +107,9 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	if (!seg)
 		return fe_inject(net, p);
 	uint64_t t0 = grove_trace_begin();
-	struct seg_inject si = {net, 1};
+	struct seg_inject si = {net, 1, 0, 0};
+	if (net->send_wait_ms > 0)
+		si.deadline = sockio_now_ms() + (uint64_t)net->send_wait_ms;
 	int rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, &si);
 	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
 	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());

@@ -4,6 +4,7 @@
  * not read for a while lose nothing either.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,49 @@ send_gives_up(int timeout_ms)
 	CHECK_RC_NET(net, grove_net_recv(net, &from, NULL, &p, 300),
 	    GROVE_ETIMEDOUT);
 	it_step("%u answers, none twice", sent);
+
+	/* A message cut into segments does not stop halfway, nor wait past
+	 * the timeout: once its first segment is queued, the rest follows
+	 * without waiting, and it arrives whole. */
+	if (timeout_ms > 0) {
+		enum { BIG = 24u << 20 };
+		grove_stream_opts so;
+		grove_stream *s = NULL;
+		grove_stream_opts_init(&so);
+		so.up_filter = "null";
+		so.sync_filter = "dont_wait";
+		CHECK_OK_NET(net, grove_stream_create(net,
+		    grove_net_comm_all(net), &so, &s));
+		uint8_t *big = malloc(BIG);
+		CHECK(big != NULL);
+		for (uint32_t i = 0; i < BIG; i++)
+			big[i] = (uint8_t)(i * 7u);
+		uint64_t big_digest = worker_digest(big, BIG);
+		/* Stopped, the back-ends read nothing until the send has
+		 * returned: a send that waited for them would hang here. */
+		pid_t kids[4];
+		size_t nk = it_descendants(kids, 4, NULL);
+		CHECK(nk == 2);
+		for (size_t i = 0; i < nk; i++)
+			CHECK(kill(kids[i], SIGSTOP) == 0);
+		CHECK_OK_NET(net, grove_stream_send(s, WORKER_DIGEST, "%auc",
+		    big, (uint64_t)BIG));
+		for (size_t i = 0; i < nk; i++)
+			CHECK(kill(kids[i], SIGCONT) == 0);
+		free(big);
+		for (int k = 0; k < 2; k++) {
+			p = it_recv(net, s, WORKER_DIGEST);
+			uint64_t len = 0, h = 0, t = 0;
+			CHECK_OK(grove_packet_unpack(p, "%uld %uld %uld", &len,
+			    &h, &t));
+			CHECK_UINT_EQ(len, BIG);
+			CHECK_UINT_EQ(h, big_digest);
+			grove_packet_unref(p);
+		}
+		it_step("a segmented message sent past a stalled back-end "
+		    "arrived whole at both");
+		CHECK_OK_NET(net, grove_stream_destroy(s));
+	}
 	free(b);
 	it_net_destroy(net);
 }
