@@ -561,13 +561,32 @@ node_stream_refused(node *n, uint32_t child, grove_packet *p)
 		log_warn("node %u: malformed stream refusal dropped", n->id);
 		return;
 	}
+	node_child *ch = &n->children[child];
+	/* Only a CP creates streams, and it speaks for itself alone: a
+	 * refusal from a back-end, or one naming another node, would cut
+	 * others out of the stream. */
+	if (ch->role != GROVE_ROLE_CP || node_id != ch->node_id) {
+		log_warn("node %u: stream refusal for node %u from child node "
+		    "%u (%s) refused", n->id, node_id, ch->node_id,
+		    ch->role == GROVE_ROLE_CP ? "not its own" : "a back-end");
+		if (ch->c)
+			conn_close(ch->c, GROVE_EPROTO,
+			    "a stream refusal it may not send");
+		return;
+	}
 	node_stream *s = node_stream_find(n, id);
-	if (s && node_id == n->children[child].node_id &&
-	    s->child_slot[child] >= 0) {
+	if (s && s->child_slot[child] >= 0) {
 		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
 		run_waves(n, s, now_ns(), NULL);
 	}
-	n->hooks->up(n, p);
+	/* Upward it is a report only: as a filter error, no node above acts
+	 * on it (they still wait for this node's other children). */
+	grove_packet *q = NULL;
+	if (wire_repack(&q, p, WIRE_T_FILTER_ERROR, grove_packet_stream(p),
+	    grove_packet_tag(p), grove_packet_src(p)) != 0)
+		return;
+	n->hooks->up(n, q);
+	grove_packet_unref(q);
 }
 
 /* ---- downstream ------------------------------------------------------- */

@@ -247,6 +247,7 @@ typedef enum mcase {
 	M_BAD_ARRAY,
 	M_BAD_FORMAT,
 	M_WRONG_DIRECTION,
+	M_REFUSAL_FROM_BE,
 	M_COUNT_
 } mcase;
 
@@ -256,6 +257,7 @@ static const char *const mcase_name[] = {
 	"data for an unknown stream", "payload shorter than its format",
 	"array count beyond the payload", "invalid format string",
 	"parent-only control messages from a child",
+	"a stream refusal from a back-end",
 };
 
 /* Sends case m on an authenticated connection; returns 1 when the node
@@ -334,6 +336,23 @@ send_case(const ctx *c, int fd, mcase m)
 		    0, 0, FAKE_RANK, "%d", &v, 4);
 		put(fd, b, n);
 		return 0;
+	}
+	case M_REFUSAL_FROM_BE: {
+		/* Only a CP refuses streams, and only for itself: a back-end
+		 * that could would cut its siblings out of the stream.  The
+		 * payload is PROTO_STREAM_REFUSED: node 1, the sum stream,
+		 * code -1, "x". */
+		uint8_t pl[20] = {0};
+		uint32_t w[4] = {1, grove_stream_id(c->sum), (uint32_t)-1, 1};
+		for (int i = 0; i < 4; i++)
+			for (int k = 0; k < 4; k++)
+				pl[4 * i + k] = (uint8_t)(w[i] >> (8 * k));
+		pl[16] = 'x';
+		n = frame(b, sizeof b, honest_len("%ud %ud %d %s", 18),
+		    WIRE_T_STREAM_REFUSED, 0, 0, FAKE_RANK, "%ud %ud %d %s", pl,
+		    18);
+		put(fd, b, n);
+		return 1;
 	}
 	default:
 		break;
