@@ -65,8 +65,15 @@ fe_filters_free(grove_net *net)
 int
 fe_filter_usable(grove_net *net, const char *name)
 {
-	if (!name || flt_lookup(net->n.filters, name) ||
-	    failed_index(net, name) < 0)
+	if (!name)
+		return 0;
+	for (const struct fe_loading *l = net->loading; l; l = l->next)
+		if (strcmp(l->name, name) == 0) {
+			fe_set_error(net, "filter '%s' is still being loaded "
+			    "(grove_net_load_filter has not returned)", name);
+			return GROVE_EFILTER;
+		}
+	if (flt_lookup(net->n.filters, name) || failed_index(net, name) < 0)
 		return 0; /* known, or plainly unknown: stream creation says */
 	fe_set_error(net, "filter '%s' is not loaded: grove_net_load_filter "
 	    "failed on some node and was undone on every node; load it again",
@@ -86,9 +93,14 @@ grove_net_load_filter(grove_net *net, const char *name, const char *path,
 	if (!r)
 		return GROVE_ENOMEM;
 	node_flush_all(n);
+	struct fe_loading me = {name, net->loading};
+	net->loading = &me;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)n->timeout_ms;
 	while (!r->done && sockio_now_ms() < deadline)
 		fe_run(net, 50);
+	/* Loads end in the reverse order they start: one started by a
+	 * callback runs inside this one's wait. */
+	net->loading = me.next;
 	int rc = 0;
 	if (!r->done) {
 		fe_set_error(net, "loading filter '%s': not every CP answered within "

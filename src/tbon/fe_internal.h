@@ -58,6 +58,11 @@ typedef struct fe_ctl {
 	fe_ctl_client cl[FE_CTL_MAX_CLIENTS];
 } fe_ctl;
 
+struct fe_loading {
+	const char *name;
+	struct fe_loading *next;
+};
+
 /* An event queued for grove_net_next_event; told: it went to a callback. */
 typedef struct fe_queued_event {
 	grove_event ev;
@@ -117,6 +122,11 @@ struct grove_net {
 	 * a stream naming one gets a message that says so (fe_filters.c). */
 	char **failed_filters;
 	size_t n_failed_filters;
+	/* Loads under way (grove_net_load_filter waits in the loop, and an
+	 * event callback may create streams meanwhile): their names are not
+	 * usable yet, since a failed load frees what it registered.  A list
+	 * of entries on the loading calls' stacks. */
+	struct fe_loading *loading;
 };
 
 /* 0 when a stream may name this filter as far as loads go; else

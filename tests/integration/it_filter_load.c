@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 
 #include "helper_common.h"
@@ -86,6 +87,30 @@ maxloc(grove_net *net, uint32_t n, const char *name)
 	CHECK_UINT_EQ(rank, 0);
 	grove_packet_unref(p);
 	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+typedef struct load_cb_state {
+	grove_net *net;
+	int loading;
+	unsigned during;
+	int rc;
+} load_cb_state;
+
+static void
+create_during_load(grove_net *net, const grove_event *ev, void *arg)
+{
+	(void)ev;
+	load_cb_state *st = arg;
+	if (!st->loading)
+		return;
+	st->during++;
+	grove_stream_opts so;
+	grove_stream *s = NULL;
+	grove_stream_opts_init(&so);
+	so.up_filter = "partial2";
+	st->rc = grove_stream_create(net, grove_net_comm_all(net), &so, &s);
+	if (st->rc >= 0)
+		grove_stream_destroy(s);
 }
 
 int
@@ -174,6 +199,30 @@ main(void)
 	maxloc(net, n, "maxloc2");
 	sum_works(net, n);
 
+	it_net_destroy(net);
+
+	/* A callback run while a load waits (here for a back-end killed
+	 * just before: its CP reports the loss before it answers the load)
+	 * must not get a stream with the name, which the failed load then
+	 * frees. */
+	it_step("a stream created by a callback during a failing load");
+	net = it_net_spawn("kary:2", 4);
+	load_cb_state lst = {.net = net};
+	grove_net_on_event(net, create_during_load, &lst);
+	pid_t bes[8];
+	CHECK(it_descendants(bes, 8, "be_worker") == 4);
+	CHECK(kill(bes[0], SIGKILL) == 0);
+	lst.loading = 1;
+	CHECK_RC_NET(net, grove_net_load_filter(net, "partial2", fe_only,
+	    "fe_only_sum"), GROVE_EFILTER);
+	lst.loading = 0;
+	grove_event lost;
+	CHECK_OK_NET(net, grove_net_next_event(net, &lost, IT_RECV_MS));
+	CHECK_INT_EQ(lost.type, GROVE_EV_LOST);
+	grove_net_on_event(net, NULL, NULL);
+	it_step("the callback ran %u time(s) during the load", lst.during);
+	if (lst.during)
+		CHECK_INT_EQ(lst.rc, GROVE_EFILTER);
 	it_net_destroy(net);
 
 	/* A filter's own error code reaches the FE in the event's text,
