@@ -72,10 +72,15 @@ cc -o tutorial_be "$src/examples/tutorial_be.c" "${cflags[@]}" "${libs[@]}" \
 cc -shared -fPIC -o filter_tutorial.so "$src/examples/filter_tutorial.c" \
 	"${cflags[@]}"
 cc -o static_fe "$src/examples/tutorial_fe.c" "${cflags[@]}" \
-	"$libdir/libgrove.a" "${deps[@]}" -lpthread -ldl -lm -lrt \
+	-Wl,--whole-archive "$libdir/libgrove.a" -Wl,--no-whole-archive \
+	"${deps[@]}" -lpthread -ldl -lm -lrt \
 	-Wl,--dynamic-list="$(pkg-config --variable=dynamic_list grove)" \
 	"${sanitize[@]}"
 cp tutorial_be static_be
+# Linked as documented, the static front-end offers a filter the whole API.
+api() { nm -D --defined-only "$1" | awk '$NF ~ /^grove_/ { print $NF }' | sort; }
+missing=$(comm -23 <(api "$libdir/libgrove.so") <(api static_fe))
+[ -z "$missing" ] || fail "static_fe lacks public functions:" $missing
 
 # Runs front-end $1 (with the environment given after it) and checks that
 # every grove-commnode it started is the installed one.
