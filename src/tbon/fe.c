@@ -142,15 +142,15 @@ fe_untell_events(grove_net *net)
 void
 fe_event(grove_net *net, const grove_event *ev)
 {
-	if (queue_event(net, ev, net->cb != NULL) != 0)
-		return;
-	fe_update_waitfd(net);
 	/* Not called here: this runs inside the loop (a filter's error is
 	 * reported while its stream's waves are being released), where a
-	 * callback that destroyed the stream would free it under us. */
-	if (net->cb)
-		ring_push((void **)&net->cb_events, sizeof *ev, &net->cb_head,
-		    &net->cb_n, &net->cb_cap, ev);
+	 * callback that destroyed the stream would free it under us.  Only
+	 * an event the callback will get counts as told: without memory for
+	 * its turn, the descriptor announces it instead. */
+	int told = net->cb && ring_push((void **)&net->cb_events, sizeof *ev,
+	    &net->cb_head, &net->cb_n, &net->cb_cap, ev) == 0;
+	queue_event(net, ev, told);
+	fe_update_waitfd(net);
 }
 
 void
