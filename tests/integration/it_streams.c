@@ -316,6 +316,23 @@ dont_wait(grove_net *net, uint32_t n)
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 }
 
+/* A concat stream over every back-end under a "timeout" window of a
+ * minute: longer than any test waits, so only a change of it releases a
+ * wave early. */
+static grove_stream *
+minute_window_stream(grove_net *net)
+{
+	grove_stream_opts so;
+	grove_stream *s = NULL;
+	grove_stream_opts_init(&so);
+	so.up_filter = "concat";
+	so.sync_filter = "timeout";
+	so.sync_timeout_ms = 60000;
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net),
+	    &so, &s));
+	return s;
+}
+
 /* One slow BE on a "timeout" stream: the others arrive as an earlier
  * partial wave, the slow one later as a wave of its own.  The stream is
  * created with a long timeout and shortened with stream parameters, so
@@ -325,14 +342,7 @@ static void
 timeout_sync(grove_net *net, uint32_t n, int strict)
 {
 	it_step("timeout sync filter (%s)", strict ? "flat" : "tree");
-	grove_stream_opts so;
-	grove_stream *s = NULL;
-	grove_stream_opts_init(&so);
-	so.up_filter = "concat";
-	so.sync_filter = "timeout";
-	so.sync_timeout_ms = 60000;
-	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net),
-	    &so, &s));
+	grove_stream *s = minute_window_stream(net);
 	CHECK_OK_NET(net, grove_stream_set_params(s, GROVE_FILTER_SYNC, "%ud",
 	    (unsigned)SYNC_TIMEOUT_MS));
 
@@ -407,14 +417,7 @@ timeout_shortened(grove_net *net)
 {
 	it_step("timeout sync filter shortened while a wave waits");
 	uint32_t n = grove_net_backends(net);
-	grove_stream_opts so;
-	grove_stream *s = NULL, *f = NULL;
-	grove_stream_opts_init(&so);
-	so.up_filter = "concat";
-	so.sync_filter = "timeout";
-	so.sync_timeout_ms = 60000;
-	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net),
-	    &so, &s));
+	grove_stream *s = minute_window_stream(net), *f = NULL;
 	uint32_t fast[64];
 	size_t nf = 0;
 	for (uint32_t r = 0; r < n && nf < 64; r++)
