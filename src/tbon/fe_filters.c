@@ -6,7 +6,7 @@
  * accept a stream with it and the CPs without it would refuse theirs.  So
  * a load that fails (or times out) anywhere is rolled back everywhere: the
  * FE drops what that load registered and sends FILTER_UNLOAD down, and
- * each CP drops what that same request registered there (node_stream.c).
+ * each CP drops what that same request registered there (node_filters.c).
  * The FE also remembers the names whose load failed, so that a stream
  * naming one is refused with a message that says so.
  */
