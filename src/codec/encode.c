@@ -170,7 +170,7 @@ static grove_buf *
 frame_buf_new(size_t total, size_t extra, grove_packet **pkt)
 {
 	size_t poff = align_to(total, alignof(grove_packet));
-	grove_buf *buf = grove_buf_new(poff + sizeof(grove_packet) + extra);
+	grove_buf *buf = buf_new(poff + sizeof(grove_packet) + extra);
 	if (buf)
 		*pkt = (grove_packet *)(buf->data + poff);
 	return buf;

@@ -66,7 +66,7 @@ wire_packet_wrap(grove_buf *buf, const uint8_t *frame, size_t n,
 	int rc = codec_packet_wrap(buf, (uint8_t *)frame, n, hdr, memo, mem,
 	    out);
 	if (rc < 0)
-		grove_buf_unref(buf);
+		buf_unref(buf);
 	return rc;
 }
 
@@ -107,7 +107,7 @@ wire_packet_from_bytes(const void *bytes, size_t len, grove_packet **out)
 	size_t total = wire_pad8(h.len);
 	if (len > total)
 		return GROVE_EPROTO; /* trailing bytes after the frame */
-	grove_buf *buf = grove_buf_new(total);
+	grove_buf *buf = buf_new(total);
 	if (!buf)
 		return GROVE_ENOMEM;
 	memcpy(buf->data, bytes, len);
@@ -115,6 +115,6 @@ wire_packet_from_bytes(const void *bytes, size_t len, grove_packet **out)
 	int rc = codec_packet_wrap(buf, buf->data, total, &h, NULL, NULL,
 	    out);
 	if (rc < 0)
-		grove_buf_unref(buf);
+		buf_unref(buf);
 	return rc;
 }

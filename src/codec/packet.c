@@ -107,9 +107,9 @@ grove_packet_unref(grove_packet *p)
 		codec_table_free(p, t);
 	if (p->in_buf) {
 		/* The struct lives in the buffer: this may free it. */
-		grove_buf_unref(p->buf);
+		buf_unref(p->buf);
 	} else {
-		grove_buf_unref(p->buf);
+		buf_unref(p->buf);
 		free(p);
 	}
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 grove_buf *
-grove_buf_new(size_t cap)
+buf_new(size_t cap)
 {
 	grove_buf *b = malloc(sizeof *b + cap);
 	if (!b)
@@ -14,7 +14,7 @@ grove_buf_new(size_t cap)
 }
 
 grove_buf *
-grove_buf_resize(grove_buf *b, size_t cap)
+buf_resize(grove_buf *b, size_t cap)
 {
 	if (!b || atomic_load_explicit(&b->refs, memory_order_acquire) != 1)
 		return NULL;
@@ -26,7 +26,7 @@ grove_buf_resize(grove_buf *b, size_t cap)
 }
 
 void
-grove_buf_unref(grove_buf *b)
+buf_unref(grove_buf *b)
 {
 	if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
 		free(b);

@@ -19,10 +19,10 @@ typedef struct grove_buf {
 	_Alignas(8) uint8_t data[];
 } grove_buf;
 
-grove_buf *grove_buf_new(size_t cap); /* refs = 1; NULL on ENOMEM */
+grove_buf *buf_new(size_t cap); /* refs = 1; NULL on ENOMEM */
 /* Resize a buffer nobody else holds (refs == 1), keeping its bytes; NULL
  * on ENOMEM (b is then unchanged) or when b is shared. */
-grove_buf *grove_buf_resize(grove_buf *b, size_t cap);
+grove_buf *buf_resize(grove_buf *b, size_t cap);
 
 static inline grove_buf *
 grove_buf_ref(grove_buf *b)
@@ -31,6 +31,6 @@ grove_buf_ref(grove_buf *b)
 	return b;
 }
 
-void grove_buf_unref(grove_buf *b);
+void buf_unref(grove_buf *b);
 
 #endif

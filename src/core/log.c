@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int grove_log_level_ = GROVE_LOG_OFF;
+int log_level_ = GROVE_LOG_OFF;
 
 /* Identity and output of this process's log; see log.h for why global. */
 static char log_role[16] = "proc";
@@ -27,10 +27,10 @@ level_from_name(const char *s)
 }
 
 __attribute__((constructor)) void
-grove_log_init(void)
+log_init(void)
 {
 	const char *lvl = getenv("GROVE_LOG");
-	grove_log_level_ = lvl ? level_from_name(lvl) : GROVE_LOG_OFF;
+	log_level_ = lvl ? level_from_name(lvl) : GROVE_LOG_OFF;
 }
 
 static void
@@ -63,7 +63,7 @@ open_output(void)
 }
 
 void
-grove_log_set_identity(const char *role, long rank)
+log_set_identity(const char *role, long rank)
 {
 	snprintf(log_role, sizeof log_role, "%s", role);
 	log_rank = rank;
@@ -74,7 +74,7 @@ grove_log_set_identity(const char *role, long rank)
 }
 
 void
-grove_log_write(int level, const char *file, int line, const char *fmt, ...)
+log_write(int level, const char *file, int line, const char *fmt, ...)
 {
 	static const char *tags[] = {"", "E", "W", "I", "D", "T"};
 	if (!log_out)

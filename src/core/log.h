@@ -19,17 +19,17 @@ enum grove_log_level {
 /* Process-wide log state: the level is read once from the environment and
  * the identity is set once when a process takes its role; both are global
  * because every module logs and none should need a handle to do so. */
-extern int grove_log_level_;
+extern int log_level_;
 
-void grove_log_set_identity(const char *role, long rank);
-void grove_log_write(int level, const char *file, int line, const char *fmt, ...)
+void log_set_identity(const char *role, long rank);
+void log_write(int level, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void grove_log_init(void);
+void log_init(void);
 
 #define GROVE_LOG(level, ...)                                                  \
 	do {                                                                   \
-		if (__builtin_expect(grove_log_level_ >= (level), 0))          \
-			grove_log_write((level), __FILE__, __LINE__, __VA_ARGS__); \
+		if (__builtin_expect(log_level_ >= (level), 0))          \
+			log_write((level), __FILE__, __LINE__, __VA_ARGS__); \
 	} while (0)
 #define log_error(...) GROVE_LOG(GROVE_LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) GROVE_LOG(GROVE_LOG_WARN, __VA_ARGS__)

@@ -25,12 +25,12 @@ rxbuf_space(rxbuf *r, uint8_t **p, size_t *len)
 			    need > want)
 				want = need + CHUNK_MIN_FREE;
 		}
-		grove_buf *nb = grove_buf_new(want);
+		grove_buf *nb = buf_new(want);
 		if (!nb)
 			return GROVE_ENOMEM;
 		if (tail)
 			memcpy(nb->data, r->buf->data + r->pos, tail);
-		grove_buf_unref(r->buf);
+		buf_unref(r->buf);
 		r->buf = nb;
 		r->len = tail;
 		r->pos = 0;
@@ -82,7 +82,7 @@ rxbuf_next_frame_(rxbuf *r, size_t max_frame, grove_packet **pkt,
 void
 rxbuf_fini(rxbuf *r)
 {
-	grove_buf_unref(r->buf);
+	buf_unref(r->buf);
 	r->buf = NULL;
 	r->len = r->pos = r->top = 0;
 	r->memo.valid = 0;

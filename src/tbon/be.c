@@ -159,7 +159,7 @@ be_connect(grove_be *be, int parent_rfd, int parent_wfd, const char *host,
 		uplink_close(&u);
 		return rc;
 	}
-	grove_log_set_identity("be", be->rank);
+	log_set_identity("be", be->rank);
 	grove_trace_init(netid, "be", be->rank);
 	be->clock_inject_ns = skew_inject_from_env(0, be->rank);
 	if (uv_loop_init(&be->loop) != 0) {
@@ -226,8 +226,8 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		be->rank = b.rank;
 		be->node = b.node;
 		be->backends = b.backends;
-		if (b.log_level > grove_log_level_)
-			grove_log_level_ = b.log_level;
+		if (b.log_level > log_level_)
+			log_level_ = b.log_level;
 		trace_tsc_hint(b.tsc_invariant);
 		be->trace_keep |= b.trace_keep;
 		rc = be_connect(be, b.parent_rfd, b.parent_wfd, b.parent_host,

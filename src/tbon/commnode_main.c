@@ -288,9 +288,9 @@ run(commnode *cn)
 		fprintf(stderr, "grove-commnode: %s\n", err);
 		return 2;
 	}
-	if (b->log_level > grove_log_level_)
-		grove_log_level_ = b->log_level;
-	grove_log_set_identity("cp", b->node);
+	if (b->log_level > log_level_)
+		log_level_ = b->log_level;
+	log_set_identity("cp", b->node);
 	/* Any process may move itself from SCHED_OTHER to SCHED_BATCH; a
 	 * CP started under another policy keeps it.  A failure only costs
 	 * the tuning, so it is logged, not fatal. */
@@ -318,7 +318,7 @@ run(commnode *cn)
 	 * copy the call returns 1 and b describes that child, which starts
 	 * its own CP children the same way. */
 	while (node_fork_local_cps(topo, b, &cn->forked) == 1)
-		grove_log_set_identity("cp", b->node);
+		log_set_identity("cp", b->node);
 	const grove_topo_node *me = grove_topo_node_at(topo, b->node);
 	if (!me || me->role != GROVE_ROLE_CP) {
 		fprintf(stderr, "grove-commnode: node %u is not a CP\n", b->node);

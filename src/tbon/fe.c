@@ -515,7 +515,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	const char *bind = o->bind_addr ? o->bind_addr
 	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
 	char err[1024];
-	grove_log_set_identity("fe", 0);
+	log_set_identity("fe", 0);
 	/* Joins the process's event space if another network (or a
 	 * back-end) in this process opened it first. */
 	grove_trace_init(net->netid, "fe", 0);
@@ -560,7 +560,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	b->timeout_ms = n->timeout_ms;
 	b->heartbeat_ms = n->heartbeat_ms;
 	b->backends = nb;
-	b->log_level = grove_log_level_;
+	b->log_level = log_level_;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "%s", bind);
 	if ((rc = choose_rsh(net, o, b->rsh, sizeof b->rsh)) != 0)
 		return rc;

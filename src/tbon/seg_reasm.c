@@ -20,7 +20,7 @@ static void
 msg_drop(seg_reasm *r, size_t i)
 {
 	r->pending -= r->msgs[i].total;
-	grove_buf_unref(r->msgs[i].buf);
+	buf_unref(r->msgs[i].buf);
 	r->msgs[i] = r->msgs[--r->n];
 }
 
@@ -100,8 +100,8 @@ msg_reserve(seg_msg *m, uint64_t need)
 		want = need;
 	if (want > m->total)
 		want = m->total;
-	grove_buf *b = m->buf ? grove_buf_resize(m->buf, (size_t)want)
-	    : grove_buf_new((size_t)want);
+	grove_buf *b = m->buf ? buf_resize(m->buf, (size_t)want)
+	    : buf_new((size_t)want);
 	if (!b)
 		return GROVE_ENOMEM;
 	m->buf = b;

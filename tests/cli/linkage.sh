@@ -32,6 +32,15 @@ nm -D --defined-only "$lib" | grep -c ' grove_net_create$' >/dev/null ||
 	fail "libgrove.so does not export grove_net_create"
 extra=$(foreign_exports "$lib")
 [ -z "$extra" ] || fail "libgrove.so exports more than grove_*:" $extra
+# ... and every one of them is a name of the public headers: an internal
+# function named grove_* would be replaceable by a tool's own.
+src=$2
+nm -D --defined-only "$lib" | awk '$NF ~ /^grove_/ { print $NF }' | sort \
+	>"$tmp/exports"
+cat "$src"/include/grove/*.h | grep -o '\bgrove_[a-z0-9_]*' | sort -u \
+	>"$tmp/public"
+internal=$(comm -23 "$tmp/exports" "$tmp/public")
+[ -z "$internal" ] || fail "libgrove.so exports internal names:" $internal
 for prog in grove grove-commnode; do
 	extra=$(foreign_exports "$build/$prog")
 	[ -z "$extra" ] || fail "$prog exports more than grove_*:" $extra

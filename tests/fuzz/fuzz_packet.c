@@ -175,7 +175,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_format(data, size);
 
 	/* The stream in an aligned receive buffer, like the network's. */
-	grove_buf *buf = grove_buf_new(size ? size : 1);
+	grove_buf *buf = buf_new(size ? size : 1);
 	if (!buf)
 		return 0;
 	memcpy(buf->data, data, size);
@@ -198,7 +198,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* And misaligned, through a copy. */
 		if (wire_packet_from_bytes(buf->data + off, (size_t)r, &p) ==
 		    0) {
-			grove_buf *mb = grove_buf_new((size_t)r + 3);
+			grove_buf *mb = buf_new((size_t)r + 3);
 			if (mb) {
 				grove_packet *m;
 				memcpy(mb->data + 3, buf->data + off,
@@ -208,12 +208,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					fz_packet(m);
 					grove_packet_unref(m);
 				}
-				grove_buf_unref(mb);
+				buf_unref(mb);
 			}
 			grove_packet_unref(p);
 		}
 		off += (size_t)r;
 	}
-	grove_buf_unref(buf);
+	buf_unref(buf);
 	return 0;
 }

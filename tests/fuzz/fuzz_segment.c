@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	grove_buf *buf = grove_buf_new(size ? size : 1);
+	grove_buf *buf = buf_new(size ? size : 1);
 	if (!buf)
 		return 0;
 	memcpy(buf->data, data, size);
@@ -77,6 +77,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += (size_t)n;
 	}
 	seg_reasm_fini(&r);
-	grove_buf_unref(buf);
+	buf_unref(buf);
 	return 0;
 }

@@ -218,12 +218,12 @@ test_misaligned(void **state)
 	size_t len;
 	const uint8_t *b = wire_packet_bytes(p, &len);
 	for (size_t off = 0; off < 8; off++) {
-		grove_buf *buf = grove_buf_new(len + off);
+		grove_buf *buf = buf_new(len + off);
 		memcpy(buf->data + off, b, len);
 		grove_packet *q;
 		assert_int_equal(wire_packet_from_frame(buf, buf->data + off,
 		    len, &q), 0);
-		grove_buf_unref(buf); /* the packet keeps it alive */
+		buf_unref(buf); /* the packet keeps it alive */
 		const int16_t *a;
 		const int64_t *l;
 		const double *d;
@@ -254,11 +254,11 @@ test_misaligned(void **state)
 	grove_packet_unref(p);
 
 	/* A frame that does not fit its buffer is refused. */
-	grove_buf *buf = grove_buf_new(16);
+	grove_buf *buf = buf_new(16);
 	grove_packet *q;
 	assert_int_equal(wire_packet_from_frame(buf, buf->data, 32, &q),
 	    GROVE_EINVAL);
-	grove_buf_unref(buf);
+	buf_unref(buf);
 }
 
 /* ---- ownership ------------------------------------------------------- */
@@ -300,7 +300,7 @@ test_shared_buf(void **state)
 		wire_packet_bytes(src[i], &l);
 		total += l;
 	}
-	grove_buf *buf = grove_buf_new(total);
+	grove_buf *buf = buf_new(total);
 	size_t off = 0;
 	for (int i = 0; i < 3; i++) {
 		const uint8_t *b = wire_packet_bytes(src[i], &l);
@@ -324,7 +324,7 @@ test_shared_buf(void **state)
 	}
 	assert_int_equal(n, 3);
 	assert_int_equal(atomic_load(&buf->refs), 4);
-	grove_buf_unref(buf);
+	buf_unref(buf);
 	int32_t d;
 	assert_int_equal(grove_packet_unpack(got[0], "%d", &d), 0);
 	assert_int_equal(d, 10);
@@ -379,12 +379,12 @@ test_concurrent_decode(void **state)
 		size_t len;
 		const uint8_t *b = wire_packet_bytes(p, &len);
 		size_t off = (size_t)(round & 1) * 4;
-		grove_buf *buf = grove_buf_new(len + off);
+		grove_buf *buf = buf_new(len + off);
 		memcpy(buf->data + off, b, len);
 		grove_packet *q;
 		assert_int_equal(wire_packet_from_frame(buf, buf->data + off,
 		    len, &q), 0);
-		grove_buf_unref(buf);
+		buf_unref(buf);
 		pthread_t t[4];
 		struct race_arg a[4];
 		for (int i = 0; i < 4; i++) {

@@ -541,7 +541,7 @@ full_shm_child(void)
 	if (!log || dup2(fileno(log), 2) < 0)
 		return 1;
 	setenv("GROVE_LOG", "warn", 1);
-	grove_log_init();
+	log_init();
 	/* 64 KiB: the first 20 KiB and ring 0 (33 KiB) fit, no second ring
 	 * and no second chunk of registry entries. */
 	setenv("GROVE_TRACE_SIZE", "1024", 1);
