@@ -331,8 +331,8 @@ int64_t grove_clock_now_ns(void);
 /* Load a custom filter on the FE and every CP, under `name`.  Returns when
  * every CP has answered; on failure the last error names each CP (node id,
  * host) that could not load it and why, and the load is undone on every
- * node: streams cannot use the name (GROVE_EFILTER) until a later load of
- * it succeeds. */
+ * node: unless the name had a definition before (which is kept), streams
+ * cannot use it (GROVE_EFILTER) until a later load of it succeeds. */
 int grove_net_load_filter(grove_net *net, const char *name, const char *path,
     const char *symbol);
 
