@@ -505,6 +505,23 @@ send_packets(grove_net *net, uint32_t n)
 		CHECK_INT_EQ(cc.val[i], fe_src);
 	it_concat_free(&cc);
 	grove_packet_unref(r);
+
+	/* A packet the FE received and sends on keeps its origin: back-end
+	 * 2's answer, passed to every back-end, names back-end 2. */
+	CHECK_OK_NET(net, grove_net_send_to(net, 2, WORKER_SRC, ""));
+	grove_packet *from2 = NULL;
+	grove_stream *none = NULL;
+	CHECK_OK_NET(net, grove_net_recv(net, &none, NULL, &from2, IT_RECV_MS));
+	CHECK_UINT_EQ(grove_packet_src(from2), 2);
+	CHECK_OK_NET(net, grove_stream_send_packet(c, from2));
+	grove_packet_unref(from2);
+	r = it_recv(net, c, WORKER_SRC);
+	it_concat_decode(r, &cc);
+	CHECK_UINT_EQ(cc.n, n);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK_INT_EQ(cc.val[i], 2);
+	it_concat_free(&cc);
+	grove_packet_unref(r);
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 	CHECK_OK_NET(net, grove_stream_destroy(c));
 }
