@@ -225,6 +225,31 @@ main(void)
 		CHECK_INT_EQ(lst.rc, GROVE_EFILTER);
 	it_net_destroy(net);
 
+	/* A load that times out is undone too: the CP that did not answer
+	 * in time loads the library when it runs again, then drops it (the
+	 * undo follows the load on its link), so the name is free for a
+	 * later load that reaches every node. */
+	it_step("a load that times out is undone everywhere");
+	grove_net_opts to;
+	it_net_opts(&to, "kary:2", 4);
+	to.timeout_ms = 1500;
+	net = it_net_create(&to);
+	pid_t cps[8];
+	size_t ncp = it_descendants(cps, 8, "grove-commnode");
+	CHECK(ncp >= 1);
+	CHECK(kill(cps[0], SIGSTOP) == 0);
+	CHECK_RC_NET(net, grove_net_load_filter(net, "late", lib,
+	    MAXLOC_SYMBOL), GROVE_ETIMEDOUT);
+	CHECK(kill(cps[0], SIGCONT) == 0);
+	s = NULL;
+	so.up_filter = "late";
+	CHECK_RC_NET(net, grove_stream_create(net, grove_net_comm_all(net),
+	    &so, &s), GROVE_EFILTER);
+	CHECK_OK_NET(net, grove_net_load_filter(net, "late", lib,
+	    MAXLOC_SYMBOL));
+	maxloc(net, 4, "late");
+	it_net_destroy(net);
+
 	/* A filter's own error code reaches the FE in the event's text,
 	 * with the node and the stream. */
 	it_step("a failing filter: GROVE_EV_FILTER_ERROR names its code");
