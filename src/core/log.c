@@ -1,5 +1,6 @@
 #include "core/log.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,14 @@ level_from_name(const char *s)
 	for (int i = 0; i < 6; i++)
 		if (strcasecmp(s, names[i]) == 0)
 			return i;
-	int n = atoi(s);
-	return n < 0 ? 0 : n > GROVE_LOG_TRACE ? GROVE_LOG_TRACE : n;
+	char *end = NULL;
+	long n = strtol(s, &end, 10);
+	if (end != s && *end == 0 && n >= 0)
+		return n > GROVE_LOG_TRACE ? GROVE_LOG_TRACE : (int)n;
+	/* Logging is what would report it: say so where the user looks. */
+	fprintf(stderr, "grove: GROVE_LOG='%s' is not a level (off, error, "
+	    "warn, info, debug, trace, or 0 to 5); logging stays off\n", s);
+	return GROVE_LOG_OFF;
 }
 
 __attribute__((constructor)) void
@@ -41,9 +48,10 @@ open_output(void)
 		log_out = stderr;
 		return;
 	}
-	char path[512];
+	char path[4096];
 	size_t o = 0;
-	for (const char *p = pattern; *p && o + 32 < sizeof path; p++) {
+	const char *p = pattern;
+	for (; *p && o + 32 < sizeof path; p++) {
 		if (p[0] == '%' && p[1] == 'p') {
 			o += snprintf(path + o, sizeof path - o, "%ld", (long)getpid());
 			p++;
@@ -55,11 +63,20 @@ open_output(void)
 		}
 	}
 	path[o] = 0;
-	log_out = fopen(path, "a");
-	if (!log_out)
+	if (*p) {
+		fprintf(stderr, "grove: GROVE_LOG_FILE is too long (%zu bytes); "
+		    "logging to stderr\n", strlen(pattern));
 		log_out = stderr;
-	else
+		return;
+	}
+	log_out = fopen(path, "a");
+	if (!log_out) {
+		fprintf(stderr, "grove: GROVE_LOG_FILE: cannot open %s: %s; "
+		    "logging to stderr\n", path, strerror(errno));
+		log_out = stderr;
+	} else {
 		setvbuf(log_out, NULL, _IOLBF, 0);
+	}
 }
 
 void

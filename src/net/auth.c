@@ -117,8 +117,14 @@ auth_handshake_timeout_ms(void)
 	const char *s = getenv("GROVE_HANDSHAKE_TIMEOUT_MS");
 	char *end = NULL;
 	long v = s ? strtol(s, &end, 10) : 0;
-	if (!s || end == s || *end != 0 || v <= 0 || v > 24L * 3600 * 1000)
+	if (!s)
 		return AUTH_TIMEOUT_MS;
+	if (end == s || *end != 0 || v <= 0 || v > 24L * 3600 * 1000) {
+		fprintf(stderr, "grove: GROVE_HANDSHAKE_TIMEOUT_MS='%s' is not a "
+		    "number of ms from 1 to 86400000; using %d\n", s,
+		    AUTH_TIMEOUT_MS);
+		return AUTH_TIMEOUT_MS;
+	}
 	return (int)v;
 }
 

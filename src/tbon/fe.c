@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/envvar.h"
 #include "core/install_dirs.h"
 #include "core/log.h"
 #include "grove/topology.h"
@@ -42,15 +43,6 @@ grove_net_opts_init(grove_net_opts *o)
 	o->timeout_ms = 30000;
 }
 
-/* Whether environment variable `name` is set to `value`: the switches
- * below let a user try a setting without changing the tool. */
-static int
-env_is(const char *name, const char *value)
-{
-	const char *s = getenv(name);
-	return s && !strcmp(s, value);
-}
-
 /* The transport of local links for the whole network: the option, else
  * $GROVE_LOCAL_LINK, else pipes.  CPs get it in their bootstrap. */
 static int
@@ -58,14 +50,16 @@ local_link_socket(grove_local_link l)
 {
 	if (l != GROVE_LOCAL_LINK_DEFAULT)
 		return l == GROVE_LOCAL_LINK_SOCKET;
-	return env_is("GROVE_LOCAL_LINK", "socket");
+	static const char *const words[] = {"pipe", "socket"};
+	return env_word("GROVE_LOCAL_LINK", words, 2, 0) == 1;
 }
 
 /* CPs under SCHED_BATCH: the option, else $GROVE_CP_SCHED=batch. */
 static int
 cp_sched_batch(int opt)
 {
-	return opt || env_is("GROVE_CP_SCHED", "batch");
+	static const char *const words[] = {"other", "batch"};
+	return opt || env_word("GROVE_CP_SCHED", words, 2, 0) == 1;
 }
 
 /* Subtree binding: the option, else $GROVE_CPU_BIND=subtree. */
@@ -74,7 +68,8 @@ cpu_bind_subtree(grove_cpu_bind opt)
 {
 	if (opt != GROVE_CPU_BIND_DEFAULT)
 		return opt == GROVE_CPU_BIND_SUBTREE;
-	return env_is("GROVE_CPU_BIND", "subtree");
+	static const char *const words[] = {"none", "subtree"};
+	return env_word("GROVE_CPU_BIND", words, 2, 0) == 1;
 }
 
 const char *

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/envvar.h"
 #include "core/log.h"
 #include "grove/error.h"
 #include "tbon/skew.h"
@@ -310,16 +311,16 @@ env_ring_slots(void)
 static int
 env_trace_off(void)
 {
-	const char *s = getenv("GROVE_TRACE");
-	return s && (!strcmp(s, "0") || !strcasecmp(s, "off") ||
-	             !strcasecmp(s, "no") || !strcasecmp(s, "false"));
+	static const char *const words[] = {"0", "off", "no", "false",
+	                                    "1", "on", "yes", "true"};
+	return env_word("GROVE_TRACE", words, 8, 4) < 4;
 }
 
 static int
 env_clock_tsc(void)
 {
-	const char *s = getenv("GROVE_TRACE_CLOCK");
-	if (s && !strcmp(s, "mono"))
+	static const char *const words[] = {"mono", "tsc"};
+	if (env_word("GROVE_TRACE_CLOCK", words, 2, 1) == 0)
 		return 0;
 #ifdef GROVE_TRACE_HAVE_TSC_
 	return trace_tsc_invariant();
