@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/install_dirs.h"
-#include "core/log.h"
 #include "grove/error.h"
 #include "trace/trace_impl.h"
 
@@ -31,29 +30,47 @@ open_plugin(void)
 	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
 }
 
+/* The plugin's entry point, or NULL with the reason on stderr (an export
+ * was asked for: saying nothing would leave no trace and no clue). */
+static otf2_export_fn
+open_entry(void **h)
+{
+	*h = open_plugin();
+	if (!*h) {
+		fprintf(stderr, "grove: OTF2 export: cannot load the plugin: %s\n",
+		    dlerror());
+		return NULL;
+	}
+	otf2_export_fn fn = (otf2_export_fn)(uintptr_t)dlsym(*h,
+	    TRACE_OTF2_ENTRY);
+	if (!fn) {
+		fprintf(stderr, "grove: OTF2 export: the plugin has no %s (not "
+		    "Grove's OTF2 plugin, or built for another version)\n",
+		    TRACE_OTF2_ENTRY);
+		dlclose(*h);
+		*h = NULL;
+	}
+	return fn;
+}
+
 int
 trace_otf2_available(void)
 {
-	void *h = open_plugin();
+	void *h;
+	otf2_export_fn fn = open_entry(&h);
 	if (h)
 		dlclose(h);
-	return h != NULL;
+	return fn != NULL;
 }
 
 int
 trace_export_otf2(const struct trace_set *set, const char *dir)
 {
-	void *h = open_plugin();
-	if (!h) {
-		log_warn("OTF2 export: no plugin (%s)", dlerror());
-		return GROVE_ENOTSUP;
-	}
-	otf2_export_fn fn = (otf2_export_fn)(uintptr_t)dlsym(h,
-	    TRACE_OTF2_ENTRY);
+	void *h;
+	otf2_export_fn fn = open_entry(&h);
 	if (!fn)
-		log_warn("OTF2 export: the plugin has no %s (built for another "
-		    "version of Grove?)", TRACE_OTF2_ENTRY);
-	int rc = fn ? fn(set, dir, &host) : GROVE_ENOTSUP;
+		return GROVE_ENOTSUP;
+	int rc = fn(set, dir, &host);
 	dlclose(h);
 	return rc;
 }

@@ -125,6 +125,14 @@ expect_status 0 trace dump --net "$net" --format text -o "$tmp/t.txt"
 n=$(grep -vc '^#' "$tmp/t.txt")
 [ "$n" -eq 380 ] || fail "text has $n tuple lines, wanted 380"
 
+# A GROVE_OTF2_PLUGIN that is not Grove's plugin is named as such.
+if GROVE_OTF2_PLUGIN="$build/filter_fail.so" "$grove" trace dump \
+	--net "$net" --format otf2 -o "$tmp/otf2bad" >"$tmp/out" 2>"$tmp/err"; then
+	fail "an OTF2 dump with a foreign plugin succeeded"
+fi
+grep -q "the plugin has no trace_export_otf2" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "no message for a foreign OTF2 plugin"; }
+
 # OTF2, when built in; otf2-print reads it back.
 if "$grove" trace dump --net "$net" --format otf2 -o "$tmp/otf2" \
 	>"$tmp/out" 2>"$tmp/err"; then
