@@ -313,18 +313,17 @@ int
 fe_wait_writable(grove_net *net, int wait_ms)
 {
 	node *n = &net->n;
-	uint64_t deadline = sockio_now_ms() + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
+	uint64_t deadline = 0; /* read the clock only once a link is full */
 	for (int turns = 0;; turns++) {
 		const node_child *full = NULL;
 		for (uint32_t i = 0; i < n->n_children && !full; i++)
 			if (n->children[i].c && conn_over_limit(n->children[i].c))
 				full = &n->children[i];
-		if (!full) {
-			/* The send may have left a write waiting for room. */
-			fe_settle(net);
-			return 0;
-		}
+		if (!full)
+			return 0; /* the caller queues, then settles */
 		uint64_t now = sockio_now_ms();
+		if (turns == 0)
+			deadline = now + (uint64_t)(wait_ms > 0 ? wait_ms : 0);
 		/* Give up only after one pass of the loop: the kernel may
 		 * have taken more since the last one. */
 		if (wait_ms >= 0 && now >= deadline && turns > 0) {
@@ -338,7 +337,6 @@ fe_wait_writable(grove_net *net, int wait_ms)
 			    full->role == GROVE_ROLE_BE ? "back-end" : "CP",
 			    full->role == GROVE_ROLE_BE ? full->be_lo :
 			    full->node_id, conn_queued(full->c), CONN_HWM);
-			fe_settle(net);
 			return wait_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
 		}
 		uint64_t left = wait_ms < 0 ? 100 : now < deadline ? deadline - now : 0;

@@ -148,15 +148,15 @@ void fe_run(grove_net *net, int timeout_ms);
  * the loop without blocking until libuv's epoll set holds every watcher
  * started meanwhile (a new link, a write waiting for room), so that the
  * tool's poll wakes for them.  Free unless the tool has the descriptor
- * and a watcher changed.  fe_run and fe_wait_writable do it; a public
- * call that sends without either calls it itself. */
+ * and a watcher changed.  fe_run does it; a public call that sends
+ * calls it itself once the packet is queued. */
 void fe_settle(grove_net *net);
 /* Makes every queued event count for grove_net_fd again (the callback
  * was removed). */
 void fe_untell_events(grove_net *net);
-/* Back-pressure for senders: waits until no child link holds more than
- * its limit, for at most wait_ms (< 0: as long as it takes; 0: not at
- * all).  0, or GROVE_EAGAIN (wait_ms 0) / GROVE_ETIMEDOUT with the
+/* Back-pressure for senders, before they queue: waits until no child link
+ * holds more than its limit, for at most wait_ms (< 0: as long as it
+ * takes; 0: not at all).  0, or GROVE_EAGAIN (wait_ms 0) / GROVE_ETIMEDOUT with the
  * network's error naming the link that is full. */
 int fe_wait_writable(grove_net *net, int wait_ms);
 /* Send a DATA packet down from the FE as it is (fe_api.c). */
