@@ -10,6 +10,7 @@
 #include "toolutil.h"
 
 #include "grove/error.h"
+#include "grove/topology.h"
 
 /* The directory of the running executable: grove-commnode and
  * grove-agent are built (and installed) beside grove; be_worker is built
@@ -270,5 +271,11 @@ tool_json_machine(void)
 int
 tool_spec_sets_backends(const char *spec)
 {
-	return !strncmp(spec, "levels:", 7) || (spec[0] >= '0' && spec[0] <= '9');
+	/* Only a spec that fixes its own count builds without one. */
+	char err[256];
+	grove_topo *t = NULL;
+	if (grove_topo_generate(spec, 0, NULL, &t, err, sizeof err) != 0)
+		return 0;
+	grove_topo_destroy(t);
+	return 1;
 }

@@ -8,8 +8,8 @@
 
 #include "grove/network.h"
 
-/* 1 when the topology spec fixes its own back-end count: `levels:AxB`
- * and its bare form `AxB` (the same rule as the topology module). */
+/* 1 when the topology spec fixes its own back-end count (`levels:AxB`,
+ * `AxB`): the topology module builds it without one. */
 int tool_spec_sets_backends(const char *spec);
 
 /* Where be_worker is installed relative to grove's directory (set by the

@@ -78,7 +78,6 @@ cc -o static_fe "$src/examples/tutorial_fe.c" "${cflags[@]}" \
 	"${sanitize[@]}"
 cp tutorial_be static_be
 # Linked as documented, the static front-end offers a filter the whole API.
-api() { nm -D --defined-only "$1" | awk '$NF ~ /^grove_/ { print $NF }' | sort; }
 missing=$(comm -23 <(api "$libdir/libgrove.so") <(api static_fe))
 [ -z "$missing" ] || fail "static_fe lacks public functions:" $missing
 

@@ -35,8 +35,7 @@ extra=$(foreign_exports "$lib")
 # ... and every one of them is a name of the public headers: an internal
 # function named grove_* would be replaceable by a tool's own.
 src=$2
-nm -D --defined-only "$lib" | awk '$NF ~ /^grove_/ { print $NF }' | sort \
-	>"$tmp/exports"
+api "$lib" >"$tmp/exports"
 cat "$src"/include/grove/*.h | grep -o '\bgrove_[a-z0-9_]*' | sort -u \
 	>"$tmp/public"
 internal=$(comm -23 "$tmp/exports" "$tmp/public")
@@ -50,7 +49,6 @@ for prog in grove grove-commnode; do
 done
 # A custom filter may call any of the public API inside a CP: the CP
 # exports all of what libgrove.so does.
-api() { nm -D --defined-only "$1" | awk '$NF ~ /^grove_/ { print $NF }' | sort; }
 missing=$(comm -23 <(api "$lib") <(api "$build/grove-commnode"))
 [ -z "$missing" ] || fail "grove-commnode lacks public functions:" $missing
 if [ -e "$build/grove-otf2.so" ]; then
