@@ -7,7 +7,9 @@
  * ones.  Ties go to the lowest rank, so the answer does not depend on the
  * shape of the tree or on the order children answer in.
  *
- * Build it as a shared library linked against libgrove, then:
+ * Build it as a position-independent shared library, not linked against
+ * libgrove (grove-commnode provides the grove_* symbols; see
+ * docs/filters.md), then:
  *
  *     grove_net_load_filter(net, "intmaxloc", "/path/filter_intmaxloc.so",
  *         "intmaxloc");

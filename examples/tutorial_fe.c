@@ -9,7 +9,7 @@
  *
  * tutorial_be and filter_tutorial.so are looked for next to this program
  * (the build directory); --be PATH and --filter PATH override that.
- * Exits 0 when every answer is the expected one.
+ * Exits 0 when every back-end answered in both rounds and none was lost.
  */
 #include <limits.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@ static const struct {
 	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
 	{"bench", cmd_bench, "benchmarks: micro, trace, floor, startup, skew, bcast,\n"
 	    "         align, offered-load"},
-	{"trace", cmd_trace, "event spaces: dump, stats, clean"},
+	{"trace", cmd_trace, "event spaces: list, dump, stats, clean, sample"},
 	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
 };

@@ -66,8 +66,8 @@ typedef struct grove_net_opts {
 	uint32_t backends;          /* BE count for generated topologies */
 	const char *hosts_file;     /* host list; NULL: everything local */
 	grove_launch_mode mode;
-	/* Spawn mode: the back-end program and its arguments (argv[0] is the
-	 * program name as the BE sees it; NULL-terminated). */
+	/* Spawn mode: the back-end program and its arguments, NULL-terminated.
+	 * be_argv[0] is not passed: the BE's argv[0] is be_exe. */
 	const char *be_exe;
 	char *const *be_argv;
 	const char *commnode_exe;   /* default: beside the grove library, or

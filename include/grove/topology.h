@@ -13,7 +13,7 @@
  *   knomial:K       a k-nomial tree (K >= 2)
  *   levels:AxBxC    per-level fan-outs; the product is the BE count
  *                   ("4x8x8" alone is accepted too)
- * Files (grove_topo_parse): MRNet's grammar, "host:N => host:N host:N ;"
+ * Files (grove_topo_parse_string, grove_topo_parse_file): MRNet's grammar, "host:N => host:N host:N ;"
  * with '#' comments; hostnames may contain dots.  Leaves are BEs.
  *
  * No function here performs I/O except the print/parse-file helpers that
