@@ -299,6 +299,17 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
 		rc = grove_be_send(w->be, stream, tag, "%ud",
 		                   grove_packet_src(p));
 		break;
+	case WORKER_ODD_FORMAT: {
+		int32_t odd = -1;
+		if (grove_packet_unpack(p, "%d", &odd) == 0 &&
+		    (uint32_t)odd == w->rank)
+			rc = grove_be_send(w->be, stream, tag, "%lf",
+			    (double)w->rank);
+		else
+			rc = grove_be_send(w->be, stream, tag, "%d",
+			    (int)w->rank);
+		break;
+	}
 	case WORKER_BURST:
 		do_burst(w, stream, tag, p);
 		return 0;

@@ -58,6 +58,9 @@ enum worker_tag {
 	/* anything -> "%ud" the grove_packet_src of the request (the rank
 	 * the network stamped on what the front-end sent) */
 	WORKER_SRC = 116,
+	/* "%d" r -> "%lf" rank from worker r, "%d" rank from the others (a
+	 * wave whose formats differ: filter-failure tests) */
+	WORKER_ODD_FORMAT = 117,
 };
 
 /* The WORKER_DIGEST hash: enough to tell a corrupted payload from the

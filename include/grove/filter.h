@@ -2,8 +2,10 @@
  *
  * A transformation filter runs on every node (FE and CPs) a stream's
  * upstream packets pass through, once per wave that the stream's
- * synchronization filter releases: it gets the wave's packets (at most one
- * per child, in child order) and emits zero or more packets upstream and,
+ * synchronization filter releases: it gets the wave's packets (each
+ * child's share of the wave, in child order: a back-end's packet, or what
+ * a CP's filter emitted for its own wave) and emits zero or more packets
+ * upstream and,
  * optionally, packets back downstream to the same children ("reverse").
  * The same ABI serves downstream filters, which run on the FE and CPs on
  * each packet going down, one input at a time.

@@ -67,6 +67,8 @@ enum wire_type {
 	WIRE_T_BE_ATTACHED = 33,  /* child -> parent: a BE attached */
 	WIRE_T_FILTER_ERROR = 34, /* child -> parent: a filter failed */
 	WIRE_T_STREAM_REFUSED = 35, /* child -> parent: no stream here */
+	WIRE_T_WAVE_SHARE = 36,   /* CP -> parent: its share of the next wave
+	                             on a stream is N packets, not one */
 	WIRE_T_TRACE_REQ = 40,    /* parent -> child: send your event space */
 	WIRE_T_TRACE_DATA = 41,   /* child -> parent: event space contents */
 	WIRE_T_SKEW_REQ = 42,     /* parent -> CP: measure the links below */

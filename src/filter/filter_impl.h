@@ -108,20 +108,31 @@ void sync_set_timeout(sync_state *s, uint32_t timeout_ms);
  * marked gone is dropped (returns GROVE_ECLOSED). */
 int sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns);
 
+/* The next share of slot (its contribution to one wave) is npackets
+ * packets rather than one: the following npackets pushes form it, and 0
+ * is an empty share, complete at once.  1 changes nothing, and dont_wait
+ * ignores shares.  GROVE_EPROTO when an announced share is still
+ * incomplete; GROVE_ERANGE, GROVE_ECLOSED as for sync_push. */
+int sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
+    uint64_t now_ns);
+
 /* A slot's child is gone: its queued packets are dropped and waves no longer
  * wait for it. */
 void sync_slot_gone(sync_state *s, uint32_t slot);
 
-/* Take the next released wave, if any.  wave/slots must have room for
- * nslots entries; *n gets the count; ownership of the packets passes to
- * the caller.  Returns 1 if a wave was released, 0 if none is ready.
- *   wait_for_all: ready when every live slot has a packet (one each).
- *   timeout: as wait_for_all, or when now_ns >= the first queued packet's
- *            arrival + timeout: then one packet from each non-empty slot.
+/* Take the next released wave, if any.  *wave and *slots get arrays owned
+ * by s, valid until the next call on s, of *n packets and the slot each
+ * came from (a slot's packets are adjacent); ownership of the packets
+ * passes to the caller.  Returns 1 if a wave was released, 0 if none is
+ * ready.  A released wave may hold no packet (every share in it empty).
+ *   wait_for_all: ready when every live slot has a complete share.
+ *   timeout: as wait_for_all, or when now_ns >= the first complete share's
+ *            arrival + timeout: then one share from each slot that has
+ *            a complete one.
  *   dont_wait: each packet is its own wave, in arrival order.
  * When every slot is gone, nothing is ever released. */
-int sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
-    uint32_t *slots, size_t *n);
+int sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
+    uint32_t **slots, size_t *n);
 
 /* 1 when sync_pop_wave(s, now_ns, ...) would release a wave, without
  * changing anything: lets the caller time only the calls that release. */

@@ -10,6 +10,18 @@
  * dont_wait keeps a single ring in global arrival order, plus per-slot
  * counts for back-pressure.  Rings grow by doubling and are never shrunk,
  * so a stream in steady state queues packets without allocating.
+ *
+ * A slot's contribution to a wave is a share: one packet from a back-end,
+ * and from a CP whatever its filter made of its own wave, which may be
+ * several packets (the null filter passes every member's packet on) or
+ * none (an empty wave, a filter that failed or kept its output).  The CP
+ * announces a share of other than one packet (sync_push_share) before its
+ * packets, so that waves here pair the children's shares of the same wave
+ * and never one child's packets of two waves with each other.  A ring
+ * entry records how many entries its share spans (on the share's first
+ * entry; continuations hold 0), and an empty share is one entry without a
+ * packet.  Only complete shares make a slot count as holding a wave's
+ * share.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +29,10 @@
 #include "filter/filter_impl.h"
 
 typedef struct sync_ent {
-	grove_packet *p;
-	uint64_t t;     /* arrival, ns */
+	grove_packet *p; /* NULL: an empty share */
+	uint64_t t;      /* arrival, ns */
 	uint32_t slot;
+	uint32_t len;    /* entries of the share starting here; 0 inside one */
 } sync_ent;
 
 /* FIFO ring; cap is 0 or a power of two. */
@@ -40,7 +53,15 @@ struct sync_state {
 	size_t *nbytes;     /* their bytes on the wire, per slot */
 	unsigned char *gone;
 	sync_ring *rings;   /* per slot; not dont_wait */
+	uint32_t *complete; /* complete shares queued per slot */
+	uint32_t *expect;   /* packets still to come of an announced share */
+	uint32_t *share_len; /* the length that share was announced with */
 	sync_ring all;      /* dont_wait: every packet in arrival order */
+	/* The wave handed out by sync_pop_wave; room for every queued
+	 * packet, grown on push so that popping never allocates. */
+	grove_packet **out;
+	uint32_t *out_slots;
+	size_t out_cap;
 };
 
 static const char *const kind_names[] = {
@@ -114,8 +135,11 @@ ring_head(const sync_ring *r)
 static void
 ring_clear(sync_ring *r)
 {
-	while (r->n)
-		grove_packet_unref(ring_pop(r).p);
+	while (r->n) {
+		sync_ent ent = ring_pop(r);
+		if (ent.p)
+			grove_packet_unref(ent.p);
+	}
 	r->head = 0;
 }
 
@@ -145,10 +169,14 @@ sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms)
 	s->nq = calloc(ns, sizeof *s->nq);
 	s->nbytes = calloc(ns, sizeof *s->nbytes);
 	s->gone = calloc(ns, sizeof *s->gone);
-	if (k != SYNC_DONT_WAIT)
+	if (k != SYNC_DONT_WAIT) {
 		s->rings = calloc(ns, sizeof *s->rings);
-	if (!s->nq || !s->nbytes || !s->gone ||
-	    (k != SYNC_DONT_WAIT && !s->rings)) {
+		s->complete = calloc(ns, sizeof *s->complete);
+		s->expect = calloc(ns, sizeof *s->expect);
+		s->share_len = calloc(ns, sizeof *s->share_len);
+	}
+	if (!s->nq || !s->nbytes || !s->gone || (k != SYNC_DONT_WAIT &&
+	    (!s->rings || !s->complete || !s->expect || !s->share_len))) {
 		sync_destroy(s);
 		return NULL;
 	}
@@ -166,6 +194,11 @@ sync_destroy(sync_state *s)
 			ring_free(&s->rings[i]);
 	ring_free(&s->all);
 	free(s->rings);
+	free(s->complete);
+	free(s->expect);
+	free(s->share_len);
+	free(s->out);
+	free(s->out_slots);
 	free(s->nq);
 	free(s->nbytes);
 	free(s->gone);
@@ -187,9 +220,42 @@ rescan_oldest(sync_state *s)
 		return;
 	uint64_t o = UINT64_MAX;
 	for (uint32_t i = 0; i < s->nslots; i++)
-		if (s->rings[i].n && ring_head(&s->rings[i])->t < o)
+		if (s->complete[i] && ring_head(&s->rings[i])->t < o)
 			o = ring_head(&s->rings[i])->t;
 	s->oldest = o;
+}
+
+/* Room in the output arrays for every queued packet. */
+static int
+out_reserve(sync_state *s, size_t need)
+{
+	if (need <= s->out_cap)
+		return 0;
+	size_t ncap = s->out_cap ? s->out_cap * 2 : 8;
+	while (ncap < need)
+		ncap *= 2;
+	grove_packet **o = realloc(s->out, ncap * sizeof *o);
+	if (!o)
+		return GROVE_ENOMEM;
+	s->out = o;
+	uint32_t *os = realloc(s->out_slots, ncap * sizeof *os);
+	if (!os)
+		return GROVE_ENOMEM;
+	s->out_slots = os;
+	s->out_cap = ncap;
+	return 0;
+}
+
+/* A share of slot is complete: a wave may take it. */
+static void
+share_done(sync_state *s, uint32_t slot)
+{
+	if (s->complete[slot]++ == 0) {
+		s->nonempty++;
+		uint64_t t = ring_head(&s->rings[slot])->t;
+		if (s->kind == SYNC_TIMEOUT && t < s->oldest)
+			s->oldest = t;
+	}
 }
 
 int
@@ -207,18 +273,17 @@ sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns)
 		grove_packet_unref(p);
 		return GROVE_ECLOSED;
 	}
-	sync_ent ent = {.p = p, .t = now_ns, .slot = slot};
-	int rc;
-	if (s->kind == SYNC_DONT_WAIT) {
+	sync_ent ent = {.p = p, .t = now_ns, .slot = slot, .len = 1};
+	int rc = out_reserve(s, s->total + 1);
+	if (rc == 0 && s->kind == SYNC_DONT_WAIT) {
 		rc = ring_push(&s->all, ent);
-	} else {
-		sync_ring *r = &s->rings[slot];
-		rc = ring_push(r, ent);
-		if (rc == 0 && r->n == 1) {
-			s->nonempty++;
-			if (s->kind == SYNC_TIMEOUT && now_ns < s->oldest)
-				s->oldest = now_ns;
-		}
+	} else if (rc == 0) {
+		uint32_t *ex = &s->expect[slot];
+		if (*ex)
+			ent.len = *ex == s->share_len[slot] ? *ex : 0;
+		rc = ring_push(&s->rings[slot], ent);
+		if (rc == 0 && (*ex == 0 || --*ex == 0))
+			share_done(s, slot);
 	}
 	if (rc < 0) {
 		grove_packet_unref(p);
@@ -228,6 +293,33 @@ sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns)
 	s->nbytes[slot] += grove_packet_size(p);
 	s->total++;
 	return 0;
+}
+
+int
+sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
+    uint64_t now_ns)
+{
+	if (!s)
+		return GROVE_EINVAL;
+	if (slot >= s->nslots)
+		return GROVE_ERANGE;
+	if (s->gone[slot])
+		return GROVE_ECLOSED;
+	/* dont_wait has no waves to pair; one packet is a share as is. */
+	if (s->kind == SYNC_DONT_WAIT || npackets == 1)
+		return 0;
+	if (s->expect[slot])
+		return GROVE_EPROTO; /* the share before is not complete */
+	if (npackets > 1) {
+		s->expect[slot] = npackets;
+		s->share_len[slot] = npackets;
+		return 0;
+	}
+	sync_ent ent = {.p = NULL, .t = now_ns, .slot = slot, .len = 1};
+	int rc = ring_push(&s->rings[slot], ent);
+	if (rc == 0)
+		share_done(s, slot);
+	return rc;
 }
 
 void
@@ -251,11 +343,12 @@ sync_slot_gone(sync_state *s, uint32_t slot)
 		}
 		r->n = kept;
 	} else {
-		sync_ring *r = &s->rings[slot];
-		if (r->n)
+		if (s->complete[slot])
 			s->nonempty--;
+		s->complete[slot] = 0;
+		s->expect[slot] = 0;
 		/* The slot never comes back: give its memory back too. */
-		ring_free(r);
+		ring_free(&s->rings[slot]);
 		rescan_oldest(s);
 	}
 	s->total -= s->nq[slot];
@@ -287,13 +380,15 @@ sync_wave_ready(const sync_state *s, uint64_t now_ns)
 }
 
 int
-sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
-    uint32_t *slots, size_t *n)
+sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
+    uint32_t **slots, size_t *n)
 {
 	if (n)
 		*n = 0;
 	if (!s || !wave || !slots || !n)
 		return 0;
+	*wave = s->out;
+	*slots = s->out_slots;
 	if (s->kind == SYNC_DONT_WAIT) {
 		if (s->all.n == 0)
 			return 0;
@@ -301,25 +396,31 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet **wave,
 		s->nq[ent.slot]--;
 		s->nbytes[ent.slot] -= grove_packet_size(ent.p);
 		s->total--;
-		wave[0] = ent.p;
-		slots[0] = ent.slot;
+		s->out[0] = ent.p;
+		s->out_slots[0] = ent.slot;
 		*n = 1;
 		return 1;
 	}
 	if (!sync_wave_ready(s, now_ns))
 		return 0;
 
+	/* One complete share from every slot that has one. */
 	size_t k = 0;
 	for (uint32_t i = 0; i < s->nslots; i++) {
-		sync_ring *r = &s->rings[i];
-		if (!r->n)
+		if (!s->complete[i])
 			continue;
-		wave[k] = ring_pop(r).p;
-		slots[k] = i;
-		s->nq[i]--;
-		s->nbytes[i] -= grove_packet_size(wave[k]);
-		k++;
-		if (r->n == 0)
+		sync_ring *r = &s->rings[i];
+		for (uint32_t left = ring_head(r)->len; left; left--) {
+			grove_packet *p = ring_pop(r).p;
+			if (!p)
+				continue; /* an empty share */
+			s->out[k] = p;
+			s->out_slots[k] = i;
+			s->nq[i]--;
+			s->nbytes[i] -= grove_packet_size(p);
+			k++;
+		}
+		if (--s->complete[i] == 0)
 			s->nonempty--;
 	}
 	s->total -= k;
@@ -350,7 +451,7 @@ sync_waits_on(const sync_state *s, uint32_t slot)
 	if (!s || s->kind != SYNC_WAIT_FOR_ALL || slot >= s->nslots ||
 	    s->gone[slot])
 		return 0;
-	return s->rings[slot].n == 0 && s->nonempty > 0;
+	return s->complete[slot] == 0 && s->nonempty > 0;
 }
 
 size_t

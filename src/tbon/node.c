@@ -249,6 +249,7 @@ child_on_drain(conn *c)
 void node_stream_upstream(node *n, uint32_t child, grove_packet *p);
 void node_load_ack(node *n, uint32_t child, grove_packet *p);
 void node_stream_refused(node *n, uint32_t child, grove_packet *p);
+void node_stream_share(node *n, uint32_t child, grove_packet *p);
 
 static void
 child_ready_msg(node *n, uint32_t idx, grove_packet *p)
@@ -308,6 +309,9 @@ child_on_packet(conn *c, grove_packet *p)
 		break;
 	case WIRE_T_STREAM_REFUSED:
 		node_stream_refused(n, idx, p);
+		break;
+	case WIRE_T_WAVE_SHARE:
+		node_stream_share(n, idx, p);
 		break;
 	case WIRE_T_HEARTBEAT:
 		break;

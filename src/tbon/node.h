@@ -54,10 +54,9 @@ typedef struct node_stream {
 	sync_kind sync_kind;
 	uint32_t timeout_ms;
 	sync_state *sync;
+	int told_empty;         /* stream_check_empty told the parent */
 	void *up_state, *down_state;
 	grove_packet *params[3];
-	grove_packet **wave;    /* scratch: nslots entries */
-	uint32_t *wave_slots;
 	grove_trace_collector tc_sync, tc_up, tc_wave;
 	/* Who completed each wave: result = BE rank (last_be) or CP node id
 	 * (last_cp); answers "which back-end was last into the reduction". */

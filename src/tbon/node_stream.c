@@ -29,6 +29,9 @@ now_ns(void)
 	return sockio_now_ms() * 1000000u;
 }
 
+static void stream_check_empty(node *n, node_stream *s);
+static int run_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first);
+
 /* ---- the stream table (open addressing on the id) ------------------- */
 
 static size_t
@@ -136,8 +139,6 @@ stream_free(node *n, node_stream *s)
 	free(s->slot_child);
 	free(s->child_slot);
 	free(s->members);
-	free(s->wave);
-	free(s->wave_slots);
 	free(s);
 }
 
@@ -302,9 +303,7 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 		}
 	}
 	s->sync = sync_new(s->sync_kind, s->nslots, timeout_ms);
-	s->wave = calloc(s->nslots ? s->nslots : 1, sizeof *s->wave);
-	s->wave_slots = calloc(s->nslots ? s->nslots : 1, sizeof *s->wave_slots);
-	if (!s->sync || !s->wave || !s->wave_slots || table_insert(n, s) != 0) {
+	if (!s->sync || table_insert(n, s) != 0) {
 		stream_free(n, s);
 		return GROVE_ENOMEM;
 	}
@@ -312,6 +311,7 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 	for (uint32_t k = 0; k < s->nslots; k++)
 		if (n->children[s->slot_child[k]].state == CHILD_GONE)
 			sync_slot_gone(s->sync, k);
+	stream_check_empty(n, s);
 	char where[32];
 	snprintf(where, sizeof where, "stream:%u", id);
 	grove_trace_collector_register(&s->tc_sync, sync, "filter", where,
@@ -371,6 +371,24 @@ node_stream_destroy(node *n, uint32_t id, int forward)
 
 /* ---- upstream: waves ------------------------------------------------ */
 
+/* A CP whose every child on a stream is gone (lost, or refused the
+ * stream) contributes nothing to it any more, but is itself still up:
+ * it tells its parent, whose waves then stop waiting for it (as for a
+ * refusal), or every wait_for_all wave above would wait for it forever.
+ * Once per stream; the FE has no parent to tell. */
+static void
+stream_check_empty(node *n, node_stream *s)
+{
+	if (n->place.is_fe || s->told_empty || sync_live_slots(s->sync) != 0)
+		return;
+	s->told_empty = 1;
+	char text[120];
+	snprintf(text, sizeof text, "node %u: every member of stream %u below "
+	    "it is lost", n->id, s->id);
+	node_up_ctl(n, WIRE_T_STREAM_REFUSED, 0, PROTO_STREAM_REFUSED, n->id,
+	    s->id, (int32_t)GROVE_ELOST, text);
+}
+
 static void
 report_filter_error(node *n, node_stream *s, int rc, const char *what)
 {
@@ -387,6 +405,22 @@ report_filter_error(node *n, node_stream *s, int rc, const char *what)
 
 static void sync_timer_arm(node *n, node_stream *s);
 
+/* Tells the parent that this node's share of a wave is npackets packets
+ * (sync_push_share there), when that is not the one packet it assumes.
+ * The FE has no parent, and dont_wait pairs nothing. */
+static void
+announce_share(node *n, node_stream *s, int32_t tag, size_t npackets)
+{
+	if (n->place.is_fe || s->sync_kind == SYNC_DONT_WAIT || npackets == 1)
+		return;
+	grove_packet *p = NULL;
+	if (wire_pack(&p, WIRE_T_WAVE_SHARE, s->id, tag, n->rank, 0,
+		PROTO_WAVE_SHARE, (uint32_t)npackets) != 0)
+		return;
+	n->hooks->up(n, p);
+	grove_packet_unref(p);
+}
+
 /* run_waves when a wave may be ready (or the sync has a timeout).  Kept
  * out of line: its frame is large and most packets complete no wave. */
 static __attribute__((noinline)) int
@@ -398,34 +432,54 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 		*t_first = 0;
 	while (sync_wave_ready(s->sync, now)) {
 		uint64_t t0 = grove_trace_begin();
-		if (!sync_pop_wave(s->sync, now, s->wave, s->wave_slots, &k))
+		grove_packet **wave;
+		uint32_t *slots;
+		if (!sync_pop_wave(s->sync, now, &wave, &slots, &k))
 			break;
 		uint64_t t1 = grove_trace_begin();
 		if (released++ == 0 && t_first)
 			*t_first = t0;
 		grove_trace_record(&s->tc_sync, GROVE_OP_FILTER_SYNC, (int32_t)k, t0,
 		    t1);
-		const wire_hdr *h = wire_packet_hdr(s->wave[0]);
+		if (k == 0) {
+			/* Every share was empty: so is ours. */
+			announce_share(n, s, 0, 0);
+			continue;
+		}
+		const wire_hdr *h = wire_packet_hdr(wave[0]);
+		int32_t tag = h->tag;
+		/* The sync's slots become children, in place (the array is
+		 * ours until the next pop). */
 		for (size_t i = 0; i < k; i++)
-			s->wave_slots[i] = s->slot_child[s->wave_slots[i]];
+			slots[i] = s->slot_child[slots[i]];
 		flt_out *o = &n->fout;
-		int rc = flt_run(s->up, s->id, h->tag, n->rank, s->wave,
-		    s->wave_slots, k, s->params[0], &s->up_state, &n->place, o);
+		int rc = flt_run(s->up, s->id, tag, n->rank, wave, slots, k,
+		    s->params[0], &s->up_state, &n->place, o);
 		uint64_t t2 = grove_trace_begin();
 		grove_trace_record(&s->tc_up, GROVE_OP_FILTER_TRANSFORM, rc ? rc :
 		    (int32_t)k, t1, t2);
 		for (size_t i = 0; i < k; i++)
-			grove_packet_unref(s->wave[i]);
+			grove_packet_unref(wave[i]);
 		if (rc != 0) {
 			flt_out_reset(o);
 			report_filter_error(n, s, rc, "upstream");
+			/* The wave is dropped here; the parent still gets
+			 * this node's (empty) share of it, so that its next
+			 * waves do not pair this node's next wave with the
+			 * siblings' share of this one. */
+			announce_share(n, s, tag, 0);
 			continue;
 		}
+		announce_share(n, s, tag, o->n_up);
 		for (size_t i = 0; i < o->n_up; i++)
 			n->hooks->up(n, o->up[i]);
+		/* Reverse output goes to each child of the wave once (a
+		 * child's packets are adjacent). */
 		for (size_t i = 0; i < o->n_down; i++)
 			for (size_t j = 0; j < k; j++)
-				node_send(n, n->children[s->wave_slots[j]].c, o->down[i]);
+				if (j == 0 || slots[j] != slots[j - 1])
+					node_send(n, n->children[slots[j]].c,
+					    o->down[i]);
 		flt_out_reset(o);
 		/* The wave ends where its transformation did (one clock read
 		 * less per wave). */
@@ -441,6 +495,15 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 	if (s->sync_kind == SYNC_TIMEOUT)
 		sync_timer_arm(n, s);
 	return released;
+}
+
+/* Slot's child is gone from the stream: its waves stop waiting for it. */
+static void
+stream_slot_gone(node *n, node_stream *s, uint32_t slot)
+{
+	sync_slot_gone(s->sync, slot);
+	run_waves(n, s, now_ns(), NULL);
+	stream_check_empty(n, s);
 }
 
 /* Releases every wave ready at time now (ns); returns how many.  With
@@ -531,6 +594,41 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 		child_pause(n, child);
 }
 
+/* A CP child announces that its share of the next wave on a stream is
+ * not one packet (announce_share). */
+void
+node_stream_share(node *n, uint32_t child, grove_packet *p)
+{
+	const wire_hdr *h = wire_packet_hdr(p);
+	uint32_t npackets = 0;
+	node_child *ch = &n->children[child];
+	if (ch->role != GROVE_ROLE_CP ||
+	    grove_packet_unpack(p, PROTO_WAVE_SHARE, &npackets) != 0) {
+		log_warn("node %u: %s wave share from child node %u dropped",
+		    n->id, ch->role != GROVE_ROLE_CP ? "a back-end's" :
+		    "malformed", ch->node_id);
+		if (ch->c)
+			conn_close(ch->c, GROVE_EPROTO, "a bad wave share");
+		return;
+	}
+	node_stream *s = node_stream_find(n, h->stream);
+	if (!s || s->child_slot[child] < 0)
+		return; /* as for its data: a stream gone or not through it */
+	uint64_t now = s->sync_kind == SYNC_TIMEOUT ? now_ns() : 0;
+	int rc = sync_push_share(s->sync, (uint32_t)s->child_slot[child],
+	    npackets, now);
+	if (rc == GROVE_EPROTO) {
+		log_warn("node %u: child node %u announced a wave share on "
+		    "stream %u before completing the last one", n->id,
+		    ch->node_id, s->id);
+		if (ch->c)
+			conn_close(ch->c, GROVE_EPROTO, "a bad wave share");
+		return;
+	}
+	if (rc == 0 && npackets == 0)
+		run_waves(n, s, now, NULL);
+}
+
 void
 node_streams_child_gone(node *n, uint32_t child)
 {
@@ -538,8 +636,7 @@ node_streams_child_gone(node *n, uint32_t child)
 		node_stream *s = n->streams[i];
 		if (!s || s == TOMBSTONE(n) || s->child_slot[child] < 0)
 			continue;
-		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
-		run_waves(n, s, now_ns(), NULL);
+		stream_slot_gone(n, s, (uint32_t)s->child_slot[child]);
 	}
 	/* Its link is closed (child_lost cleared it): only forgotten. */
 	child_resume(n, child);
@@ -549,7 +646,9 @@ node_streams_child_gone(node *n, uint32_t child)
  * it, so the stream's waves here stop waiting for it, as for a child that
  * is gone.  Only the refusing node's own parent acts: further up, the
  * child that passes the message on still takes part.  The message goes
- * on up to the FE (a GROVE_EV_FILTER_ERROR there). */
+ * on up to the FE (a GROVE_EV_FILTER_ERROR there), unless it says the
+ * child's members on the stream are lost (GROVE_ELOST, from
+ * stream_check_empty): the FE had a GROVE_EV_LOST for them. */
 void
 node_stream_refused(node *n, uint32_t child, grove_packet *p)
 {
@@ -575,10 +674,10 @@ node_stream_refused(node *n, uint32_t child, grove_packet *p)
 		return;
 	}
 	node_stream *s = node_stream_find(n, id);
-	if (s && s->child_slot[child] >= 0) {
-		sync_slot_gone(s->sync, (uint32_t)s->child_slot[child]);
-		run_waves(n, s, now_ns(), NULL);
-	}
+	if (s && s->child_slot[child] >= 0)
+		stream_slot_gone(n, s, (uint32_t)s->child_slot[child]);
+	if (code == GROVE_ELOST)
+		return;
 	/* Upward it is a report only: as a filter error, no node above acts
 	 * on it (they still wait for this node's other children). */
 	grove_packet *q = NULL;

@@ -34,6 +34,10 @@
  * stream: its parent stops waiting for it on that stream. */
 #define PROTO_STREAM_REFUSED PROTO_FILTER_ERROR
 
+/* WAVE_SHARE (stream, tag in the header): how many DATA packets on that
+ * stream that follow form the CP's share of one wave (0: none). */
+#define PROTO_WAVE_SHARE "%ud"
+
 /* SHUTDOWN with tag PROTO_SHUTDOWN_SHIP: the FE collects event spaces;
  * every process not on the FE's host (or every process, ship_all = 1) sends
  * its own as TRACE_DATA before leaving. */

@@ -45,8 +45,15 @@ static int
 pop(sync_state *s, uint64_t now, wave *w)
 {
 	int ready = sync_wave_ready(s, now);
-	int r = sync_pop_wave(s, now, w->p, w->slot, &w->n);
+	grove_packet **p = NULL;
+	uint32_t *slot = NULL;
+	int r = sync_pop_wave(s, now, &p, &slot, &w->n);
 	assert_int_equal(ready, r);
+	assert_true(w->n <= 64);
+	for (size_t i = 0; i < w->n; i++) {
+		w->p[i] = p[i];
+		w->slot[i] = slot[i];
+	}
 	assert_int_equal(sync_wave_ready(NULL, now), 0);
 	return r;
 }
@@ -82,6 +89,158 @@ test_kind_names(void **unused)
 		assert_int_equal(k, i);
 	}
 	assert_null(sync_new((sync_kind)7, 2, 0));
+}
+
+/* A CP's share of several packets is one slot's part of one wave: slot 0
+ * (a CP with three members) and slot 1 (one member) pair wave by wave,
+ * where one packet per slot would pair slot 0's second packet with slot
+ * 1's next wave. */
+static void
+test_shares_pair_waves(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_non_null(s);
+	wave w;
+	for (int32_t round = 1; round <= 3; round++) {
+		assert_int_equal(sync_push_share(s, 0, 3, 0), 0);
+		push(s, 0, round * 10 + 1, 0);
+		push(s, 0, round * 10 + 2, 0);
+		/* Two of three: slot 0 has no complete share yet. */
+		push(s, 1, round * 10, 0);
+		assert_int_equal(pop(s, 0, &w), 0);
+		assert_int_equal(sync_waits_on(s, 0), 1);
+		push(s, 0, round * 10 + 3, 0);
+		assert_int_equal(sync_waits_on(s, 0), 0);
+		assert_int_equal(pop(s, 0, &w), 1);
+		assert_int_equal(w.n, 4);
+		for (int32_t i = 0; i < 3; i++) {
+			assert_int_equal(w.slot[i], 0);
+			check_pkt(w.p[i], 0, round * 10 + 1 + i);
+		}
+		assert_int_equal(w.slot[3], 1);
+		check_pkt(w.p[3], 1, round * 10);
+		wave_free(&w);
+		assert_int_equal(sync_queued_total(s), 0);
+	}
+	/* A share of one changes nothing. */
+	assert_int_equal(sync_push_share(s, 1, 1, 0), 0);
+	push(s, 1, 7, 0);
+	push(s, 0, 7, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	wave_free(&w);
+	sync_destroy(s);
+}
+
+/* An empty share (a CP whose filter failed or emitted nothing) completes
+ * its slot's part of a wave; a wave of empty shares is released empty. */
+static void
+test_empty_shares(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_non_null(s);
+	wave w;
+	push(s, 1, 1, 0);
+	assert_int_equal(sync_push_share(s, 0, 0, 0), 0);
+	assert_int_equal(sync_queued(s, 0), 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.slot[0], 1);
+	check_pkt(w.p[0], 1, 1);
+	wave_free(&w);
+	/* The next wave pairs the next shares. */
+	push(s, 0, 2, 0);
+	push(s, 1, 2, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	check_pkt(w.p[0], 0, 2);
+	check_pkt(w.p[1], 1, 2);
+	wave_free(&w);
+	assert_int_equal(sync_push_share(s, 0, 0, 0), 0);
+	assert_int_equal(sync_push_share(s, 1, 0, 0), 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(pop(s, 0, &w), 0);
+	/* Queued empty shares of a slot that goes are dropped with it. */
+	assert_int_equal(sync_push_share(s, 0, 0, 0), 0);
+	sync_slot_gone(s, 0);
+	assert_int_equal(pop(s, 0, &w), 0);
+	push(s, 1, 3, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	wave_free(&w);
+	sync_destroy(s);
+
+	/* dont_wait ignores shares. */
+	s = sync_new(SYNC_DONT_WAIT, 2, 0);
+	assert_int_equal(sync_push_share(s, 0, 0, 0), 0);
+	assert_int_equal(sync_push_share(s, 0, 3, 0), 0);
+	assert_int_equal(pop(s, 0, &w), 0);
+	push(s, 0, 1, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	wave_free(&w);
+	sync_destroy(s);
+}
+
+static void
+test_share_errors(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_int_equal(sync_push_share(NULL, 0, 2, 0), GROVE_EINVAL);
+	assert_int_equal(sync_push_share(s, 2, 2, 0), GROVE_ERANGE);
+	assert_int_equal(sync_push_share(s, 0, 2, 0), 0);
+	/* Announced again before the share is complete. */
+	assert_int_equal(sync_push_share(s, 0, 2, 0), GROVE_EPROTO);
+	assert_int_equal(sync_push_share(s, 0, 0, 0), GROVE_EPROTO);
+	push(s, 0, 1, 0);
+	push(s, 0, 2, 0);
+	assert_int_equal(sync_push_share(s, 0, 0, 0), 0);
+	sync_slot_gone(s, 1);
+	assert_int_equal(sync_push_share(s, 1, 2, 0), GROVE_ECLOSED);
+	wave w;
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	wave_free(&w);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 0);
+	/* A slot that goes in the middle of a share forgets it. */
+	sync_destroy(s);
+	s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_int_equal(sync_push_share(s, 0, 3, 0), 0);
+	push(s, 0, 1, 0);
+	sync_slot_gone(s, 0);
+	push(s, 1, 1, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	wave_free(&w);
+	sync_destroy(s);
+}
+
+/* timeout releases complete shares only, whole, and times them from the
+ * arrival of the share's first packet. */
+static void
+test_timeout_takes_whole_shares(void **unused)
+{
+	sync_state *s = sync_new(SYNC_TIMEOUT, 3, 10);
+	wave w;
+	assert_int_equal(sync_push_share(s, 0, 2, MS(0)), 0);
+	push(s, 0, 1, MS(0));
+	/* Incomplete: no deadline yet. */
+	assert_true(sync_next_deadline(s) == UINT64_MAX);
+	push(s, 1, 1, MS(3));
+	assert_true(sync_next_deadline(s) == MS(13));
+	push(s, 0, 2, MS(5));
+	assert_true(sync_next_deadline(s) == MS(10));
+	assert_int_equal(pop(s, MS(9), &w), 0);
+	assert_int_equal(pop(s, MS(10), &w), 1);
+	assert_int_equal(w.n, 3);
+	check_pkt(w.p[0], 0, 1);
+	check_pkt(w.p[1], 0, 2);
+	check_pkt(w.p[2], 1, 1);
+	wave_free(&w);
+	assert_int_equal(sync_queued_total(s), 0);
+	sync_destroy(s);
 }
 
 static void
@@ -433,6 +592,10 @@ main(void)
 		cmocka_unit_test(test_timeout_partial_waves),
 		cmocka_unit_test(test_dont_wait_order),
 		cmocka_unit_test(test_many_waves),
+		cmocka_unit_test(test_shares_pair_waves),
+		cmocka_unit_test(test_empty_shares),
+		cmocka_unit_test(test_share_errors),
+		cmocka_unit_test(test_timeout_takes_whole_shares),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

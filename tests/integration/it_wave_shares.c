@@ -1,0 +1,182 @@
+/* Waves pair each child's share of the same wave, whatever the shares
+ * hold: a CP whose null filter passes on several packets (a tree that
+ * does not divide evenly, a communicator of some of the back-ends), a CP
+ * whose filter failed on a wave (an empty share), and a CP whose every
+ * back-end is lost (its parent stops waiting for it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper_common.h"
+#include "../../examples/worker_protocol.h"
+
+#define ROUNDS 4
+
+/* Nothing more arrives on s: a packet held back from an earlier wave
+ * would (with wait_for_all it could only come a wave late). */
+static void
+check_quiet(grove_net *net, grove_stream *s)
+{
+	grove_packet *p = NULL;
+	int rc = grove_stream_recv(s, NULL, &p, 300);
+	if (rc == 0) {
+		int32_t v = -1;
+		grove_packet_unpack(p, "%d", &v);
+		grove_packet_unref(p);
+		IT_FAIL("an extra packet (value %d) arrived after the wave", v);
+	}
+	CHECK_INT_EQ(rc, GROVE_ETIMEDOUT);
+	(void)net;
+}
+
+/* Every round, a null stream on comm delivers one packet from each member
+ * of ranks[0..n) (WORKER_RANK answers), and nothing else. */
+static void
+null_rounds(grove_net *net, const grove_comm *comm, const uint32_t *ranks,
+    size_t n, const char *what)
+{
+	grove_stream *s = it_stream(net, comm, "null", "wait_for_all");
+	for (int round = 1; round <= ROUNDS; round++) {
+		CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+		uint32_t seen = 0;
+		for (size_t i = 0; i < n; i++) {
+			int32_t r = it_recv_int(net, s, WORKER_RANK);
+			size_t j = 0;
+			while (j < n && ranks[j] != (uint32_t)r)
+				j++;
+			if (j == n || (seen & (1u << j)))
+				IT_FAIL("%s, round %d: unexpected or repeated rank "
+				    "%d", what, round, r);
+			seen |= 1u << j;
+		}
+		check_quiet(net, s);
+	}
+	it_step("%s: %zu packets in each of %d rounds, none late", what, n,
+	    ROUNDS);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+}
+
+static void
+uneven_trees(void)
+{
+	static const uint32_t all[] = {0, 1, 2, 3, 4};
+	grove_net *net = it_net_spawn("kary:2", 3);
+	null_rounds(net, NULL, all, 3, "kary:2, 3 back-ends");
+	it_net_destroy(net);
+
+	net = it_net_spawn("kary:2", 5);
+	null_rounds(net, NULL, all, 5, "kary:2, 5 back-ends");
+	it_net_destroy(net);
+
+	/* Some of the back-ends: the CP above ranks 0 and 1 has two members,
+	 * the one above 2 and 3 one. */
+	static const uint32_t some[] = {0, 1, 2};
+	net = it_net_spawn("kary:2", 4);
+	grove_comm *c = NULL;
+	CHECK_OK_NET(net, grove_comm_create(net, some, 3, &c));
+	null_rounds(net, c, some, 3, "kary:2, 4 back-ends, comm {0,1,2}");
+	grove_comm_destroy(c);
+	it_net_destroy(net);
+}
+
+/* Waits for a GROVE_EV_FILTER_ERROR (other events are skipped). */
+static void
+wait_filter_error(grove_net *net)
+{
+	uint64_t t0 = it_now_ms();
+	for (;;) {
+		grove_event ev;
+		int left = 10000 - (int)(it_now_ms() - t0);
+		if (left <= 0)
+			IT_FAIL("no GROVE_EV_FILTER_ERROR within 10 s");
+		int rc = grove_net_next_event(net, &ev, left);
+		if (rc == GROVE_ETIMEDOUT)
+			continue;
+		CHECK_OK_NET(net, rc);
+		if (ev.type == GROVE_EV_FILTER_ERROR) {
+			it_step("filter error: %s", ev.text);
+			return;
+		}
+	}
+}
+
+/* A wave that fails at one CP is dropped there; the next waves are still
+ * whole (the CP's share of the failed wave was sent empty). */
+static void
+failed_wave(void)
+{
+	grove_net *net = it_net_spawn("kary:2", 4);
+	grove_stream *s = it_stream(net, NULL, "sum", "wait_for_all");
+	/* Rank 0 answers "%lf", its sibling "%d": sum fails at their CP.
+	 * The other CP's share (ranks 2 and 3) is the whole result. */
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ODD_FORMAT, "%d", 0));
+	wait_filter_error(net);
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ODD_FORMAT), 2 + 3);
+	for (int32_t v = 1; v <= ROUNDS; v++) {
+		CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", v));
+		CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), 4 * v);
+	}
+	check_quiet(net, s);
+	it_step("after the failed wave, %d whole waves", ROUNDS);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
+/* Waits until GROVE_EV_LOST events have named every rank of [lo, hi). */
+static void
+wait_lost(grove_net *net, uint32_t lo, uint32_t hi)
+{
+	uint32_t lost = 0, want = ((1u << hi) - 1) & ~((1u << lo) - 1);
+	uint64_t t0 = it_now_ms();
+	while ((lost & want) != want) {
+		grove_event ev;
+		int left = 15000 - (int)(it_now_ms() - t0);
+		if (left <= 0)
+			IT_FAIL("ranks [%u, %u) not all reported lost", lo, hi);
+		int rc = grove_net_next_event(net, &ev, left);
+		if (rc == GROVE_ETIMEDOUT)
+			continue;
+		CHECK_OK_NET(net, rc);
+		if (ev.type != GROVE_EV_LOST)
+			continue;
+		for (uint32_t r = ev.rank_lo; r < ev.rank_hi && r < 32; r++)
+			lost |= 1u << r;
+	}
+}
+
+/* Both back-ends of a leaf CP die; the CP stays up with nothing below it
+ * on the stream.  Waves above complete without it, on the stream made
+ * before and on one made after. */
+static void
+cp_left_empty(void)
+{
+	grove_net *net = it_net_spawn("kary:2", 8);
+	grove_stream *s = it_stream(net, NULL, "sum", "wait_for_all");
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", 1));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), 8);
+	for (int32_t r = 0; r < 2; r++)
+		CHECK_OK_NET(net, grove_net_send_to(net, (uint32_t)r,
+		    WORKER_CRASH, "%d", r));
+	wait_lost(net, 0, 2);
+	CHECK_UINT_EQ(grove_net_backends_up(net), 6);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 2 + 3 + 4 + 5 + 6 + 7);
+	grove_stream *s2 = it_stream(net, NULL, "sum", "wait_for_all");
+	CHECK_OK_NET(net, grove_stream_send(s2, WORKER_RANK, ""));
+	CHECK_INT_EQ(it_recv_int(net, s2, WORKER_RANK), 2 + 3 + 4 + 5 + 6 + 7);
+	it_step("a CP with no live back-end holds no wave up");
+	CHECK_OK_NET(net, grove_stream_destroy(s2));
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
+int
+main(void)
+{
+	it_init("it_wave_shares", 200);
+	uneven_trees();
+	failed_wave();
+	cp_left_empty();
+	return it_done();
+}
