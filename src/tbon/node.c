@@ -332,15 +332,6 @@ on_tick(uv_timer_t *t)
 {
 	node *n = t->data;
 	uint64_t now = sockio_now_ms();
-	/* Unauthenticated peers get AUTH_TIMEOUT_MS to finish. */
-	for (size_t i = 0; i < n->n_pending;) {
-		if (now - n->pending_since[i] > AUTH_TIMEOUT_MS) {
-			conn *c = n->pending[i];
-			node_reject(n, c, "handshake not completed in time");
-			continue; /* pending_on_close removed entry i */
-		}
-		i++;
-	}
 	/* Heartbeats to CP children, and silence detection for them.  If
 	 * this loop itself was not running (a front-end whose tool was busy),
 	 * the children's last-heard times are stale: skip one round so the
@@ -429,6 +420,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	uv_check_start(&n->flush_check, on_flush_check);
 	uv_timer_init(&n->loop, &n->tick);
 	n->tick.data = n;
+	uv_timer_init(&n->loop, &n->auth_timer);
+	n->auth_timer.data = n;
 	uv_timer_init(&n->loop, &n->sync_timer);
 	n->sync_timer.data = n;
 	grove_trace_collector_register(&n->tc_connect, "node.connect", "tbon",

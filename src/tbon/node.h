@@ -151,7 +151,10 @@ struct node {
 	conn *dirty;
 	conn **dirty_tail;
 	uv_check_t flush_check;
-	uv_timer_t tick;        /* heartbeats, auth and launch deadlines */
+	uv_timer_t tick;        /* heartbeats to CP children, their silence */
+	/* Handshake deadlines, while a link waits to authenticate
+	 * (node_accept.c); not on the tick, whose period is heartbeat_ms. */
+	uv_timer_t auth_timer;
 	uv_timer_t sync_timer;  /* next sync-filter timeout */
 	uint64_t sync_deadline;
 	uint64_t launch_deadline_ms;
