@@ -150,10 +150,16 @@ child_lost(node *n, uint32_t idx, const char *why)
 		return;
 	int was_ready = ch->state == CHILD_READY;
 	ch->state = CHILD_GONE;
-	if (!was_ready) {
-		/* Only a child still starting up is not ready: the launch has
-		 * failed, say so now rather than at the deadline. */
+	if (!was_ready)
 		n->n_ready++;
+	/* A child lost while this node's launch is not over (one still
+	 * starting up, or one that was ready while its siblings were not)
+	 * fails the launch, said now rather than at the deadline: the node
+	 * waits for every child to be ready, so it would never be.  Attached
+	 * back-ends are not waited for (node_children_ready); children that
+	 * go because this node told them to are not a failed launch. */
+	if (!n->shutting_down && (!was_ready || (!n->launched &&
+	    !(n->attach && ch->role == GROVE_ROLE_BE)))) {
 		char who[128], msg[400];
 		node_describe_child(n, ch, who, sizeof who);
 		snprintf(msg, sizeof msg, "%s lost during startup: %s", who, why);
