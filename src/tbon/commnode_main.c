@@ -133,6 +133,8 @@ static void
 report_ready(commnode *cn)
 {
 	node *n = &cn->n;
+	/* From now on a lost child is a loss to report, not a failed launch. */
+	n->launched = 1;
 	/* Attach endpoints: ours if we have BE children, plus those below. */
 	size_t cap = n->n_ep + 1, k = 0;
 	uint32_t *ids = calloc(cap, sizeof *ids), *ports = calloc(cap, sizeof *ports);

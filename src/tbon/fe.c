@@ -188,6 +188,24 @@ mark_lost(grove_net *net, uint32_t lo, uint32_t hi)
 	}
 }
 
+/* A node lost below while create waits: the start-up has failed, now,
+ * as for a child of the FE itself (node.c's child_lost).  A CP that had
+ * reported its subtree ready reports the loss of one of its children
+ * this way, not as a launch error; before create returns, that loss is
+ * still a failed start-up.  Attached back-ends are not waited for. */
+static void
+lost_at_launch(grove_net *net, uint32_t id, const char *why)
+{
+	node *n = &net->n;
+	const grove_topo_node *k = grove_topo_node_at(net->topo, id);
+	if (n->attach && k && k->role == GROVE_ROLE_BE)
+		return;
+	char who[128], msg[400];
+	node_describe_id(n, id, who, sizeof who);
+	snprintf(msg, sizeof msg, "%s lost during startup: %s", who, why);
+	node_launch_fail(n, msg);
+}
+
 /* The root of the upstream path: packets leaving the FE's filters and
  * control messages from below. */
 static void
@@ -239,6 +257,8 @@ fe_up(node *n, grove_packet *p)
 		if (grove_packet_unpack(p, PROTO_NODE_LOST, &ev.node, &ev.rank_lo,
 			&ev.rank_hi, &why) != 0)
 			return;
+		if (!n->launched)
+			lost_at_launch(net, ev.node, why);
 		ev.type = GROVE_EV_LOST;
 		snprintf(ev.text, sizeof ev.text, "node %u (ranks %u..%u) lost: %s",
 		    ev.node, ev.rank_lo, ev.rank_hi ? ev.rank_hi - 1 : 0, why);
@@ -454,8 +474,10 @@ wait_ready(grove_net *net)
 			fe_set_error(net, "network startup failed: %s", n->launch_error);
 			return GROVE_ESPAWN;
 		}
-		if (node_children_ready(n))
+		if (node_children_ready(n)) {
+			n->launched = 1;
 			return 0;
+		}
 		fe_run(net, 20);
 	}
 }

@@ -150,10 +150,16 @@ child_lost(node *n, uint32_t idx, const char *why)
 		return;
 	int was_ready = ch->state == CHILD_READY;
 	ch->state = CHILD_GONE;
-	if (!was_ready) {
-		/* Only a child still starting up is not ready: the launch has
-		 * failed, say so now rather than at the deadline. */
+	if (!was_ready)
 		n->n_ready++;
+	/* A child lost while this node's launch is not over (one still
+	 * starting up, or one that was ready while its siblings were not)
+	 * fails the launch, said now rather than at the deadline: the node
+	 * waits for every child to be ready, so it would never be.  Attached
+	 * back-ends are not waited for (node_children_ready); children that
+	 * go because this node told them to are not a failed launch. */
+	if (!n->shutting_down && (!was_ready || (!n->launched &&
+	    !(n->attach && ch->role == GROVE_ROLE_BE)))) {
 		char who[128], msg[400];
 		node_describe_child(n, ch, who, sizeof who);
 		snprintf(msg, sizeof msg, "%s lost during startup: %s", who, why);
@@ -336,15 +342,6 @@ on_tick(uv_timer_t *t)
 {
 	node *n = t->data;
 	uint64_t now = sockio_now_ms();
-	/* Unauthenticated peers get AUTH_TIMEOUT_MS to finish. */
-	for (size_t i = 0; i < n->n_pending;) {
-		if (now - n->pending_since[i] > AUTH_TIMEOUT_MS) {
-			conn *c = n->pending[i];
-			node_reject(n, c, "handshake not completed in time");
-			continue; /* pending_on_close removed entry i */
-		}
-		i++;
-	}
 	/* Heartbeats to CP children, and silence detection for them.  If
 	 * this loop itself was not running (a front-end whose tool was busy),
 	 * the children's last-heard times are stale: skip one round so the
@@ -433,6 +430,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	uv_check_start(&n->flush_check, on_flush_check);
 	uv_timer_init(&n->loop, &n->tick);
 	n->tick.data = n;
+	uv_timer_init(&n->loop, &n->auth_timer);
+	n->auth_timer.data = n;
 	uv_timer_init(&n->loop, &n->sync_timer);
 	n->sync_timer.data = n;
 	grove_trace_collector_register(&n->tc_connect, "node.connect", "tbon",

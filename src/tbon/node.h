@@ -150,7 +150,10 @@ struct node {
 	conn *dirty;
 	conn **dirty_tail;
 	uv_check_t flush_check;
-	uv_timer_t tick;        /* heartbeats, auth and launch deadlines */
+	uv_timer_t tick;        /* heartbeats to CP children, their silence */
+	/* Handshake deadlines, while a link waits to authenticate
+	 * (node_accept.c); not on the tick, whose period is heartbeat_ms. */
+	uv_timer_t auth_timer;
 	uv_timer_t sync_timer;  /* next sync-filter timeout */
 	uint64_t sync_deadline;
 	uint64_t launch_deadline_ms;
@@ -168,6 +171,10 @@ struct node {
 	int child_backlog;
 	int launch_failed;
 	char launch_error[1024];
+	/* The launch is over: this CP reported its subtree ready, or the
+	 * FE's create saw every child ready.  A child lost before that
+	 * fails the launch; after it, the loss is reported (NODE_LOST). */
+	int launched;
 	int shutting_down;
 	grove_trace_collector tc_connect, tc_stream_new;
 	grove_filter_place place;
@@ -296,6 +303,9 @@ void node_launch_fail(node *n, const char *msg);
 void node_start_tick(node *n);
 void node_describe_child(const node *n, const node_child *ch, char *out,
     size_t len);
+/* The same for any node of the topology, by id ("node 7" when the
+ * topology has no such node). */
+void node_describe_id(const node *n, uint32_t id, char *out, size_t len);
 
 /* Queue a control message upward through hooks->up. */
 void node_up_ctl(node *n, uint16_t type, int32_t tag, const char *fmt, ...);

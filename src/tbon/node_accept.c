@@ -48,6 +48,31 @@ pending_index(node *n, conn *c)
 
 static void pending_add(node *n, conn *c);
 
+/* While links wait to authenticate, their deadlines are checked this
+ * often, on a timer of their own: the heartbeat tick's period is the
+ * tool's heartbeat_ms, and a 30 s heartbeat would give a peer 30 s.  So a
+ * link that has not finished its handshake is closed between
+ * AUTH_TIMEOUT_MS and AUTH_TIMEOUT_MS + AUTH_CHECK_MS after it came (or
+ * after node_pending_restart_clock); an idle node does not wake for it. */
+#define AUTH_CHECK_MS (AUTH_TIMEOUT_MS / 10)
+
+static void
+on_auth_check(uv_timer_t *t)
+{
+	node *n = t->data;
+	uint64_t now = sockio_now_ms();
+	for (size_t i = 0; i < n->n_pending;) {
+		if (now - n->pending_since[i] > AUTH_TIMEOUT_MS) {
+			node_reject(n, n->pending[i],
+			    "handshake not completed in time");
+			continue; /* pending_on_close removed entry i */
+		}
+		i++;
+	}
+	if (n->n_pending == 0)
+		uv_timer_stop(t);
+}
+
 /* Connections waiting to authenticate hold a descriptor each, and anyone
  * who can reach the port can open them: without a bound, a plain flood of
  * connects exhausts the descriptors (libuv then accepts and drops new
@@ -170,6 +195,9 @@ pending_add(node *n, conn *c)
 	size_t i = n->n_pending++;
 	n->pending[i] = c;
 	n->pending_since[i] = sockio_now_ms();
+	if (!uv_is_active((uv_handle_t *)&n->auth_timer))
+		uv_timer_start(&n->auth_timer, on_auth_check, AUTH_CHECK_MS,
+		    AUTH_CHECK_MS);
 	auth_nonce_new(n->pending_nonce[i]);
 	grove_packet *ch = NULL;
 	if (wire_pack(&ch, WIRE_T_AUTH_CHALLENGE, 0, 0, n->rank, 0, "%auc",

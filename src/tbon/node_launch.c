@@ -41,6 +41,19 @@ node_describe_child(const node *n, const node_child *ch, char *out, size_t len)
 }
 
 void
+node_describe_id(const node *n, uint32_t id, char *out, size_t len)
+{
+	const grove_topo_node *k = grove_topo_node_at(n->topo, id);
+	if (!k) {
+		snprintf(out, len, "node %u", id);
+		return;
+	}
+	node_child ch = {.node_id = k->id, .role = k->role, .be_lo = k->be_lo,
+	    .be_hi = k->be_hi, .host = k->host};
+	node_describe_child(n, &ch, out, len);
+}
+
+void
 node_launch_fail(node *n, const char *msg)
 {
 	if (n->launch_failed)
