@@ -60,7 +60,8 @@ logp_usage(FILE *f)
 	    "  -q, --quiet          no progress on standard error\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
-	    "Exit status: 0 ok, 1 measurement failed, 2 usage error.\n");
+	    "Exit status: 0 ok, 1 measurement failed or output not written,\n"
+	    "2 usage error.\n");
 }
 
 static int

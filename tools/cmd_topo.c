@@ -40,7 +40,8 @@ topo_usage(FILE *f)
 	    "  -o, --output FILE    write there instead of standard output\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
-	    "Exit status: 0 ok, 1 bad topology or file, 2 usage error.\n");
+	    "Exit status: 0 ok, 1 bad topology or file or a failed write, 2\n"
+	    "usage error.\n");
 }
 
 static int
@@ -64,16 +65,7 @@ write_out(const grove_topo *t, grove_topo_format fmt, const char *path)
 		}
 	}
 	rc = grove_topo_print(t, fmt, f);
-	if (fflush(f) && !rc)
-		rc = GROVE_ESYS;
-	if (path && fclose(f) && !rc)
-		rc = GROVE_ESYS;
-	if (rc) {
-		fprintf(stderr, "grove topo: %s: write failed: %s\n",
-		    path ? path : "standard output", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return tool_finish_output("grove topo", f, path, rc);
 }
 
 int

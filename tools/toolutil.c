@@ -279,3 +279,23 @@ tool_spec_sets_backends(const char *spec)
 	grove_topo_destroy(t);
 	return 1;
 }
+
+int
+tool_finish_output(const char *cmd, FILE *f, const char *path, int rc)
+{
+	/* A failed write leaves the stream's error flag set.  The flush
+	 * tries what is still buffered again and sets errno; when the
+	 * failed write took its data along, there is nothing left to try
+	 * and the reason is gone with it. */
+	int failed = rc != 0 || ferror(f);
+	errno = 0;
+	if (path ? fclose(f) != 0 : fflush(f) != 0)
+		failed = 1;
+	if (!failed)
+		return 0;
+	int e = errno;
+	fprintf(stderr, "%s: %s: write failed%s%s\n", cmd,
+	    path ? path : "standard output", e ? ": " : "",
+	    e ? strerror(e) : "");
+	return 1;
+}

@@ -5,12 +5,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "grove/network.h"
 
 /* 1 when the topology spec fixes its own back-end count (`levels:AxB`,
  * `AxB`): the topology module builds it without one. */
 int tool_spec_sets_backends(const char *spec);
+
+/* Ends output to f, a file named path or standard output (path NULL):
+ * flushes it, and closes a file.  rc is what the writes so far returned
+ * (nonzero: one failed).  Returns 0; or, when a write failed, says
+ * "CMD: PATH: write failed: why" ("standard output" for PATH; why when
+ * it is still known) on standard error and returns 1, the exit status. */
+int tool_finish_output(const char *cmd, FILE *f, const char *path, int rc);
 
 /* Where be_worker is installed relative to grove's directory (set by the
  * build from the configured install directories). */
