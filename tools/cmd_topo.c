@@ -9,6 +9,7 @@
 #include "grove/topology.h"
 #include "model_opts.h"
 #include "toolutil.h"
+#include "topo/spec.h"
 
 static void
 topo_usage(FILE *f)
@@ -107,9 +108,12 @@ cmd_topo(int argc, char **argv)
 			spec = optarg;
 			break;
 		case 'b':
-			if (model_parse_u32(optarg, &backends))
-				return usage_error("--backends needs a "
-				    "non-negative number", optarg);
+			if (model_parse_u32(optarg, &backends)) {
+				char msg[64];
+				snprintf(msg, sizeof msg, "--backends needs a "
+				    "number in 1..%u", TOPO_MAX_BACKENDS);
+				return usage_error(msg, optarg);
+			}
 			break;
 		case 'H':
 			hosts_path = optarg;
