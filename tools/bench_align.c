@@ -24,10 +24,13 @@
 #include "../examples/worker_protocol.h"
 
 #define ALIGN_WAVES 3 /* reductions traced before the collections */
+/* The most back-ends it starts, by --backends or a levels: spec. */
+#define ALIGN_MAX_BACKENDS 4096
 
 typedef struct align_cfg {
 	const char *spec;
 	unsigned backends;
+	int backends_given; /* --backends was given: the spec's count is not */
 	unsigned repeat;
 	int64_t step;
 	int json;
@@ -89,24 +92,26 @@ parse(int argc, char **argv, align_cfg *c)
 			    &c->step))
 				return 2;
 		} else if (!strcmp(a, "--backends") || !strcmp(a, "--repeat")) {
-			long x = tool_parse_count(v, !strcmp(a, "--repeat")
-			    ? 1000 : 4096);
-			if (x < 0) {
-				fprintf(stderr, "grove bench align: %s wants a "
-				    "positive number, not '%s'\n", a, v);
-				return 2;
-			}
-			if (!strcmp(a, "--backends"))
+			long max = !strcmp(a, "--repeat") ? 1000 :
+			    ALIGN_MAX_BACKENDS;
+			long x = tool_parse_count(v, max);
+			if (x < 0)
+				return tool_count_error("grove bench align", a,
+				    v, max);
+			if (!strcmp(a, "--backends")) {
 				c->backends = (unsigned)x;
-			else
+				c->backends_given = 1;
+			} else {
 				c->repeat = (unsigned)x;
+			}
 		} else {
 			fprintf(stderr, "grove bench align: unknown option '%s'\n",
 			    a);
 			return 2;
 		}
 	}
-	return 0;
+	return tool_resolve_backends("grove bench align", c->spec,
+	    c->backends_given, ALIGN_MAX_BACKENDS, &c->backends);
 }
 
 /* What one timeline looks like. */

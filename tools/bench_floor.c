@@ -58,6 +58,7 @@ typedef struct floor_link {
 typedef struct floor_cfg {
 	const char *spec;
 	unsigned backends;
+	int backends_given; /* --backends was given: the spec's count is not */
 	int rt_iters;
 	int bind; /* --cpu-bind subtree */
 } floor_cfg;
@@ -415,17 +416,23 @@ floor_parse(int argc, char **argv, floor_cfg *c, int *json)
 			c->bind = v[0] == 's';
 			continue;
 		}
-		long x = tool_parse_count(v, !strcmp(a, "--backends") ?
-		    65536 : 100000000);
-		if (x <= 0)
-			return tool_usage_error("grove bench floor",
-			    "wants a positive number", v);
-		if (!strcmp(a, "--backends"))
+		long max = !strcmp(a, "--backends") ? 65536 : 100000000;
+		long x = tool_parse_count(v, max);
+		if (x <= 0) {
+			char msg[64];
+			snprintf(msg, sizeof msg, "%s wants a number in 1..%ld",
+			    a, max);
+			return tool_usage_error("grove bench floor", msg, v);
+		}
+		if (!strcmp(a, "--backends")) {
 			c->backends = (unsigned)x;
-		else
+			c->backends_given = 1;
+		} else {
 			c->rt_iters = (int)x;
+		}
 	}
-	return 0;
+	return tool_resolve_backends("grove bench floor", c->spec,
+	    c->backends_given, 65536, &c->backends);
 }
 
 int

@@ -24,6 +24,7 @@
 typedef struct offered_cfg {
 	const char *topology;
 	unsigned backends, metrics;
+	int backends_given; /* --backends was given: the spec's count is not */
 	double rate, seconds, warmup;
 	int json;
 } offered_cfg;
@@ -104,6 +105,7 @@ parse(int argc, char **argv, offered_cfg *c)
 		else if (!strcmp(a, "--backends")) {
 			if (parse_count(a, v, 65536, &c->backends) < 0)
 				return 2;
+			c->backends_given = 1;
 		} else if (!strcmp(a, "--metrics")) {
 			if (parse_count(a, v, AGENT_MAX_STREAMS,
 			    &c->metrics) < 0)
@@ -123,7 +125,8 @@ parse(int argc, char **argv, offered_cfg *c)
 			return offered_usage(stderr);
 		}
 	}
-	return 0;
+	return tool_resolve_backends("grove bench offered-load", c->topology,
+	    c->backends_given, 65536, &c->backends);
 }
 
 static uint64_t

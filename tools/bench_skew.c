@@ -19,6 +19,7 @@
 typedef struct skew_cfg {
 	const char *spec;
 	unsigned backends;
+	int backends_given; /* --backends was given: the spec's count is not */
 	unsigned rounds;
 	unsigned repeat;
 	int64_t step;
@@ -75,30 +76,30 @@ parse(int argc, char **argv, skew_cfg *c)
 				return 2;
 			continue;
 		}
-		long x;
+		long max;
 		if (!strcmp(a, "--backends"))
-			x = tool_parse_count(v, 65536);
+			max = 65536;
 		else if (!strcmp(a, "--rounds"))
-			x = tool_parse_count(v, 4096);
+			max = 4096;
 		else if (!strcmp(a, "--repeat"))
-			x = tool_parse_count(v, 100000);
+			max = 100000;
 		else {
 			fprintf(stderr, "grove bench skew: unknown option '%s'\n", a);
 			return 2;
 		}
-		if (x < 0) {
-			fprintf(stderr, "grove bench skew: %s wants a positive number, "
-			    "not '%s'\n", a, v);
-			return 2;
-		}
-		if (!strcmp(a, "--backends"))
+		long x = tool_parse_count(v, max);
+		if (x < 0)
+			return tool_count_error("grove bench skew", a, v, max);
+		if (!strcmp(a, "--backends")) {
 			c->backends = (unsigned)x;
-		else if (!strcmp(a, "--rounds"))
+			c->backends_given = 1;
+		} else if (!strcmp(a, "--rounds"))
 			c->rounds = (unsigned)x;
 		else
 			c->repeat = (unsigned)x;
 	}
-	return 0;
+	return tool_resolve_backends("grove bench skew", c->spec,
+	    c->backends_given, 65536, &c->backends);
 }
 
 int

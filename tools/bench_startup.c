@@ -20,6 +20,7 @@
 typedef struct startup_cfg {
 	const char *topology;
 	unsigned backends, reps, skew_rounds;
+	int backends_given; /* --backends was given: the spec's count is not */
 	int json;
 } startup_cfg;
 
@@ -146,6 +147,7 @@ bench_startup(int argc, char **argv)
 			c.topology = v;
 		} else if (!strcmp(a, "--backends") && x >= 1) {
 			c.backends = (unsigned)x;
+			c.backends_given = 1;
 		} else if (!strcmp(a, "--reps") && x >= 1 && x <= 1000) {
 			c.reps = (unsigned)x;
 		} else if (!strcmp(a, "--skew-rounds") && x >= 1 && x <= 4096) {
@@ -157,6 +159,10 @@ bench_startup(int argc, char **argv)
 		}
 		i++;
 	}
+	int bad = tool_resolve_backends("grove bench startup", c.topology,
+	    c.backends_given, 65536, &c.backends);
+	if (bad)
+		return bad;
 	char err[1024] = "";
 	startup_res r;
 	if (run(&c, &r, err, sizeof err) < 0) {

@@ -49,6 +49,7 @@
 typedef struct micro_cfg {
 	const char *spec;
 	unsigned backends;
+	int backends_given; /* --backends was given: the spec's count is not */
 	int rt_iters;
 	int thru_iters;
 	int create_timeout_ms;
@@ -296,9 +297,11 @@ bench_usage(FILE *f)
 	    "[--json]\n"
 	    "                         [--cp-sched batch|other] "
 	    "[--cpu-bind none|subtree]\n"
+	    "                         [--timeout-ms MS]\n"
 	    "       grove bench trace [--topology SPEC] [--backends N] "
 	    "[--rounds K] [--json]\n"
-	    "                         [--rt-iters R] [--thru-iters T]\n"
+	    "                         [--rt-iters R] [--thru-iters T] "
+	    "[--timeout-ms MS]\n"
 	    "       grove bench offered-load [--backends D] [--metrics M] "
 	    "[--rate R] ...\n"
 	    "       grove bench startup [--backends D] [--topology SPEC] ...\n"
@@ -319,7 +322,12 @@ bench_usage(FILE *f)
 	    "  %d warm-ups), and reduction throughput (every back-end sends "
 	    "T packets,\n"
 	    "  default 1000; reduced waves per second).  Defaults: kary:8, "
-	    "64 back-ends.\n"
+	    "64 back-ends\n"
+	    "  (1..65536; a levels: spec, levels:AxB or AxB, makes its own "
+	    "count).\n"
+	    "  --timeout-ms MS: how long creating the network may take "
+	    "(1..3600000;\n"
+	    "  default 30000, grove_net_opts.timeout_ms).\n"
 	    "  --cp-sched batch: the CPs run under SCHED_BATCH "
 	    "(grove_net_opts.cp_sched_batch).\n"
 	    "  --cpu-bind subtree: every subtree keeps to its share of the "
@@ -350,10 +358,12 @@ bench_usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-/* Parses the options shared by both benchmarks.  Returns 0, or the exit
- * status for a usage error / --help. */
+/* Parses the options shared by both benchmarks (cmd: "grove bench micro"
+ * or "grove bench trace").  Returns 0, or the exit status for a usage
+ * error / --help. */
 static int
-parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
+parse_opts(const char *cmd, int argc, char **argv, micro_cfg *c, int *json,
+    int *rounds)
 {
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -366,8 +376,8 @@ parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return bench_usage(stdout) + 100;
 		if (!v) {
-			fprintf(stderr, "grove bench: '%s' needs a value "
-			    "or is unknown\n", a);
+			fprintf(stderr, "%s: '%s' needs a value or is "
+			    "unknown\n", cmd, a);
 			return 2;
 		}
 		i++;
@@ -377,8 +387,8 @@ parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
 		}
 		if (!strcmp(a, "--cp-sched")) {
 			if (strcmp(v, "batch") && strcmp(v, "other")) {
-				fprintf(stderr, "grove bench: --cp-sched wants "
-				    "batch or other, not '%s'\n", v);
+				fprintf(stderr, "%s: --cp-sched wants batch or "
+				    "other, not '%s'\n", cmd, v);
 				return 2;
 			}
 			c->cp_sched_batch = v[0] == 'b';
@@ -386,34 +396,33 @@ parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
 		}
 		if (!strcmp(a, "--cpu-bind")) {
 			if (strcmp(v, "none") && strcmp(v, "subtree")) {
-				fprintf(stderr, "grove bench: --cpu-bind wants "
-				    "none or subtree, not '%s'\n", v);
+				fprintf(stderr, "%s: --cpu-bind wants none or "
+				    "subtree, not '%s'\n", cmd, v);
 				return 2;
 			}
 			c->cpu_bind = v[0] == 's' ? GROVE_CPU_BIND_SUBTREE :
 			    GROVE_CPU_BIND_NONE;
 			continue;
 		}
+		long max;
 		if (!strcmp(a, "--backends"))
-			x = tool_parse_count(v, 65536);
+			max = 65536;
 		else if (!strcmp(a, "--rt-iters") ||
 		    !strcmp(a, "--thru-iters") || !strcmp(a, "--rounds"))
-			x = tool_parse_count(v, 100000000);
+			max = 100000000;
 		else if (!strcmp(a, "--timeout-ms"))
-			x = tool_parse_count(v, 3600000);
+			max = 3600000;
 		else {
-			fprintf(stderr, "grove bench: unknown option '%s'\n",
-			    a);
+			fprintf(stderr, "%s: unknown option '%s'\n", cmd, a);
 			return 2;
 		}
-		if (x < 0) {
-			fprintf(stderr, "grove bench: %s wants a positive "
-			    "number, not '%s'\n", a, v);
-			return 2;
-		}
-		if (!strcmp(a, "--backends"))
+		x = tool_parse_count(v, max);
+		if (x < 0)
+			return tool_count_error(cmd, a, v, max);
+		if (!strcmp(a, "--backends")) {
 			c->backends = (unsigned)x;
-		else if (!strcmp(a, "--rt-iters"))
+			c->backends_given = 1;
+		} else if (!strcmp(a, "--rt-iters"))
 			c->rt_iters = (int)x;
 		else if (!strcmp(a, "--thru-iters"))
 			c->thru_iters = (int)x;
@@ -422,12 +431,12 @@ parse_opts(int argc, char **argv, micro_cfg *c, int *json, int *rounds)
 		else if (!strcmp(a, "--timeout-ms"))
 			c->create_timeout_ms = (int)x;
 		else {
-			fprintf(stderr, "grove bench: unknown option '%s'\n",
-			    a);
+			fprintf(stderr, "%s: unknown option '%s'\n", cmd, a);
 			return 2;
 		}
 	}
-	return 0;
+	return tool_resolve_backends(cmd, c->spec, c->backends_given, 65536,
+	    &c->backends);
 }
 
 static int
@@ -436,7 +445,7 @@ bench_micro(int argc, char **argv)
 	micro_cfg c = {.spec = "kary:8", .backends = 64, .rt_iters = 200,
 	    .thru_iters = 1000};
 	int json = 0;
-	int rc = parse_opts(argc, argv, &c, &json, NULL);
+	int rc = parse_opts("grove bench micro", argc, argv, &c, &json, NULL);
 	if (rc)
 		return rc >= 100 ? rc - 100 : rc;
 
@@ -515,7 +524,8 @@ bench_trace(int argc, char **argv)
 	micro_cfg c = {.spec = "kary:8", .backends = 64, .rt_iters = 1000,
 	    .thru_iters = 5000};
 	int json = 0, rounds = 15;
-	int rc = parse_opts(argc, argv, &c, &json, &rounds);
+	int rc = parse_opts("grove bench trace", argc, argv, &c, &json,
+	    &rounds);
 	if (rc)
 		return rc >= 100 ? rc - 100 : rc;
 	if (rounds < 1 || rounds > 100) {

@@ -67,7 +67,9 @@ demo_usage(FILE *f)
 	fprintf(f, "usage: grove demo [--topology SPEC] [--backends N]\n"
 	    "  Starts a local tree (default kary:4, 16 back-ends) running "
 	    "be_worker,\n  runs reductions on concurrent streams and prints "
-	    "the results.\n  The back-end program be_worker is $GROVE_WORKER, "
+	    "the results.\n  --backends takes 1..65536; a levels: spec "
+	    "(levels:4x4, 4x4) makes its\n  own count, within the same "
+	    "limit.\n  The back-end program be_worker is $GROVE_WORKER, "
 	    "else beside grove (the build\n  tree), else in "
 	    GROVE_WORKER_REL_DIR " relative to grove's directory (installed).\n");
 	return f == stdout ? 0 : 2;
@@ -699,9 +701,13 @@ cmd_demo(int argc, char **argv)
 		}
 	}
 
-	/* A levels: spec says how many back-ends it has. */
-	if (!n_given && tool_spec_sets_backends(spec))
-		n = 0;
+	/* A levels: spec says how many back-ends it has, within the same
+	 * limit. */
+	unsigned nb = (unsigned)n;
+	int usage = tool_resolve_backends("grove demo", spec, n_given, 65536,
+	    &nb);
+	if (usage)
+		return usage;
 
 	tool_programs pg;
 	char err[512];
@@ -712,7 +718,7 @@ cmd_demo(int argc, char **argv)
 	tool_raise_nofile();
 
 	grove_net_opts o;
-	tool_net_opts(&o, &pg, spec, (unsigned)n);
+	tool_net_opts(&o, &pg, spec, nb);
 	demo d;
 	memset(&d, 0, sizeof d);
 	double t0 = tool_now();

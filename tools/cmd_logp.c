@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "grove/cluster.h"
+#include "topo/quantity.h"
 #include "logp_crowd.h"
 #include "logp_measure.h"
 #include "logp_write.h"
@@ -60,7 +60,8 @@ logp_usage(FILE *f)
 	    "  -q, --quiet          no progress on standard error\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
-	    "Exit status: 0 ok, 1 measurement failed, 2 usage error.\n");
+	    "Exit status: 0 ok, 1 measurement failed or output not written,\n"
+	    "2 usage error.\n");
 }
 
 static int
@@ -161,27 +162,20 @@ parse_sizes(const char *spec, size_t *sizes, char *why, size_t whylen)
 	return n;
 }
 
-/* Latency and bandwidth in the cluster map's units ("10ms", "1MB/s"):
- * the map's parser is the one place that knows them. */
+/* Latency and bandwidth in the cluster map's units ("10ms", "1MB/s"),
+ * each read on its own by the map's quantity parser: pasted into map
+ * text, a '#' or a space in one would end or split its word and let the
+ * rest of the line go unread.  0, or 2 after the usage error. */
 static int
 parse_wan(const char *lat, const char *bw, double *lat_s, double *bw_Bps)
 {
-	char text[512], err[256];
-	snprintf(text, sizeof text, "wan latency %s bandwidth %s\n"
-	    "cluster 0 nodes 0\ncluster 1 nodes 1\n", lat, bw);
-	grove_cluster_map *m = NULL;
-	if (strchr(lat, '\n') || strchr(bw, '\n') ||
-	    grove_cluster_map_parse_string(text, &m, err, sizeof err) != 0) {
-		fprintf(stderr, "grove logp: bad --latency '%s' or --bandwidth "
-		    "'%s': %s\n", lat, bw, err + (strncmp(err, "line 1: ", 8) ?
-		    0 : 8));
-		return -1;
-	}
-	grove_link_params p;
-	grove_cluster_map_link(m, 0, 1, &p);
-	grove_cluster_map_destroy(m);
-	*lat_s = p.latency_s;
-	*bw_Bps = p.bandwidth_Bps;
+	if (cluster_parse_duration(lat, lat_s) != 0)
+		return usage_error("bad --latency (a number with s, ms, us or "
+		    "ns, e.g. 10ms)", lat);
+	if (cluster_parse_rate(bw, bw_Bps) != 0)
+		return usage_error("bad --bandwidth (a number with B/s, KB/s, "
+		    "MB/s, GB/s, KiB/s, MiB/s, GiB/s, bit/s, kbit/s, Mbit/s "
+		    "or Gbit/s, e.g. 1MB/s)", bw);
 	return 0;
 }
 
@@ -323,8 +317,9 @@ logp_measure_cmd(int argc, char **argv)
 		}
 	}
 	double lat_s, bw_Bps;
-	if (parse_wan(lat, bw, &lat_s, &bw_Bps) != 0)
-		return 2;
+	int bad = parse_wan(lat, bw, &lat_s, &bw_Bps);
+	if (bad)
+		return bad;
 	/* Before the measurement, not a minute later. */
 	if (out) {
 		char err[256];

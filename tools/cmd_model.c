@@ -43,7 +43,8 @@ model_usage(FILE *f)
 	    "\n"
 	    "Times are in microseconds.  Exit status: 0 ok, 1 bad parameter\n"
 	    "file or cluster map, exhaustive search too large (over 1e9\n"
-	    "evaluations) or prediction out of range, 2 usage error.\n");
+	    "evaluations), prediction out of range or output that cannot be\n"
+	    "written, 2 usage error.\n");
 }
 
 static int
@@ -173,9 +174,9 @@ cmd_params(struct model_args *a)
 
 	if (!p)
 		return 1;
-	grove_logp_params_print_table(p, stdout);
+	int rc = grove_logp_params_print_table(p, stdout);
 	grove_logp_params_destroy(p);
-	return 0;
+	return tool_finish_output("grove model", stdout, NULL, rc);
 }
 
 static int
@@ -228,10 +229,19 @@ cmd_bcast(struct model_args *a)
 			    rc == GROVE_ENOENT ? ": " : "", err);
 			break;
 		}
-		grove_logp_plan_print(&plan, a->json, stdout);
+		/* A full disk ends the loop: the other schemes' searches
+		 * would be printed nowhere. */
+		if (grove_logp_plan_print(&plan, a->json, stdout) ||
+		    ferror(stdout)) {
+			grove_logp_params_destroy(p);
+			return tool_finish_output("grove model", stdout, NULL,
+			    GROVE_ESYS);
+		}
 	}
 	grove_logp_params_destroy(p);
-	return rc ? 1 : 0;
+	if (rc)
+		return 1;
+	return tool_finish_output("grove model", stdout, NULL, 0);
 }
 
 int

@@ -74,15 +74,17 @@ top_usage(FILE *f)
 	    "they sit on the\nmetric's scale, and which ranks hold the min and "
 	    "max.\n"
 	    "\n"
-	    "  --backends N     agents to start (default 16; with --hosts: one "
-	    "per slot)\n"
+	    "  --backends N     agents to start, 1..65536 (default 16; with "
+	    "--hosts: one\n"
+	    "                   per slot; a levels: spec makes its own count)\n"
 	    "  --topology SPEC  tree shape: flat, kary:K, knomial:K, levels:AxB "
 	    "(default kary:8)\n"
 	    "  --hosts FILE     host list, \"host[:slots]\" per line (default: "
 	    "all local)\n"
 	    "  --interval MS    sample interval (default 1000, at least 10)\n"
-	    "  --seconds S      stop after S seconds (default: run until q or "
-	    "Ctrl-C)\n"
+	    "  --seconds S      stop after S seconds, at most 1e6 (default: run "
+	    "until q or\n"
+	    "                   Ctrl-C)\n"
 	    "  --once           print one complete interval and exit\n"
 	    "  --json           print intervals as JSON objects, one per line\n"
 	    "  --skew           measure clock skew to every agent at start\n"
@@ -130,11 +132,9 @@ parse_opts(int argc, char **argv, top_opts *o)
 		} else if (!strcmp(a, "--hosts")) {
 			o->hosts = v;
 		} else if (!strcmp(a, "--backends")) {
-			if ((n = tool_parse_count(v, 65536)) < 1) {
-				fprintf(stderr, "grove top: --backends %s: "
-				    "need 1..65536\n", v);
-				return 2;
-			}
+			if ((n = tool_parse_count(v, 65536)) < 1)
+				return tool_count_error("grove top", a, v,
+				    65536);
 			o->backends = (unsigned)n;
 			o->backends_given = 1;
 		} else if (!strcmp(a, "--interval")) {
@@ -150,7 +150,8 @@ parse_opts(int argc, char **argv, top_opts *o)
 			double s = strtod(v, &end);
 			if (errno || *end || !(s > 0) || s > 1e6) {
 				fprintf(stderr, "grove top: --seconds %s: need "
-				    "a positive number\n", v);
+				    "a number of seconds above 0, at most "
+				    "1e6\n", v);
 				return 2;
 			}
 			o->seconds = s;
@@ -159,10 +160,13 @@ parse_opts(int argc, char **argv, top_opts *o)
 			return top_usage(stderr);
 		}
 	}
-	/* A levels: spec says how many agents it has. */
-	int levels = tool_spec_sets_backends(o->topology);
-	if (!o->backends_given && levels)
-		o->backends = 0;
+	/* A levels: spec says how many agents it has, within the same
+	 * limit. */
+	int levels = tool_spec_backends(o->topology) != 0;
+	int bad = tool_resolve_backends("grove top", o->topology,
+	    o->backends_given, 65536, &o->backends);
+	if (bad)
+		return bad;
 	/* With a host list and no --backends: one agent per slot.  Reading
 	 * the list here also reports a bad one before anything starts. */
 	if (o->hosts) {

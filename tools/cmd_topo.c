@@ -9,6 +9,7 @@
 #include "grove/topology.h"
 #include "model_opts.h"
 #include "toolutil.h"
+#include "topo/spec.h"
 
 static void
 topo_usage(FILE *f)
@@ -40,7 +41,8 @@ topo_usage(FILE *f)
 	    "  -o, --output FILE    write there instead of standard output\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
-	    "Exit status: 0 ok, 1 bad topology or file, 2 usage error.\n");
+	    "Exit status: 0 ok, 1 bad topology or file or a failed write, 2\n"
+	    "usage error.\n");
 }
 
 static int
@@ -64,16 +66,7 @@ write_out(const grove_topo *t, grove_topo_format fmt, const char *path)
 		}
 	}
 	rc = grove_topo_print(t, fmt, f);
-	if (fflush(f) && !rc)
-		rc = GROVE_ESYS;
-	if (path && fclose(f) && !rc)
-		rc = GROVE_ESYS;
-	if (rc) {
-		fprintf(stderr, "grove topo: %s: write failed: %s\n",
-		    path ? path : "standard output", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return tool_finish_output("grove topo", f, path, rc);
 }
 
 int
@@ -115,9 +108,12 @@ cmd_topo(int argc, char **argv)
 			spec = optarg;
 			break;
 		case 'b':
-			if (model_parse_u32(optarg, &backends))
-				return usage_error("--backends needs a "
-				    "non-negative number", optarg);
+			if (model_parse_u32(optarg, &backends)) {
+				char msg[64];
+				snprintf(msg, sizeof msg, "--backends needs a "
+				    "number in 1..%u", TOPO_MAX_BACKENDS);
+				return usage_error(msg, optarg);
+			}
 			break;
 		case 'H':
 			hosts_path = optarg;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "toolutil.h"
 
 static const struct {
 	const char *name;
@@ -38,11 +39,23 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
-		return 0;
+		return tool_finish_output("grove", stdout, NULL, 0);
 	}
-	for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		int rc = commands[i].fn(argc - 1, argv + 1);
+		/* What a command printed may still sit in stdout's buffer, and
+		 * an earlier write may have failed: a command that succeeded
+		 * only did if its results reached standard output (a full
+		 * disk).  A failing one has said why already. */
+		if (rc == 0) {
+			char cmd[64];
+			snprintf(cmd, sizeof cmd, "grove %s", commands[i].name);
+			rc = tool_finish_output(cmd, stdout, NULL, 0);
+		}
+		return rc;
+	}
 	fprintf(stderr, "grove: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -8,6 +8,7 @@
 #include "core/install_dirs.h"
 
 #include "model_opts.h"
+#include "topo/spec.h"
 
 int
 model_parse_size(const char *s, uint64_t *out)
@@ -121,6 +122,16 @@ model_bcast_topology(const char *cmd, const char *params_path,
 		    "64K, 4M): %s\n", cmd, size);
 		return 2;
 	}
+	/* Before the search, which for a system far too large to start
+	 * still takes seconds.  (Of no processes at all the model says
+	 * more: which part of the cluster map is empty.) */
+	P = (uint64_t)sys.clusters * sys.per_cluster;
+	if (P == 1 || P > TOPO_MAX_BACKENDS) {
+		fprintf(stderr, "grove %s: a topology needs 2 to %u processes "
+		    "in all, not %llu\n", cmd, TOPO_MAX_BACKENDS,
+		    (unsigned long long)P);
+		return 1;
+	}
 	p = model_load_params(cmd, params_path);
 	if (!p)
 		return 1;
@@ -131,13 +142,6 @@ model_bcast_topology(const char *cmd, const char *params_path,
 		fprintf(stderr, "grove %s: %s%s%s\n", cmd,
 		    rc == GROVE_ENOENT ? params_path : "",
 		    rc == GROVE_ENOENT ? ": " : "", err);
-		return 1;
-	}
-	P = (uint64_t)sys.clusters * sys.per_cluster;
-	if (P < 2 || P > (1u << 24)) {
-		fprintf(stderr, "grove %s: a topology needs 2 to %u processes "
-		    "in all, not %llu\n", cmd, 1u << 24,
-		    (unsigned long long)P);
 		return 1;
 	}
 	parent = malloc(P * sizeof *parent);

@@ -10,7 +10,7 @@
 #include "toolutil.h"
 
 #include "grove/error.h"
-#include "grove/topology.h"
+#include "topo/spec.h"
 
 /* The directory of the running executable: grove-commnode and
  * grove-agent are built (and installed) beside grove; be_worker is built
@@ -268,14 +268,60 @@ tool_json_machine(void)
 	}
 }
 
-int
-tool_spec_sets_backends(const char *spec)
+uint32_t
+tool_spec_backends(const char *spec)
 {
-	/* Only a spec that fixes its own count builds without one. */
-	char err[256];
-	grove_topo *t = NULL;
-	if (grove_topo_generate(spec, 0, NULL, &t, err, sizeof err) != 0)
+	uint32_t n = 0;
+	if (topo_spec_backends(spec, &n, NULL, 0) != 0)
 		return 0;
-	grove_topo_destroy(t);
+	return n;
+}
+
+int
+tool_resolve_backends(const char *cmd, const char *spec, int given,
+    unsigned max, unsigned *n)
+{
+	if (given)
+		return 0;
+	uint32_t fixed = tool_spec_backends(spec);
+	if (!fixed)
+		return 0;
+	if (fixed > max) {
+		/* Checked here: the topology module allows far larger trees
+		 * than a tool starts processes for. */
+		fprintf(stderr, "%s: topology '%s' makes %" PRIu32 " back-ends;"
+		    " the back-end count wants a number in 1..%u, as "
+		    "--backends does\n", cmd, spec, fixed, max);
+		return 2;
+	}
+	*n = fixed;
+	return 0;
+}
+
+int
+tool_count_error(const char *cmd, const char *opt, const char *v, long max)
+{
+	fprintf(stderr, "%s: %s wants a number in 1..%ld, not '%s'\n", cmd,
+	    opt, max, v);
+	return 2;
+}
+
+int
+tool_finish_output(const char *cmd, FILE *f, const char *path, int rc)
+{
+	/* A failed write leaves the stream's error flag set.  The flush
+	 * tries what is still buffered again and sets errno; when the
+	 * failed write took its data along, there is nothing left to try
+	 * and the reason is gone with it. */
+	int failed = rc != 0 || ferror(f);
+	errno = 0;
+	if (path ? fclose(f) != 0 : fflush(f) != 0)
+		failed = 1;
+	if (!failed)
+		return 0;
+	int e = errno;
+	fprintf(stderr, "%s: %s: write failed%s%s\n", cmd,
+	    path ? path : "standard output", e ? ": " : "",
+	    e ? strerror(e) : "");
 	return 1;
 }

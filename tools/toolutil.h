@@ -1,16 +1,40 @@
-/* Helpers shared by the grove subcommands that start networks (demo,
- * bench): where the companion programs are, a clock, resource limits. */
+/* Helpers shared by the grove subcommands: where the companion programs
+ * are, back-end counts, a clock, resource limits, option errors, output
+ * that must reach its file. */
 #ifndef GROVE_TOOLS_TOOLUTIL_H
 #define GROVE_TOOLS_TOOLUTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "grove/network.h"
 
-/* 1 when the topology spec fixes its own back-end count (`levels:AxB`,
- * `AxB`): the topology module builds it without one. */
-int tool_spec_sets_backends(const char *spec);
+/* The back-end count a topology spec fixes itself (`levels:AxB`, `AxB`):
+ * the product of its fan-outs, read from the spec without building the
+ * tree; 0 for a spec that needs a count (flat, kary:K, knomial:K) and for
+ * a bad spec, which creating the network reports. */
+uint32_t tool_spec_backends(const char *spec);
+
+/* The back-end count a tool starts from spec: *n holds --backends when
+ * given is nonzero, else the tool's default, which a spec that fixes its
+ * own count replaces.  A spec's count is held to the range of --backends,
+ * 1..max: beyond it, says so on standard error, prefixed by cmd, and
+ * returns 2 (the exit status of a usage error); else 0. */
+int tool_resolve_backends(const char *cmd, const char *spec, int given,
+    unsigned max, unsigned *n);
+
+/* Says on standard error that option opt of cmd wants a number in
+ * 1..max, not v; returns 2. */
+int tool_count_error(const char *cmd, const char *opt, const char *v,
+    long max);
+
+/* Ends output to f, a file named path or standard output (path NULL):
+ * flushes it, and closes a file.  rc is what the writes so far returned
+ * (nonzero: one failed).  Returns 0; or, when a write failed, says
+ * "CMD: PATH: write failed: why" ("standard output" for PATH; why when
+ * it is still known) on standard error and returns 1, the exit status. */
+int tool_finish_output(const char *cmd, FILE *f, const char *path, int rc);
 
 /* Where be_worker is installed relative to grove's directory (set by the
  * build from the configured install directories). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/textfile.h"
+#include "topo/quantity.h"
 
 /* Ranges are kept sorted by first node and never overlap, so a lookup is
  * a binary search whatever order the map was written in. */
@@ -294,6 +295,19 @@ parse_quantity(const char *tok, const cl_unit *units, double *out)
 		}
 	}
 	return GROVE_EINVAL;
+}
+
+int
+cluster_parse_duration(const char *s, double *seconds)
+{
+	return s && seconds ? parse_quantity(s, duration_units, seconds) :
+	    GROVE_EINVAL;
+}
+
+int
+cluster_parse_rate(const char *s, double *Bps)
+{
+	return s && Bps ? parse_quantity(s, rate_units, Bps) : GROVE_EINVAL;
 }
 
 static int

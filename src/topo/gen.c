@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/spec.h"
 #include "topo/topo_impl.h"
 
 struct gen {
@@ -244,6 +245,28 @@ spec_backends(const char *spec, const struct spec *sp, uint32_t *backends,
 	}
 	*backends = (uint32_t)prod;
 	return 0;
+}
+
+int
+topo_spec_backends(const char *spec, uint32_t *backends, char *err,
+    size_t errlen)
+{
+	struct spec sp;
+	int rc;
+
+	if (!backends)
+		return GROVE_EINVAL;
+	*backends = 0;
+	if (!spec) {
+		errfmt(err, errlen, "no topology spec");
+		return GROVE_EINVAL;
+	}
+	rc = spec_parse(spec, &sp, err, errlen);
+	if (rc || sp.kind != SPEC_LEVELS)
+		return rc;
+	/* The product and the same limits grove_topo_generate checks,
+	 * without building a node. */
+	return spec_backends(spec, &sp, backends, err, errlen);
 }
 
 int

@@ -14,10 +14,11 @@
 
 #include "core/errfmt.h"
 #include "grove/topology.h"
+#include "topo/spec.h"
 
 /* Upper bounds that keep a typo ("levels:1000x1000x1000") from asking for
- * gigabytes; far above any tree a tool would start. */
-#define TOPO_MAX_BACKENDS (1u << 24)
+ * gigabytes; far above any tree a tool would start.  (TOPO_MAX_BACKENDS
+ * is in topo/spec.h, for the tools' messages.) */
 #define TOPO_MAX_NODES (1u << 25)
 #define TOPO_MAX_LEVELS 32
 

@@ -26,6 +26,25 @@ expect_status 2 logp measure --reps lots
 expect_status 2 logp measure --class wan --latency 10
 grep -q "bad --latency" "$tmp/err" || fail "unitless latency: $(cat "$tmp/err")"
 expect_status 2 logp measure --class wan --bandwidth fast
+# Each value is one quantity and nothing else: a '#' or a second word
+# is refused, the option named, not taken for the rest of a map line
+# (which dropped the bandwidth after a latency of '10ms #').
+for bad in "10ms #" "10ms#" "10ms bandwidth 5MB/s" " 10ms" "10ms " "10 ms" \
+	"-1ms" "infms" "nan" "0x10ms" "10ms
+wan"; do
+	expect_status 2 logp measure --class wan --sizes 1 --reps 1 -q \
+		--latency "$bad" --bandwidth 1MB/s
+	grep -q "bad --latency" "$tmp/err" ||
+		fail "--latency '$bad': $(cat "$tmp/err")"
+	[ ! -s "$tmp/out" ] || fail "measured with --latency '$bad'"
+done
+for bad in "1MB/s #" "1MB/s#x" "1MB/s latency 0" "1 MB/s" "-1MB/s" "1MB"; do
+	expect_status 2 logp measure --class wan --sizes 1 --reps 1 -q \
+		--latency 10ms --bandwidth "$bad"
+	grep -q "bad --bandwidth" "$tmp/err" ||
+		fail "--bandwidth '$bad': $(cat "$tmp/err")"
+	[ ! -s "$tmp/out" ] || fail "measured with --bandwidth '$bad'"
+done
 expect_status 2 logp measure extra
 # Sizes the parameter file cannot hold are refused before measuring, the
 # offending size named.

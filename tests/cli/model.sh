@@ -183,6 +183,14 @@ expect_status 1 topo --optimize-bcast --params "$tmp/lan.params" --clusters 2 --
 expect_err "no 'wan' link class"
 expect_status 1 topo --optimize-bcast --params "$params" --clusters 1 --per-cluster 1 --size 1M
 expect_err "a topology needs 2 to"
+# A system far beyond that is refused before the search (seconds for
+# this one) and before the parameter file is read.
+expect_status 1 topo --optimize-bcast --params "$tmp/missing.params" \
+	--clusters 4294967295 --per-cluster 4294967295 --size 1K
+expect_err "a topology needs 2 to 16777216 processes in all, not 18446744065119617025"
+expect_status 1 topo --optimize-bcast --params "$tmp/missing.params" \
+	--clusters 4097 --per-cluster 4096 --size 1K
+expect_err "a topology needs 2 to 16777216 processes in all, not 16781312"
 
 # The count of a search is of segment cuts (each tried with every degree
 # pair the search takes), and the text says so.

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "grove/cluster.h"
+#include "topo/quantity.h"
 
 static const char *good =
     "# Grove cluster map\n"
@@ -93,6 +94,58 @@ test_units(void **state)
 			    p.latency_s, p.bandwidth_Bps);
 		grove_cluster_map_destroy(m);
 	}
+}
+
+/* One quantity at a time, as a tool's option: the map's units, and
+ * nothing around them ('#' and spaces end a word only in a map). */
+static void
+test_quantities(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		double v;
+	} lat[] = {
+		{"10ms", 0.01}, {"1s", 1}, {"7us", 7e-6}, {"40ns", 40e-9},
+		{"0", 0}, {"2.5ms", 0.0025}, {"1e-3s", 0.001},
+	}, bw[] = {
+		{"1MB/s", 1e6}, {"2KiB/s", 2048}, {"8Mbit/s", 1e6}, {"0", 0},
+		{"1.5GB/s", 1.5e9},
+	};
+	static const char *const bad_lat[] = {
+		"10ms #", "10ms#", "10ms bandwidth 5MB/s", " 10ms", "10ms ",
+		"10 ms", "10", "-1ms", "infms", "nan", "0x10ms", "", "ms",
+		"10ms\n", "1MB/s",
+	};
+	static const char *const bad_bw[] = {
+		"1MB/s #", "1MB/s#", "1 MB/s", "1MB", "-1MB/s", "5", "10ms", "",
+	};
+	double v;
+
+	for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++) {
+		assert_int_equal(cluster_parse_duration(lat[i].s, &v), 0);
+		assert_true(v >= lat[i].v * (1 - 1e-12) &&
+		    v <= lat[i].v * (1 + 1e-12));
+	}
+	for (size_t i = 0; i < sizeof bw / sizeof bw[0]; i++) {
+		assert_int_equal(cluster_parse_rate(bw[i].s, &v), 0);
+		assert_true(v >= bw[i].v * (1 - 1e-12) &&
+		    v <= bw[i].v * (1 + 1e-12));
+	}
+	for (size_t i = 0; i < sizeof bad_lat / sizeof bad_lat[0]; i++) {
+		v = 42;
+		if (cluster_parse_duration(bad_lat[i], &v) != GROVE_EINVAL)
+			fail_msg("duration '%s' accepted", bad_lat[i]);
+		assert_true(v == 42);
+	}
+	for (size_t i = 0; i < sizeof bad_bw / sizeof bad_bw[0]; i++) {
+		v = 42;
+		if (cluster_parse_rate(bad_bw[i], &v) != GROVE_EINVAL)
+			fail_msg("rate '%s' accepted", bad_bw[i]);
+		assert_true(v == 42);
+	}
+	assert_int_equal(cluster_parse_duration(NULL, &v), GROVE_EINVAL);
+	assert_int_equal(cluster_parse_rate("1MB/s", NULL), GROVE_EINVAL);
 }
 
 /* Every bad input fails with a message naming its line. */
@@ -227,6 +280,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_good),
 		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_quantities),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_build_and_round_trip),
 		cmocka_unit_test(test_parse_file),
