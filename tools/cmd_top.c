@@ -203,9 +203,11 @@ start_network(top *t)
 	uint64_t interval_ns = (uint64_t)t->o.interval_ms * 1000000u;
 	/* A node more than 3 intervals behind the others is left out of
 	 * the intervals being closed, so one stuck node cannot freeze the
-	 * view. */
-	rc = grove_stream_set_params(t->samples, GROVE_FILTER_UP, "%uld %ud",
-	    interval_ns, 3u);
+	 * view.  M is known here: a sample with another number of metrics
+	 * (an agent of another version) is then refused on its own. */
+	rc = grove_stream_set_params(t->samples, GROVE_FILTER_UP,
+	    GROVE_TIMEALIGN_PARAMS_M_FMT, interval_ns, 3u,
+	    (uint32_t)METRIC_COUNT);
 	if (rc < 0) {
 		fprintf(stderr, "grove top: timealign parameters: %s\n",
 		    grove_net_last_error(t->net));

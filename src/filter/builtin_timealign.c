@@ -2,7 +2,8 @@
  * (MRNet paper, section 3.2 and Figure 6), on top of timealign_core.c.
  *
  * Parameters (optional): "%uld %ud" = interval width in ns, max_lag in
- * intervals.  Input: raw samples "%uld %uld %alf" (start, end, amounts)
+ * intervals, or "%uld %ud %ud" = the same and M, the values per sample
+ * (inputs with another M are then refused).  Input: raw samples "%uld %uld %alf" (start, end, amounts)
  * from back-ends, or intervals in the output format from nodes below:
  *   "%uld %uld %ud %alf %alf %aud %alf %aud"
  *   start, end, count, sum[M], min[M], min_rank[M], max[M], max_rank[M]
@@ -36,16 +37,28 @@ flt_timealign_state_free(void *state)
 	free(f);
 }
 
-/* Width and lag from the stream parameters, or the defaults. */
+/* Width, lag and M (0: not given) from the stream parameters, or the
+ * defaults. */
 static int
-ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag)
+ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag,
+    uint32_t *m)
 {
 	*width = TA_DEFAULT_WIDTH_NS;
 	*lag = TA_DEFAULT_MAX_LAG;
+	*m = 0;
 	if (!params)
 		return 0;
-	int rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_FMT, width,
-	    lag);
+	const char *fmt = grove_packet_format(params);
+	int rc;
+	if (fmt && strcmp(fmt, GROVE_TIMEALIGN_PARAMS_M_FMT) == 0) {
+		rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_M_FMT,
+		    width, lag, m);
+		if (rc == 0 && (*m == 0 || *m > TA_MAX_VALUES))
+			return GROVE_EINVAL;
+	} else {
+		rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_FMT,
+		    width, lag);
+	}
 	if (rc < 0)
 		return rc;
 	if (*width == 0 || *lag == 0)
@@ -106,8 +119,8 @@ flt_builtin_timealign(grove_filter_call *call)
 	if (call->n_in == 0)
 		return 0; /* nothing new can complete an interval */
 	uint64_t width;
-	uint32_t lag;
-	int rc = ta_params(call->params, &width, &lag);
+	uint32_t lag, m;
+	int rc = ta_params(call->params, &width, &lag, &m);
 	if (rc < 0)
 		return rc;
 	ta_filter *f = *call->state;
@@ -123,9 +136,12 @@ flt_builtin_timealign(grove_filter_call *call)
 		}
 		*call->state = f;
 	}
-	/* The grid cannot move under open intervals; the lag can change. */
+	/* The grid cannot move under open intervals, nor M under what was
+	 * aggregated with it; the lag can change. */
 	if (ta_width(f->ta) != width)
 		return GROVE_EINVAL;
+	if (m && (rc = ta_fix_m(f->ta, m)) < 0)
+		return rc;
 	ta_set_max_lag(f->ta, lag);
 
 	/* A bad input is refused on its own (ta_add_* change nothing on
@@ -147,11 +163,16 @@ flt_builtin_timealign(grove_filter_call *call)
 		}
 		taken++;
 	}
-	if (first_err && f->refused >= 2 * f->refused_reported) {
+	/* A lone first input dropped for the next one's M counts as
+	 * refused too (ta_fix_m). */
+	uint64_t refused = f->refused + ta_discarded_inputs(f->ta);
+	if (refused > f->refused_reported &&
+	    refused >= 2 * f->refused_reported) {
 		log_warn("timealign stream %u: %llu bad inputs refused (last: "
-		    "%s)", call->stream_id, (unsigned long long)f->refused,
-		    grove_strerror(first_err));
-		f->refused_reported = f->refused;
+		    "%s)", call->stream_id, (unsigned long long)refused,
+		    first_err ? grove_strerror(first_err) :
+		    "a first input with another M than the next");
+		f->refused_reported = refused;
 	}
 	if (taken == 0)
 		return first_err;
