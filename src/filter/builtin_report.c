@@ -30,8 +30,8 @@ static int
 rp_is_result(const grove_filter_call *call, const grove_packet *p)
 {
 	const char *f = grove_packet_format(p);
-	return f && strcmp(f, GROVE_REPORT_FMT) == 0 && call->place &&
-	    grove_packet_src(p) >= call->place->n_backends;
+	return f && strcmp(f, GROVE_REPORT_FMT) == 0 &&
+	    flt_src_is_node(call, p);
 }
 
 static int

@@ -4,7 +4,8 @@
  * Parameters (optional): "%uld %ud" = interval width in ns, max_lag in
  * intervals, or "%uld %ud %ud" = the same and M, the values per sample
  * (inputs with another M are then refused).  Input: raw samples "%uld %uld %alf" (start, end, amounts)
- * from back-ends, or intervals in the output format from nodes below:
+ * from back-ends, or intervals in the output format from nodes below
+ * (only from a node: source rank not a back-end's):
  *   "%uld %uld %ud %alf %alf %aud %alf %aud"
  *   start, end, count, sum[M], min[M], min_rank[M], max[M], max_rank[M]
  * Meant for the "dont_wait" sync filter: every packet is handed over as it
@@ -67,7 +68,8 @@ ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag,
 }
 
 static int
-ta_add_packet(ta_state *ta, uint32_t child, const grove_packet *p)
+ta_add_packet(const grove_filter_call *call, ta_state *ta, uint32_t child,
+    const grove_packet *p)
 {
 	const char *fmt = grove_packet_format(p);
 	if (!fmt)
@@ -83,7 +85,9 @@ ta_add_packet(ta_state *ta, uint32_t child, const grove_packet *p)
 		return ta_add_sample(ta, child, grove_packet_src(p), start, end,
 		    v, (uint32_t)n);
 	}
-	if (strcmp(fmt, GROVE_TIMEALIGN_FMT) == 0) {
+	/* An interval is a node's result; a back-end sending one would
+	 * speak for ranks it is not (flt_src_is_node). */
+	if (strcmp(fmt, GROVE_TIMEALIGN_FMT) == 0 && flt_src_is_node(call, p)) {
 		grove_timealign_interval t;
 		int rc = grove_timealign_decode(p, &t);
 		if (rc < 0)
@@ -153,7 +157,8 @@ flt_builtin_timealign(grove_filter_call *call)
 	size_t taken = 0;
 	for (size_t i = 0; i < call->n_in; i++) {
 		uint32_t child = call->in_child ? call->in_child[i] : 0;
-		rc = call->in[i] ? ta_add_packet(f->ta, child, call->in[i]) :
+		rc = call->in[i] ? ta_add_packet(call, f->ta, child,
+		    call->in[i]) :
 		    GROVE_EINVAL;
 		if (rc < 0) {
 			f->refused++;

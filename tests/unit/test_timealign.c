@@ -907,6 +907,8 @@ test_filter_bad_input(void **st)
 	void *state = NULL;
 	double v[2] = {1, 2};
 	uint32_t r[2] = {0, 1};
+	/* Intervals come from a node below: a rank above the back-ends'. */
+	const uint32_t cp = place.n_backends + 1;
 	expect_rc(f, mk(0, "%d", 5), NULL, &state, GROVE_EFORMAT);
 	expect_rc(f, mk(0, "%uld %uld %lf", (uint64_t)0, (uint64_t)10, 1.0),
 	    NULL, &state, GROVE_EFORMAT);
@@ -919,19 +921,28 @@ test_filter_bad_input(void **st)
 	double nan2[2] = {NAN, 1}, inf2[2] = {1, -INFINITY};
 	expect_rc(f, mk_sample(0, 20, 30, nan2, 1), NULL, &state,
 	    GROVE_EINVAL);
-	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)0,
 	    (uint64_t)1000000000, (uint32_t)1, v, (uint64_t)1, &inf2[1],
 	    (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL,
 	    &state, GROVE_EINVAL);
 	/* Aggregated: arrays of different lengths, off the grid. */
-	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)0,
 	    (uint64_t)1000000000, (uint32_t)1, v, (uint64_t)1, v, (uint64_t)2,
 	    r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL, &state,
 	    GROVE_EFORMAT);
-	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)7,
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)7,
 	    (uint64_t)1000000007, (uint32_t)1, v, (uint64_t)1, v, (uint64_t)1,
 	    r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL, &state,
 	    GROVE_EINVAL);
+	/* An interval from a back-end speaks for ranks it is not. */
+	expect_rc(f, mk(3, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	    (uint64_t)1000000000, (uint32_t)1000, v, (uint64_t)1, v,
+	    (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL,
+	    &state, GROVE_EFORMAT);
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	    (uint64_t)1000000000, (uint32_t)2, v, (uint64_t)1, v,
+	    (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL,
+	    &state, 0);
 	/* Parameters: wrong format, zero width, another width later. */
 	grove_packet *bad = mk(0, "%d", 1);
 	expect_rc(f, mk_sample(0, 10, 20, v, 1), bad, &state, GROVE_EFORMAT);
