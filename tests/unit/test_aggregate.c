@@ -248,6 +248,45 @@ test_equiv_result_from_backend(void **st)
 
 /* ---- report ------------------------------------------------------------- */
 
+/* Two records of one rank in a wave come out in the order they came, in
+ * either order (whatever their addresses). */
+static void
+test_report_same_rank_by_arrival(void **st)
+{
+	grove_packet *one = mk(2, "%s", "one"), *two = mk(2, "%s", "two");
+	grove_packet *orders[2][3] = {
+		{mk(1, "%s", "r1"), one, two},
+		{mk(1, "%s", "r1"), two, one},
+	};
+	for (int o = 0; o < 2; o++) {
+		flt_out out;
+		flt_out_init(&out);
+		assert_int_equal(run_named(st, "report", orders[o], 3, &out), 0);
+		grove_report *r = NULL;
+		assert_int_equal(grove_report_decode(only_up(&out), &r), 0);
+		assert_int_equal(grove_report_count(r), 3);
+		for (size_t i = 1; i < 3; i++) {
+			uint32_t rank;
+			grove_packet *rec = NULL;
+			const char *got;
+			assert_int_equal(grove_report_record(r, i, &rank, &rec),
+			    0);
+			assert_int_equal(rank, 2);
+			assert_int_equal(grove_packet_unpack(rec, "%s", &got), 0);
+			const char *want;
+			assert_int_equal(grove_packet_unpack(orders[o][i], "%s",
+			    &want), 0);
+			assert_string_equal(got, want);
+			grove_packet_unref(rec);
+		}
+		grove_report_free(r);
+		flt_out_fini(&out);
+		grove_packet_unref(orders[o][0]);
+	}
+	grove_packet_unref(one);
+	grove_packet_unref(two);
+}
+
 static void
 test_report_mixed_formats_two_levels(void **st)
 {
@@ -432,6 +471,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_equiv_bad_input, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_equiv_result_from_backend,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_same_rank_by_arrival,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_report_mixed_formats_two_levels, setup, teardown),
