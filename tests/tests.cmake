@@ -21,6 +21,13 @@ foreach(src ${GROVE_UNIT_TESTS})
     target_sources(${name} PRIVATE ${agent_src})
     target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools)
   endif()
+  if(name MATCHES "^test_top_")
+    # What grove top prints, from its own sources (with the agent's
+    # metric table it prints).
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/top_view.c
+                   ${CMAKE_SOURCE_DIR}/tools/agent/metrics.c)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools)
+  endif()
   add_test(NAME unit.${name} COMMAND ${name})
   set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)
 endforeach()

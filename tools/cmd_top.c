@@ -26,6 +26,7 @@
 #include "grove/grove.h"
 #include "top_view.h"
 #include "toolutil.h"
+#include "trace/trace_impl.h" /* trace_json_str */
 
 /* Set by SIGINT/SIGTERM: a signal handler can only talk through a global. */
 static volatile sig_atomic_t top_stop;
@@ -207,9 +208,11 @@ start_network(top *t)
 	uint64_t interval_ns = (uint64_t)t->o.interval_ms * 1000000u;
 	/* A node more than 3 intervals behind the others is left out of
 	 * the intervals being closed, so one stuck node cannot freeze the
-	 * view. */
-	rc = grove_stream_set_params(t->samples, GROVE_FILTER_UP, "%uld %ud",
-	    interval_ns, 3u);
+	 * view.  M is known here: a sample with another number of metrics
+	 * (an agent of another version) is then refused on its own. */
+	rc = grove_stream_set_params(t->samples, GROVE_FILTER_UP,
+	    GROVE_TIMEALIGN_PARAMS_M_FMT, interval_ns, 3u,
+	    (uint32_t)METRIC_COUNT);
 	if (rc < 0) {
 		fprintf(stderr, "grove top: timealign parameters: %s\n",
 		    grove_net_last_error(t->net));
@@ -270,9 +273,11 @@ show_classes(top *t, FILE *json, int timeout_ms)
 	for (size_t c = 0; c < nk; c++) {
 		uint64_t members = grove_equiv_members(set, c);
 		if (json) {
-			fprintf(json, "%s{\"key\":\"%s\",\"count\":%" PRIu64
-			    ",\"ranks\":\"", c ? "," : "", grove_equiv_key(set,
-			    c), members);
+			/* A kernel release is any bytes an agent sent. */
+			fprintf(json, "%s{\"key\":", c ? "," : "");
+			trace_json_str(json, grove_equiv_key(set, c));
+			fprintf(json, ",\"count\":%" PRIu64 ",\"ranks\":\"",
+			    members);
 			print_class_ranges(json, set, c);
 			fprintf(json, "\"}");
 		} else {
@@ -351,11 +356,14 @@ show_hosts(top *t, FILE *json, int timeout_ms)
 	}
 	if (json) {
 		fprintf(json, "\"hosts\":[");
-		for (size_t h = 0; h < nh; h++)
-			fprintf(json, "%s{\"host\":\"%s\",\"agents\":%u,"
-			    "\"cpus\":%u,\"mem_mib\":%" PRIu64 "}", h ? "," : "",
-			    hs[h].name, hs[h].agents, hs[h].cpus,
+		for (size_t h = 0; h < nh; h++) {
+			/* Host names are whatever the nodes are called. */
+			fprintf(json, "%s{\"host\":", h ? "," : "");
+			trace_json_str(json, hs[h].name);
+			fprintf(json, ",\"agents\":%u,\"cpus\":%u,\"mem_mib\":%"
+			    PRIu64 "}", hs[h].agents, hs[h].cpus,
 			    hs[h].mem_mib);
+		}
 		fprintf(json, "],");
 	} else {
 		printf("%zu agents on %zu host%s", n, nh, nh == 1 ? "" : "s");
@@ -525,24 +533,16 @@ on_packet(top *t, grove_stream *s, grove_packet *p)
 		    "%s)\n", grove_strerror(rc), grove_packet_format(p));
 		return 0;
 	}
-	/* --once prints a complete interval: not the first one (the agents
-	 * started somewhere inside it, so it is only partly covered), and
-	 * not one that some live agent has no data in yet (agents start at
-	 * slightly different times, so with many of them the next interval
-	 * or two may miss a few).  After TOP_ONCE_MAX_WAIT intervals it
-	 * prints what it has and says so: an agent may be stuck for good. */
 	uint64_t seen = t->intervals++;
-	if (t->o.once) {
-		uint32_t up = grove_net_backends_up(t->net);
-		if (seen == 0)
-			return 0;
-		if (smp.count < up && seen < TOP_ONCE_MAX_WAIT)
-			return 0;
-		if (smp.count < up)
-			fprintf(stderr, "grove top: no interval with all %u live "
-			    "agents after %u; showing one with %u\n", up,
-			    TOP_ONCE_MAX_WAIT, smp.count);
-	}
+	uint32_t up = grove_net_backends_up(t->net);
+	top_pick pick = top_pick_interval(seen, t->o.once, smp.count, up,
+	    TOP_ONCE_MAX_WAIT);
+	if (pick == TOP_SKIP)
+		return 0;
+	if (pick == TOP_SHOW_INCOMPLETE)
+		fprintf(stderr, "grove top: no interval with all %u live "
+		    "agents after %u; showing one with %u\n", up,
+		    TOP_ONCE_MAX_WAIT, smp.count);
 	show_sample(t, &smp);
 	return t->o.once;
 }

@@ -35,6 +35,17 @@ top_sample_row(const top_sample *s, uint64_t i, top_row *r)
 	r->max_rank = s->max_rank[i];
 }
 
+top_pick
+top_pick_interval(uint64_t seen, int once, uint32_t count, uint32_t up,
+    uint32_t max_wait)
+{
+	if (seen == 0)
+		return TOP_SKIP;
+	if (!once || count >= up)
+		return TOP_SHOW;
+	return seen < max_wait ? TOP_SKIP : TOP_SHOW_INCOMPLETE;
+}
+
 void
 top_bar(char *out, int width, double lo, double mid, double hi, double full)
 {
@@ -104,6 +115,18 @@ top_render_table(FILE *f, const char *title, const top_sample *s,
 	}
 }
 
+/* A number JSON can carry: NaN and the infinities (an agent's counter gone
+ * wrong, a metric divided by nothing) have no JSON form, so they are null,
+ * and the rest of the object stays readable. */
+static void
+json_num(FILE *f, const char *key, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\":%.6g", key, v);
+	else
+		fprintf(f, "\"%s\":null", key);
+}
+
 void
 top_render_json(FILE *f, const top_sample *s, uint32_t backends,
     const char *classes_json, const char *skew_json)
@@ -117,10 +140,14 @@ top_render_json(FILE *f, const top_sample *s, uint32_t backends,
 	for (uint64_t i = 0; i < s->n && i < METRIC_COUNT; i++) {
 		top_row r;
 		top_sample_row(s, i, &r);
-		fprintf(f, "%s\"%s\":{\"unit\":\"%s\",\"min\":%.6g,\"min_rank\":"
-		    "%u,\"avg\":%.6g,\"max\":%.6g,\"max_rank\":%u}", i ? "," : "",
-		    md[i].name, md[i].unit, r.min, r.min_rank, r.avg, r.max,
-		    r.max_rank);
+		fprintf(f, "%s\"%s\":{\"unit\":\"%s\",", i ? "," : "",
+		    md[i].name, md[i].unit);
+		json_num(f, "min", r.min);
+		fprintf(f, ",\"min_rank\":%u,", r.min_rank);
+		json_num(f, "avg", r.avg);
+		fputc(',', f);
+		json_num(f, "max", r.max);
+		fprintf(f, ",\"max_rank\":%u}", r.max_rank);
 	}
 	fprintf(f, "}");
 	if (classes_json)

@@ -32,6 +32,24 @@ typedef struct top_row {
 
 void top_sample_row(const top_sample *s, uint64_t i, top_row *r);
 
+/* Which aggregated intervals are shown.  Never the first one, in any
+ * mode: the agents started somewhere inside it, so it is only partly
+ * covered, and its minima (and average) would be fractions of the real
+ * values.  With --once (once != 0) only a complete one: not one that some
+ * of the `up` live agents have no data in yet (agents start at slightly
+ * different times, so with many of them the next interval or two may
+ * miss a few); after max_wait intervals the one at hand is shown all the
+ * same, as TOP_SHOW_INCOMPLETE (an agent may be stuck for good).  seen
+ * counts the intervals received before this one. */
+typedef enum top_pick {
+	TOP_SKIP,
+	TOP_SHOW,
+	TOP_SHOW_INCOMPLETE,
+} top_pick;
+
+top_pick top_pick_interval(uint64_t seen, int once, uint32_t count,
+    uint32_t up, uint32_t max_wait);
+
 /* The table for a terminal: a header line (title), the contributors of
  * `expected` (and how many are missing, when some are), then one line per
  * metric with min/avg/max, a bar showing where min..max and the average
@@ -41,7 +59,8 @@ void top_render_table(FILE *f, const char *title, const top_sample *s,
     double *scale_max, uint32_t expected);
 
 /* One JSON object (no newline): interval, backends (live), contributors,
- * missing (live back-ends without data in the interval), every metric,
+ * missing (live back-ends without data in the interval), every metric
+ * (a value that is not finite as null),
  * then classes_json (members inserted as they are: "hosts":[..],
  * "classes":[..]) and "skew" when given. */
 void top_render_json(FILE *f, const top_sample *s, uint32_t backends,

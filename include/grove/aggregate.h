@@ -24,6 +24,10 @@ extern "C" {
 /* Stream parameters (optional): interval width in ns (default 1 s) and
  * max_lag in intervals (default 4). */
 #define GROVE_TIMEALIGN_PARAMS_FMT "%uld %ud"
+/* The same and M, the values per sample: inputs with another M are
+ * refused from the start (without it the first inputs decide M, see
+ * docs/filters.md). */
+#define GROVE_TIMEALIGN_PARAMS_M_FMT "%uld %ud %ud"
 /* A back-end's sample: start_ns, end_ns (> start), amounts[M] accumulated
  * over [start, end). */
 #define GROVE_TIMEALIGN_SAMPLE_FMT "%uld %uld %alf"

@@ -56,7 +56,9 @@ void grove_cluster_map_destroy(grove_cluster_map *m);
 int grove_cluster_map_add_range(grove_cluster_map *m, uint32_t cluster,
     uint32_t first, uint32_t last);
 /* Parameters of a class (LAN or WAN).  GROVE_EINVAL for negative or
- * non-finite values or another class. */
+ * non-finite values or another class.  -0 and values too small to be
+ * normal doubles (below about 2.2e-308) are stored as 0, so that
+ * grove_cluster_map_to_string's text parses back. */
 int grove_cluster_map_set_link(grove_cluster_map *m, grove_link_class cls,
     const grove_link_params *p);
 

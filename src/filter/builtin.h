@@ -33,6 +33,17 @@ int flt_wave_nitems(const grove_filter_call *call);
 int flt_emit_items(grove_filter_call *call, const grove_item *items,
     int nitems);
 
+/* Whether p comes from a node (a CP below), not a back-end: back-ends'
+ * ranks are [0, n_backends), nodes' are above.  Only a node's packet is
+ * taken as a filter's merged result; a back-end sending that format would
+ * otherwise speak for ranks it is not (an "equiv" class over [0, 1000),
+ * a "timealign" interval with any count and ranks). */
+static inline int
+flt_src_is_node(const grove_filter_call *call, const grove_packet *p)
+{
+	return call->place && grove_packet_src(p) >= call->place->n_backends;
+}
+
 static inline int
 flt_type_numeric(grove_type t)
 {

@@ -5,8 +5,8 @@
  *
  * Input: "%s" (a key) or "%uld" (an integer key, as its decimal string)
  * from a back-end, whose rank is the packet's source; or a result from a
- * node below, "%as %aud %aud" = keys[C], nranges[C], ranges[2*sum] as
- * (lo, hi) pairs, hi exclusive.  Output: the same result shape for the
+ * node below (source rank not a back-end's), "%as %aud %aud" = keys[C],
+ * nranges[C], ranges[2*sum] as (lo, hi) pairs, hi exclusive.  Output: the same result shape for the
  * whole wave, classes sorted by key, ranges sorted and merged.  Meant for
  * "wait_for_all".
  */
@@ -24,8 +24,9 @@
 
 typedef enum { EQ_STR, EQ_NUM, EQ_AGG } eq_kind;
 
+/* A result from a back-end is refused (flt_src_is_node). */
 static int
-eq_kind_of(const grove_packet *p, eq_kind *k)
+eq_kind_of(const grove_filter_call *call, const grove_packet *p, eq_kind *k)
 {
 	const char *f = grove_packet_format(p);
 	if (!f)
@@ -34,7 +35,7 @@ eq_kind_of(const grove_packet *p, eq_kind *k)
 		*k = EQ_STR;
 	else if (strcmp(f, "%uld") == 0)
 		*k = EQ_NUM;
-	else if (strcmp(f, GROVE_EQUIV_FMT) == 0)
+	else if (strcmp(f, GROVE_EQUIV_FMT) == 0 && flt_src_is_node(call, p))
 		*k = EQ_AGG;
 	else
 		return GROVE_EFORMAT;
@@ -88,7 +89,7 @@ flt_builtin_equiv(grove_filter_call *call)
 		eq_kind k;
 		if (!call->in[i])
 			return GROVE_EINVAL;
-		int rc = eq_kind_of(call->in[i], &k);
+		int rc = eq_kind_of(call, call->in[i], &k);
 		if (rc < 0)
 			return rc;
 		if (k == EQ_AGG) {
@@ -114,7 +115,7 @@ flt_builtin_equiv(grove_filter_call *call)
 		const grove_packet *p = call->in[i];
 		uint32_t src = grove_packet_src(p);
 		eq_kind k = EQ_STR;
-		eq_kind_of(p, &k); /* checked in the first pass */
+		eq_kind_of(call, p, &k); /* checked in the first pass */
 		if (k == EQ_AGG) {
 			eq_view v;
 			eq_view_parse(p, &v);

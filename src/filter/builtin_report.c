@@ -24,14 +24,15 @@ typedef struct rp_rec {
 	uint32_t rank;
 	uint32_t len;
 	const uint8_t *bytes;
+	size_t seq;         /* position in the wave, for equal ranks */
 } rp_rec;
 
 static int
 rp_is_result(const grove_filter_call *call, const grove_packet *p)
 {
 	const char *f = grove_packet_format(p);
-	return f && strcmp(f, GROVE_REPORT_FMT) == 0 && call->place &&
-	    grove_packet_src(p) >= call->place->n_backends;
+	return f && strcmp(f, GROVE_REPORT_FMT) == 0 &&
+	    flt_src_is_node(call, p);
 }
 
 static int
@@ -41,8 +42,10 @@ rp_cmp(const void *a, const void *b)
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	/* Same rank twice (a back-end sent two records in one wave):
-	 * keep them in the order they came, which qsort alone does not. */
-	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+	 * keep them in the order they came, which qsort alone does not (nor
+	 * do their addresses: the packets lie wherever they were
+	 * allocated). */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int
@@ -86,14 +89,16 @@ flt_builtin_report(grove_filter_call *call)
 			rp_view_parse(p, &v); /* checked in the first pass */
 			const uint8_t *at = v.bytes;
 			for (uint64_t j = 0; j < v.n; j++) {
-				recs[k++] = (rp_rec){v.rank[j], v.len[j], at};
+				recs[k] = (rp_rec){v.rank[j], v.len[j], at, k};
+				k++;
 				at += v.len[j];
 			}
 		} else {
 			size_t len;
 			const uint8_t *b = wire_packet_bytes(p, &len);
-			recs[k++] = (rp_rec){grove_packet_src(p),
-			    (uint32_t)len, b};
+			recs[k] = (rp_rec){grove_packet_src(p),
+			    (uint32_t)len, b, k};
+			k++;
 		}
 	}
 	qsort(recs, k, sizeof *recs, rp_cmp);

@@ -2,8 +2,10 @@
  * (MRNet paper, section 3.2 and Figure 6), on top of timealign_core.c.
  *
  * Parameters (optional): "%uld %ud" = interval width in ns, max_lag in
- * intervals.  Input: raw samples "%uld %uld %alf" (start, end, amounts)
- * from back-ends, or intervals in the output format from nodes below:
+ * intervals, or "%uld %ud %ud" = the same and M, the values per sample
+ * (inputs with another M are then refused).  Input: raw samples "%uld %uld %alf" (start, end, amounts)
+ * from back-ends, or intervals in the output format from nodes below
+ * (only from a node: source rank not a back-end's):
  *   "%uld %uld %ud %alf %alf %aud %alf %aud"
  *   start, end, count, sum[M], min[M], min_rank[M], max[M], max_rank[M]
  * Meant for the "dont_wait" sync filter: every packet is handed over as it
@@ -36,16 +38,28 @@ flt_timealign_state_free(void *state)
 	free(f);
 }
 
-/* Width and lag from the stream parameters, or the defaults. */
+/* Width, lag and M (0: not given) from the stream parameters, or the
+ * defaults. */
 static int
-ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag)
+ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag,
+    uint32_t *m)
 {
 	*width = TA_DEFAULT_WIDTH_NS;
 	*lag = TA_DEFAULT_MAX_LAG;
+	*m = 0;
 	if (!params)
 		return 0;
-	int rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_FMT, width,
-	    lag);
+	const char *fmt = grove_packet_format(params);
+	int rc;
+	if (fmt && strcmp(fmt, GROVE_TIMEALIGN_PARAMS_M_FMT) == 0) {
+		rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_M_FMT,
+		    width, lag, m);
+		if (rc == 0 && (*m == 0 || *m > TA_MAX_VALUES))
+			return GROVE_EINVAL;
+	} else {
+		rc = grove_packet_unpack(params, GROVE_TIMEALIGN_PARAMS_FMT,
+		    width, lag);
+	}
 	if (rc < 0)
 		return rc;
 	if (*width == 0 || *lag == 0)
@@ -54,7 +68,8 @@ ta_params(const grove_packet *params, uint64_t *width, uint32_t *lag)
 }
 
 static int
-ta_add_packet(ta_state *ta, uint32_t child, const grove_packet *p)
+ta_add_packet(const grove_filter_call *call, ta_state *ta, uint32_t child,
+    const grove_packet *p)
 {
 	const char *fmt = grove_packet_format(p);
 	if (!fmt)
@@ -70,7 +85,9 @@ ta_add_packet(ta_state *ta, uint32_t child, const grove_packet *p)
 		return ta_add_sample(ta, child, grove_packet_src(p), start, end,
 		    v, (uint32_t)n);
 	}
-	if (strcmp(fmt, GROVE_TIMEALIGN_FMT) == 0) {
+	/* An interval is a node's result; a back-end sending one would
+	 * speak for ranks it is not (flt_src_is_node). */
+	if (strcmp(fmt, GROVE_TIMEALIGN_FMT) == 0 && flt_src_is_node(call, p)) {
 		grove_timealign_interval t;
 		int rc = grove_timealign_decode(p, &t);
 		if (rc < 0)
@@ -106,8 +123,8 @@ flt_builtin_timealign(grove_filter_call *call)
 	if (call->n_in == 0)
 		return 0; /* nothing new can complete an interval */
 	uint64_t width;
-	uint32_t lag;
-	int rc = ta_params(call->params, &width, &lag);
+	uint32_t lag, m;
+	int rc = ta_params(call->params, &width, &lag, &m);
 	if (rc < 0)
 		return rc;
 	ta_filter *f = *call->state;
@@ -123,9 +140,12 @@ flt_builtin_timealign(grove_filter_call *call)
 		}
 		*call->state = f;
 	}
-	/* The grid cannot move under open intervals; the lag can change. */
+	/* The grid cannot move under open intervals, nor M under what was
+	 * aggregated with it; the lag can change. */
 	if (ta_width(f->ta) != width)
 		return GROVE_EINVAL;
+	if (m && (rc = ta_fix_m(f->ta, m)) < 0)
+		return rc;
 	ta_set_max_lag(f->ta, lag);
 
 	/* A bad input is refused on its own (ta_add_* change nothing on
@@ -137,7 +157,8 @@ flt_builtin_timealign(grove_filter_call *call)
 	size_t taken = 0;
 	for (size_t i = 0; i < call->n_in; i++) {
 		uint32_t child = call->in_child ? call->in_child[i] : 0;
-		rc = call->in[i] ? ta_add_packet(f->ta, child, call->in[i]) :
+		rc = call->in[i] ? ta_add_packet(call, f->ta, child,
+		    call->in[i]) :
 		    GROVE_EINVAL;
 		if (rc < 0) {
 			f->refused++;
@@ -147,11 +168,16 @@ flt_builtin_timealign(grove_filter_call *call)
 		}
 		taken++;
 	}
-	if (first_err && f->refused >= 2 * f->refused_reported) {
+	/* A lone first input dropped for the next one's M counts as
+	 * refused too (ta_fix_m). */
+	uint64_t refused = f->refused + ta_discarded_inputs(f->ta);
+	if (refused > f->refused_reported &&
+	    refused >= 2 * f->refused_reported) {
 		log_warn("timealign stream %u: %llu bad inputs refused (last: "
-		    "%s)", call->stream_id, (unsigned long long)f->refused,
-		    grove_strerror(first_err));
-		f->refused_reported = f->refused;
+		    "%s)", call->stream_id, (unsigned long long)refused,
+		    first_err ? grove_strerror(first_err) :
+		    "a first input with another M than the next");
+		f->refused_reported = refused;
 	}
 	if (taken == 0)
 		return first_err;

@@ -12,6 +12,7 @@
  * below already carry per-rank minima and maxima of disjoint rank sets, so
  * they are folded in at once.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,8 @@ typedef struct ta_bucket {
 typedef struct ta_child {
 	uint64_t frontier;  /* highest end delivered, ns (see note_seen) */
 	uint64_t last_seq;  /* ta_state.seq at its last input */
+	uint64_t far_end;   /* end of its last input dropped as too far
+	                     * ahead, 0 when its last input was not */
 	unsigned char seen;
 	unsigned char agg;  /* sent aggregated intervals */
 } ta_child;
@@ -41,6 +44,13 @@ struct ta_state {
 	uint64_t w;
 	uint32_t lag;
 	uint32_t m;         /* 0 until the first sample */
+	/* M is final once given (ta_fix_m), once a second input was taken
+	 * with it, or once an interval was emitted; until then it is the M
+	 * of one lone input, which an input with another M replaces (see
+	 * adopt_m). */
+	int m_final;
+	uint32_t m_inputs;  /* inputs taken with m (counted up to 2) */
+	uint64_t discarded; /* lone inputs replaced that way */
 	uint64_t floor;     /* intervals below are closed */
 	uint64_t first_k;   /* lowest interval seen, valid if any_seen */
 	int any_seen;
@@ -136,6 +146,18 @@ ta_early_inputs(const ta_state *s)
 }
 
 uint64_t
+ta_discarded_inputs(const ta_state *s)
+{
+	return s ? s->discarded : 0;
+}
+
+uint32_t
+ta_values(const ta_state *s)
+{
+	return s->m;
+}
+
+uint64_t
 ta_late_pieces(const ta_state *s)
 {
 	return s->late;
@@ -155,25 +177,85 @@ sat_add(uint64_t a, uint64_t b)
 
 /* ---- checks done before anything changes ---------------------------- */
 
+/* Whether an input with m values may be taken; changes nothing. */
 static int
-check_m(ta_state *s, uint32_t m)
+check_m(const ta_state *s, uint32_t m)
 {
 	if (m == 0 || m > TA_MAX_VALUES)
 		return GROVE_EFORMAT;
-	if (s->m && s->m != m)
+	if (s->m && s->m != m && s->m_final)
 		return GROVE_EFORMAT;
-	if (!s->m) {
-		s->out = malloc(3 * (size_t)m * sizeof *s->out);
-		s->outr = malloc(2 * (size_t)m * sizeof *s->outr);
-		if (!s->out || !s->outr) {
-			free(s->out);
-			free(s->outr);
-			s->out = NULL;
-			s->outr = NULL;
-			return GROVE_ENOMEM;
-		}
-		s->m = m;
+	return 0;
+}
+
+/* Forget every input (the one lone input taken so far): back to the state
+ * of ta_new, but for the counters and the lag. */
+static void
+forget_inputs(ta_state *s)
+{
+	for (size_t i = 0; i < s->nb; i++)
+		bucket_free(s->b[i]);
+	s->nb = 0;
+	memset(s->ch, 0, (size_t)s->nch * sizeof *s->ch);
+	s->floor = 0;
+	s->first_k = 0;
+	s->any_seen = 0;
+	s->lead_k = 0;
+	s->seq = 0;
+}
+
+/* Make m the stream's M (check_m said yes).  When M was set by one lone
+ * input that nothing has been aggregated with yet, that input is dropped
+ * and counted: which of the two is the malformed one cannot be told, and
+ * keeping the first would let one bad packet, sent first, have every good
+ * one refused for the rest of the stream.  GROVE_ENOMEM before anything
+ * changes. */
+static int
+adopt_m(ta_state *s, uint32_t m)
+{
+	if (s->m == m)
+		return 0;
+	double *out = malloc(3 * (size_t)m * sizeof *out);
+	uint32_t *outr = malloc(2 * (size_t)m * sizeof *outr);
+	if (!out || !outr) {
+		free(out);
+		free(outr);
+		return GROVE_ENOMEM;
 	}
+	if (s->m) {
+		forget_inputs(s);
+		s->discarded++;
+	}
+	free(s->out);
+	free(s->outr);
+	s->out = out;
+	s->outr = outr;
+	s->m = m;
+	s->m_inputs = 0;
+	return 0;
+}
+
+/* An input was taken with the stream's M: a second one makes M final. */
+static void
+m_taken(ta_state *s)
+{
+	if (++s->m_inputs >= 2)
+		s->m_final = 1;
+}
+
+int
+ta_fix_m(ta_state *s, uint32_t m)
+{
+	if (!s)
+		return GROVE_EINVAL;
+	if (m == 0 || m > TA_MAX_VALUES)
+		return GROVE_EFORMAT;
+	if (s->m_final)
+		return s->m == m ? 0 : GROVE_EINVAL;
+	int rc = adopt_m(s, m);
+	if (rc < 0)
+		return rc;
+	s->m_final = 1;
 	return 0;
 }
 
@@ -292,16 +374,29 @@ child_tol(const ta_state *s, const ta_child *c)
 	return c->seen && !c->agg ? s->lag : 2 * (uint64_t)s->lag;
 }
 
-/* Input more than TA_MAX_AHEAD intervals beyond the lead (a clock far
- * ahead of the majority's) is dropped and counted: its intervals would
- * stay open until the others got there, one more for every interval that
- * passes, so a clock a day ahead would hold a day of intervals. */
+/* Input more than TA_MAX_AHEAD intervals beyond where the node stands (the
+ * lead at the last ta_close, or the lowest interval seen before that, and
+ * at least the floor) is dropped and counted: a clock far ahead of the
+ * majority's.  Taken, its intervals would stay open until the others got
+ * there, one more for every interval that passes (a clock a day ahead
+ * would hold a day of intervals), and once closed they would leave
+ * everyone else's data late.  The input does not move its child's
+ * position either (the child would lead on data nobody took); it is only
+ * remembered in far_end, for when a majority jumps together (see
+ * adopt_far).  Nothing stands yet before the first input. */
 static int
-too_far_ahead(ta_state *s, uint64_t k)
+too_far_ahead(ta_state *s, uint32_t child, uint64_t k, uint64_t end)
 {
-	if (!s->lead_k || k <= s->lead_k || k - s->lead_k <= TA_MAX_AHEAD)
+	if (!s->any_seen)
+		return 0;
+	uint64_t ref = s->lead_k > s->first_k ? s->lead_k : s->first_k;
+	if (s->floor > ref)
+		ref = s->floor;
+	if (k <= ref || k - ref <= TA_MAX_AHEAD)
 		return 0;
 	s->early++;
+	if (end > s->ch[child].far_end)
+		s->ch[child].far_end = end;
 	return 1;
 }
 
@@ -319,10 +414,23 @@ note_seen(ta_state *s, uint32_t child, uint64_t k_lo, uint64_t end, int agg)
 	    sat_add(end / s->w, child_tol(s, c)) <= c->frontier / s->w)
 		c->frontier = end;
 	c->seen = 1;
+	c->far_end = 0;
 	c->last_seq = ++s->seq;
 	if (!s->any_seen || k_lo < s->first_k)
 		s->first_k = k_lo;
 	s->any_seen = 1;
+}
+
+/* Amounts must be numbers: a NaN would make min and max depend on the
+ * order of arrival (every comparison with it is false), and an infinity
+ * split over intervals gives NaN pieces. */
+static int
+all_finite(const double *v, uint32_t m)
+{
+	for (uint32_t j = 0; j < m; j++)
+		if (!isfinite(v[j]))
+			return 0;
+	return 1;
 }
 
 /* ---- input ---------------------------------------------------------- */
@@ -352,12 +460,16 @@ ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
 	if (k1 - k0 >= TA_MAX_SPAN || (k1 - k0 + 1) * m > TA_MAX_CELLS)
 		return GROVE_ERANGE;
 	int rc = check_m(s, m);
+	if (rc == 0 && !all_finite(v, m))
+		rc = GROVE_EINVAL;
 	if (rc == 0)
 		rc = check_child(s, child);
+	if (rc == 0)
+		rc = adopt_m(s, m);
 	if (rc < 0)
 		return rc;
-	if (too_far_ahead(s, k0)) {
-		note_seen(s, child, k0, end, 0);
+	if (too_far_ahead(s, child, k0, end)) {
+		m_taken(s);
 		return 0;
 	}
 
@@ -393,6 +505,7 @@ ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
 	    : 0;
 	s->late += late;
 	note_seen(s, child, k0, end, 0);
+	m_taken(s);
 	return 0;
 }
 
@@ -408,18 +521,24 @@ ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a)
 	    !a->max_rank))
 		return GROVE_EINVAL;
 	int rc = check_m(s, a->m);
+	if (rc == 0 && (!all_finite(a->sum, a->m) || !all_finite(a->min, a->m) ||
+	    !all_finite(a->max, a->m)))
+		rc = GROVE_EINVAL;
 	if (rc == 0)
 		rc = check_child(s, child);
+	if (rc == 0)
+		rc = adopt_m(s, a->m);
 	if (rc < 0)
 		return rc;
 	uint64_t k = a->start / s->w;
 	if (k < s->floor) {
 		s->late++;
 		note_seen(s, child, k, a->end, 1);
+		m_taken(s);
 		return 0;
 	}
-	if (too_far_ahead(s, k)) {
-		note_seen(s, child, k, a->end, 1);
+	if (too_far_ahead(s, child, k, a->end)) {
+		m_taken(s);
 		return 0;
 	}
 	ta_bucket *b = bucket_get(s, k);
@@ -446,6 +565,7 @@ ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a)
 	b->acount = a->count > UINT32_MAX - b->acount ? UINT32_MAX :
 	    b->acount + a->count;
 	note_seen(s, child, k, a->end, 1);
+	m_taken(s);
 	return 0;
 }
 
@@ -545,6 +665,38 @@ select_kth(uint64_t *v, size_t n, size_t k)
 	}
 }
 
+/* Children whose last input was dropped as too far ahead (too_far_ahead)
+ * are taken there when they are a majority of the children still
+ * sending: then it is the node's clock that jumped (every back-end's, say
+ * after a step of the time source), not one clock that is off, and
+ * refusing them would drop everything from then on.  Their dropped
+ * inputs stay dropped; those who have not jumped yet now lag. */
+static void
+adopt_far(ta_state *s)
+{
+	uint64_t n_seen = 0, n_far = 0, n_live = 0;
+	for (uint32_t c = 0; c < s->nch; c++)
+		n_seen += s->ch[c].seen;
+	for (uint32_t c = 0; c < s->nch; c++) {
+		const ta_child *ch = &s->ch[c];
+		if (ch->far_end)
+			n_far++;
+		else if (ch->seen && !child_quiet(s, ch, n_seen))
+			n_live++;
+	}
+	if (n_far == 0 || n_far <= n_live)
+		return;
+	for (uint32_t c = 0; c < s->nch; c++) {
+		ta_child *ch = &s->ch[c];
+		if (!ch->far_end)
+			continue;
+		ch->frontier = ch->far_end;
+		ch->far_end = 0;
+		ch->seen = 1;
+		ch->last_seq = s->seq;
+	}
+}
+
 /* The position the others are measured against: the (upper) median of
  * the positions of the children heard from that are not quiet.  Not the
  * most advanced one: a single child whose clock runs ahead would make
@@ -557,6 +709,7 @@ select_kth(uint64_t *v, size_t n, size_t k)
 static int
 close_lead(ta_state *s, uint64_t *lead)
 {
+	adopt_far(s);
 	uint64_t n_seen = 0;
 	for (uint32_t c = 0; c < s->nch; c++)
 		n_seen += s->ch[c].seen;
@@ -613,6 +766,13 @@ close_limit(ta_state *s, uint64_t *out)
 	/* Every child lagging cannot happen (the leader never lags), but an
 	 * empty child table can: then the leader's own position rules. */
 	*out = limit == UINT64_MAX ? lead : limit;
+	/* Intervals were closed far beyond where the children now stand:
+	 * the input that got them there came from a clock far off that
+	 * nothing stood against yet (the first input), or the clocks jumped
+	 * back together.  Everything would be late for good; start over
+	 * where the children are (the one time intervals go back). */
+	if (sat_add(*out, TA_MAX_AHEAD) < s->floor)
+		s->floor = *out;
 	return 0;
 }
 
@@ -631,6 +791,7 @@ ta_close(ta_state *s, ta_emit_fn emit, void *arg)
 		if (rc == 0 && (b->acount > 0 || b->nr > 0)) {
 			ta_agg out;
 			bucket_reduce(s, b, &out);
+			s->m_final = 1; /* M went out: it is the stream's */
 			rc = emit(arg, &out);
 		}
 		/* Only what was handed out fixes the order: an interval

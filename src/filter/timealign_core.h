@@ -30,8 +30,12 @@
 #define TA_MAX_SPAN 4096u
 
 /* Intervals an input may lie beyond the lead (the median child's
- * position, see ta_close) before it is dropped as too far ahead
- * (ta_early_inputs).  Over an hour at the default width. */
+ * position, see ta_close; before the first ta_close the lowest interval
+ * seen; and never less than ta_closed_below) before it is dropped as too
+ * far ahead (ta_early_inputs), unless most children jumped there.  Also
+ * how far the children may stand below the intervals already closed
+ * before the node starts over where they are.  Over an hour at the
+ * default width. */
 #define TA_MAX_AHEAD 4096u
 
 /* Values per sample (M); bounds the memory one interval can take. */
@@ -70,10 +74,25 @@ uint64_t ta_width(const ta_state *s);
 uint32_t ta_max_lag(const ta_state *s);
 void ta_set_max_lag(ta_state *s, uint32_t max_lag); /* 0 is ignored */
 
+/* Fix M (values per input) in advance: inputs with another M are refused
+ * from then on.  Without it, M is that of the first input, and becomes
+ * fixed once a second input with that M was taken or an interval was
+ * emitted; until then an input with another M replaces the lone first
+ * one (which is dropped and counted in ta_discarded_inputs), so one
+ * malformed input sent first cannot have every good one refused.
+ * GROVE_EFORMAT for m == 0 or above TA_MAX_VALUES, GROVE_EINVAL when M
+ * is already fixed to another value. */
+int ta_fix_m(ta_state *s, uint32_t m);
+/* M, 0 before the first input. */
+uint32_t ta_values(const ta_state *s);
+/* Lone first inputs dropped because the next one had another M. */
+uint64_t ta_discarded_inputs(const ta_state *s);
+
 /* A raw sample from back-end `rank` via `child`: values v[0..m) accumulated
- * over [start, end).  GROVE_EINVAL when end <= start or child is out of
- * range, GROVE_EFORMAT when m differs from earlier samples of the stream
- * (or is 0 or above TA_MAX_VALUES), GROVE_ERANGE when the sample spans
+ * over [start, end).  GROVE_EINVAL when end <= start, a value is not
+ * finite (NaN, infinite) or child is out of range, GROVE_EFORMAT when m
+ * differs from the stream's fixed M (see ta_fix_m; or is 0 or above
+ * TA_MAX_VALUES), GROVE_ERANGE when the sample spans
  * more than TA_MAX_SPAN intervals or TA_MAX_CELLS intervals times values.  Nothing is changed on error.  Pieces
  * falling into intervals already closed are dropped and counted
  * (ta_late_pieces). */
@@ -81,8 +100,9 @@ int ta_add_sample(ta_state *s, uint32_t child, uint32_t rank, uint64_t start,
     uint64_t end, const double *v, uint32_t m);
 
 /* An aggregated interval via `child`.  GROVE_EINVAL when the interval is
- * not one interval of this grid; GROVE_EFORMAT for a wrong m.  A closed
- * interval is dropped and counted as late. */
+ * not one interval of this grid or a sum, min or max is not finite;
+ * GROVE_EFORMAT for a wrong m.  A closed interval is dropped and counted
+ * as late. */
 int ta_add_interval(ta_state *s, uint32_t child, const ta_agg *a);
 
 /* Called by ta_close for each interval it closes, in increasing order; the
@@ -103,7 +123,11 @@ typedef int (*ta_emit_fn)(void *arg, const ta_agg *out);
  * children heard from that are not quiet (with two, the higher; one fast
  * clock must not make everyone else lag).  Child c is lagging when
  * pos(c) + tol(c) <= lead.  Every interval below the lowest pos of the
- * children that are not lagging, and holding data, is closed.
+ * children that are not lagging, and holding data, is closed.  When that
+ * limit lies more than TA_MAX_AHEAD intervals below ta_closed_below (a
+ * far clock's data was closed before anything stood against it, or all
+ * clocks jumped back), the node starts over there: the one case where an
+ * interval is emitted below one emitted before.
  * Returns 0, an emit error, or GROVE_ENOMEM. */
 int ta_close(ta_state *s, ta_emit_fn emit, void *arg);
 
@@ -114,7 +138,9 @@ uint64_t ta_closed_below(const ta_state *s);
  * interval was already closed. */
 uint64_t ta_late_pieces(const ta_state *s);
 /* Inputs dropped because they lay more than TA_MAX_AHEAD intervals beyond
- * the lead: a clock far ahead of the others'. */
+ * the lead: a clock far ahead of the others'.  Such an input does not
+ * move its child's position, unless most children still sending have
+ * jumped that far (then ta_close takes them where they jumped). */
 uint64_t ta_early_inputs(const ta_state *s);
 /* Intervals currently open (holding data). */
 size_t ta_open_intervals(const ta_state *s);

@@ -133,10 +133,18 @@ grove_cluster_map_set_link(grove_cluster_map *m, grove_link_class cls,
 {
 	if (!m || !params_ok(p))
 		return GROVE_EINVAL;
+	/* -0 and subnormals are 0: printed ("-0s", "9.99e-311s") the parser
+	 * would refuse them (no sign; strtod reports an underflow), and the
+	 * map's text must read back as the same map. */
+	grove_link_params q = *p;
+	if (fpclassify(q.latency_s) != FP_NORMAL)
+		q.latency_s = 0;
+	if (fpclassify(q.bandwidth_Bps) != FP_NORMAL)
+		q.bandwidth_Bps = 0;
 	if (cls == GROVE_LINK_LAN)
-		m->lan = *p;
+		m->lan = q;
 	else if (cls == GROVE_LINK_WAN)
-		m->wan = *p;
+		m->wan = q;
 	else
 		return GROVE_EINVAL;
 	return 0;

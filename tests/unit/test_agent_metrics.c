@@ -65,6 +65,12 @@ test_parse_errors(void **state)
 	assert_int_equal(metrics_parse_loadavg("x", &s, err, sizeof err), -1);
 	assert_int_equal(metrics_parse_loadavg("-1 2 3", &s, err, sizeof err),
 	    -1);
+	/* strtod's words for NaN and infinity are no load. */
+	const char *nonfinite[] = {"nan 0.10 0.05 1/80 123\n",
+	    "inf 0.10 0.05 1/80 123\n", "infinity 1 1\n", "-nan 1 1\n"};
+	for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++)
+		assert_int_equal(metrics_parse_loadavg(nonfinite[i], &s, err,
+		    sizeof err), -1);
 	assert_int_equal(metrics_parse_meminfo("MemTotal: 5 kB\n", &s, err,
 	    sizeof err), -1);
 	assert_int_equal(metrics_parse_netdev("no interfaces\n", &s, err,

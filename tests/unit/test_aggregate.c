@@ -158,6 +158,8 @@ test_equiv_bad_input(void **st)
 	uint32_t nr[2] = {1, 1}, rg[4] = {0, 1, 2, 3}, bad[2] = {3, 3};
 	const char *keys[2] = {"a", "b"}, *rev[2] = {"b", "a"};
 	grove_packet *p;
+	/* Results come from a node below: a rank above the back-ends'. */
+	const uint32_t cp = place.n_backends + 1;
 
 	p = mk(0, "%d", 1);
 	expect_eformat(st, "equiv", &p, 1);
@@ -166,7 +168,7 @@ test_equiv_bad_input(void **st)
 	expect_eformat(st, "equiv", &p, 1);
 	grove_packet_unref(p);
 	/* Range counts that do not add up to the ranges. */
-	p = mk(0, GROVE_EQUIV_FMT, keys, (uint64_t)2, nr, (uint64_t)2, rg,
+	p = mk(cp, GROVE_EQUIV_FMT, keys, (uint64_t)2, nr, (uint64_t)2, rg,
 	    (uint64_t)2);
 	expect_eformat(st, "equiv", &p, 1);
 	grove_equiv_set *s = NULL;
@@ -174,12 +176,12 @@ test_equiv_bad_input(void **st)
 	assert_null(s);
 	grove_packet_unref(p);
 	/* keys and counts of different lengths */
-	p = mk(0, GROVE_EQUIV_FMT, keys, (uint64_t)1, nr, (uint64_t)2, rg,
+	p = mk(cp, GROVE_EQUIV_FMT, keys, (uint64_t)1, nr, (uint64_t)2, rg,
 	    (uint64_t)4);
 	expect_eformat(st, "equiv", &p, 1);
 	grove_packet_unref(p);
 	/* An empty range. */
-	p = mk(0, GROVE_EQUIV_FMT, keys, (uint64_t)1, nr, (uint64_t)1, bad,
+	p = mk(cp, GROVE_EQUIV_FMT, keys, (uint64_t)1, nr, (uint64_t)1, bad,
 	    (uint64_t)2);
 	flt_out out;
 	flt_out_init(&out);
@@ -187,7 +189,7 @@ test_equiv_bad_input(void **st)
 	assert_int_equal(grove_equiv_decode(p, &s), GROVE_EPROTO);
 	grove_packet_unref(p);
 	/* Unsorted keys: the filter sorts them, the decoder refuses. */
-	p = mk(0, GROVE_EQUIV_FMT, rev, (uint64_t)2, nr, (uint64_t)2, rg,
+	p = mk(cp, GROVE_EQUIV_FMT, rev, (uint64_t)2, nr, (uint64_t)2, rg,
 	    (uint64_t)4);
 	assert_int_equal(grove_equiv_decode(p, &s), GROVE_EPROTO);
 	assert_int_equal(run_named(st, "equiv", &p, 1, &out), 0);
@@ -216,7 +218,74 @@ test_equiv_bad_input(void **st)
 	flt_out_fini(&out);
 }
 
+/* A back-end that sends a packet in the result format is not a node below:
+ * it is refused, instead of claiming a class over ranks it is not. */
+static void
+test_equiv_result_from_backend(void **st)
+{
+	const char *keys[1] = {"evil"};
+	uint32_t nr[1] = {1}, rg[2] = {0, 1000};
+	grove_packet *in[2] = {
+		mk(2, "%s", "ok"),
+		mk(3, GROVE_EQUIV_FMT, keys, (uint64_t)1, nr, (uint64_t)1, rg,
+		    (uint64_t)2),
+	};
+	expect_eformat(st, "equiv", in, 2);
+	/* The same packet from a node is a result. */
+	grove_packet_unref(in[1]);
+	in[1] = mk(place.n_backends, GROVE_EQUIV_FMT, keys, (uint64_t)1, nr,
+	    (uint64_t)1, rg, (uint64_t)2);
+	flt_out out;
+	flt_out_init(&out);
+	assert_int_equal(run_named(st, "equiv", in, 2, &out), 0);
+	grove_equiv_set *s = NULL;
+	assert_int_equal(grove_equiv_decode(only_up(&out), &s), 0);
+	assert_int_equal(grove_equiv_count(s), 2);
+	grove_equiv_free(s);
+	flt_out_fini(&out);
+	unref_all(in, 2);
+}
+
 /* ---- report ------------------------------------------------------------- */
+
+/* Two records of one rank in a wave come out in the order they came, in
+ * either order (whatever their addresses). */
+static void
+test_report_same_rank_by_arrival(void **st)
+{
+	grove_packet *one = mk(2, "%s", "one"), *two = mk(2, "%s", "two");
+	grove_packet *orders[2][3] = {
+		{mk(1, "%s", "r1"), one, two},
+		{mk(1, "%s", "r1"), two, one},
+	};
+	for (int o = 0; o < 2; o++) {
+		flt_out out;
+		flt_out_init(&out);
+		assert_int_equal(run_named(st, "report", orders[o], 3, &out), 0);
+		grove_report *r = NULL;
+		assert_int_equal(grove_report_decode(only_up(&out), &r), 0);
+		assert_int_equal(grove_report_count(r), 3);
+		for (size_t i = 1; i < 3; i++) {
+			uint32_t rank;
+			grove_packet *rec = NULL;
+			const char *got;
+			assert_int_equal(grove_report_record(r, i, &rank, &rec),
+			    0);
+			assert_int_equal(rank, 2);
+			assert_int_equal(grove_packet_unpack(rec, "%s", &got), 0);
+			const char *want;
+			assert_int_equal(grove_packet_unpack(orders[o][i], "%s",
+			    &want), 0);
+			assert_string_equal(got, want);
+			grove_packet_unref(rec);
+		}
+		grove_report_free(r);
+		flt_out_fini(&out);
+		grove_packet_unref(orders[o][0]);
+	}
+	grove_packet_unref(one);
+	grove_packet_unref(two);
+}
 
 static void
 test_report_mixed_formats_two_levels(void **st)
@@ -401,6 +470,10 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_equiv_bad_input, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_equiv_result_from_backend,
+		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_same_rank_by_arrival,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_report_mixed_formats_two_levels, setup, teardown),
 		cmocka_unit_test(test_report_corrupt),

@@ -1,5 +1,6 @@
 /* Unit tests for cluster maps (src/topo/cluster.c): the text format, its
  * errors, the programmatic builder and the lookups. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,6 +251,43 @@ test_build_and_round_trip(void **state)
 	assert_int_equal(grove_cluster_map_max_node(NULL), -1);
 }
 
+/* -0 and subnormal values are stored as 0: printed as they were, they
+ * would not parse back. */
+static void
+test_tiny_values_round_trip(void **state)
+{
+	(void)state;
+	const grove_link_params cases[] = {
+		{-0.0, 0}, {1e-310, 0}, {0, 4.9e-324}, {-0.0, -0.0},
+		{2.2250738585072014e-308, 1e-320},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		grove_cluster_map *m = NULL, *b = NULL;
+		assert_int_equal(grove_cluster_map_new(&m), 0);
+		assert_int_equal(grove_cluster_map_set_link(m, GROVE_LINK_WAN,
+		    &cases[i]), 0);
+		assert_int_equal(grove_cluster_map_add_range(m, 0, 0, 3), 0);
+		assert_int_equal(grove_cluster_map_add_range(m, 1, 4, 7), 0);
+		char *text = NULL;
+		assert_int_equal(grove_cluster_map_to_string(m, &text), 0);
+		char err[256];
+		int rc = grove_cluster_map_parse_string(text, &b, err,
+		    sizeof err);
+		if (rc != 0)
+			fail_msg("case %zu: %s\n%s", i, err, text);
+		grove_link_params p;
+		assert_int_equal(grove_cluster_map_link(b, 0, 5, &p),
+		    GROVE_LINK_WAN);
+		/* The smallest normal double is kept as it is. */
+		double lat = i == 4 ? cases[i].latency_s : 0;
+		assert_true(p.latency_s == lat && !signbit(p.latency_s));
+		assert_true(p.bandwidth_Bps == 0 && !signbit(p.bandwidth_Bps));
+		free(text);
+		grove_cluster_map_destroy(m);
+		grove_cluster_map_destroy(b);
+	}
+}
+
 static void
 test_parse_file(void **state)
 {
@@ -283,6 +321,7 @@ main(void)
 		cmocka_unit_test(test_quantities),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_build_and_round_trip),
+		cmocka_unit_test(test_tiny_values_round_trip),
 		cmocka_unit_test(test_parse_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

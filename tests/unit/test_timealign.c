@@ -531,6 +531,142 @@ test_clock_steps_back(void **st)
 	ta_free(s);
 }
 
+/* One child running far ahead of the other of two (the lead is the higher
+ * of two, so nothing stood against it before): its input is dropped
+ * without moving its position, nothing is closed out there, and once it
+ * is back the stream goes on with nothing late. */
+static void
+test_far_ahead_two_children(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 3, 2);
+	uint64_t far = 10ull * (TA_MAX_AHEAD + 100);
+	for (uint64_t t = 100; t < 110; t++) {
+		for (uint32_t c = 0; c < 2; c++)
+			add1(s, c, c, t * 10, t * 10 + 10, 1);
+		close_into(s, &k);
+	}
+	size_t before = k.n;
+	add1(s, 1, 1, 1100 + far, 1110 + far, 1);
+	close_into(s, &k);
+	add1(s, 1, 1, 1110 + far, 1120 + far, 1);
+	close_into(s, &k);
+	assert_int_equal(ta_early_inputs(s), 2);
+	assert_int_equal(k.n, before);
+	for (uint64_t t = 110; t < 130; t++) {
+		for (uint32_t c = 0; c < 2; c++)
+			add1(s, c, c, t * 10, t * 10 + 10, 1);
+		close_into(s, &k);
+	}
+	assert_int_equal(ta_late_pieces(s), 0);
+	assert_true(k.n >= before + 18);
+	for (size_t i = 0; i < k.n; i++)
+		assert_true(k.r[i].start < 1300);
+	assert_int_equal(k.r[k.n - 1].count, 2);
+	ta_free(s);
+}
+
+/* One child whose first sample is a clock far ahead: nothing stood against
+ * it, so it is taken and closed; the samples at the right time that
+ * follow start the node over instead of being late for good. */
+static void
+test_far_first_sample(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 3, 1);
+	uint64_t far = 10ull * 86400;
+	add1(s, 0, 0, 1000 + far, 1010 + far, 1);
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	for (uint64_t t = 100; t < 120; t++) {
+		add1(s, 0, 0, t * 10, t * 10 + 10, 1);
+		close_into(s, &k);
+	}
+	/* The first sample back shows the jump and is late; the rest is
+	 * emitted, in order from there. */
+	assert_int_equal(k.n, 1 + 19);
+	for (size_t i = 1; i < k.n; i++)
+		assert_int_equal(k.r[i].start, 1010 + 10 * (i - 1));
+	assert_true(ta_late_pieces(s) <= 1);
+	ta_free(s);
+}
+
+/* Every clock jumps far ahead together (a step of the time source): that
+ * is the node's time now, not one clock off; the stream follows. */
+static void
+test_all_jump_ahead(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	ta_state *s = ta_new(10, 3, 3);
+	uint64_t jump = 10ull * 2 * TA_MAX_AHEAD;
+	for (uint64_t t = 100; t < 140; t++) {
+		for (uint32_t c = 0; c < 3; c++) {
+			uint64_t a = t * 10 + (t >= 120 ? jump : 0);
+			add1(s, c, c, a, a + 10, 1);
+		}
+		close_into(s, &k);
+	}
+	assert_true(ta_early_inputs(s) <= 3);
+	assert_true(k.r[k.n - 1].start >= 1300 + jump);
+	assert_int_equal(k.r[k.n - 1].count, 3);
+	ta_free(s);
+}
+
+/* M (values per sample) without the parameter: a lone first input with
+ * another M than the next is replaced; after two agreeing inputs M is
+ * fixed. */
+static void
+test_first_m_replaced(void **st)
+{
+	(void)st;
+	static sink k;
+	k.n = 0;
+	double v[3] = {1, 1, 1};
+	ta_state *s = ta_new(10, 4, 2);
+	assert_int_equal(ta_add_sample(s, 1, 1, 0, 10, v, 2), 0);
+	assert_int_equal(ta_values(s), 2);
+	assert_int_equal(ta_add_sample(s, 0, 0, 0, 10, v, 3), 0);
+	assert_int_equal(ta_discarded_inputs(s), 1);
+	assert_int_equal(ta_values(s), 3);
+	assert_int_equal(ta_add_sample(s, 1, 1, 0, 10, v, 3), 0);
+	/* Fixed now. */
+	assert_int_equal(ta_add_sample(s, 1, 1, 10, 20, v, 2), GROVE_EFORMAT);
+	assert_int_equal(ta_fix_m(s, 2), GROVE_EINVAL);
+	assert_int_equal(ta_fix_m(s, 3), 0);
+	assert_int_equal(ta_add_sample(s, 0, 0, 10, 20, v, 3), 0);
+	assert_int_equal(ta_add_sample(s, 1, 1, 10, 20, v, 3), 0);
+	close_into(s, &k);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.r[0].count, 2);
+	assert_int_equal(k.r[0].m, 3);
+	assert_int_equal(ta_discarded_inputs(s), 1);
+	ta_free(s);
+
+	/* Given in advance, M is fixed from the start. */
+	s = ta_new(10, 4, 2);
+	assert_int_equal(ta_fix_m(s, 0), GROVE_EFORMAT);
+	assert_int_equal(ta_fix_m(s, 3), 0);
+	assert_int_equal(ta_add_sample(s, 1, 1, 0, 10, v, 2), GROVE_EFORMAT);
+	assert_int_equal(ta_add_sample(s, 1, 1, 0, 10, v, 3), 0);
+	ta_free(s);
+
+	/* An interval emitted fixes M too (one child: its first sample
+	 * closes). */
+	s = ta_new(10, 4, 1);
+	assert_int_equal(ta_add_sample(s, 0, 0, 0, 10, v, 2), 0);
+	k.n = 0;
+	close_into(s, &k);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(ta_add_sample(s, 0, 0, 10, 20, v, 3), GROVE_EFORMAT);
+	ta_free(s);
+}
+
 /* ---- mixed input ---------------------------------------------------------- */
 
 static void
@@ -600,7 +736,26 @@ test_core_bad_input(void **st)
 	assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EINVAL);
 	a.end = 20;
 	a.m = 2;
+	assert_int_equal(ta_fix_m(s, 1), 0);
 	assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EFORMAT);
+	/* Amounts that are not numbers. */
+	a.m = 1;
+	size_t open = ta_open_intervals(s);
+	double bad[3] = {NAN, INFINITY, -INFINITY};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ta_add_sample(s, 0, 0, 20, 30, &bad[i], 1),
+		    GROVE_EINVAL);
+		a.sum = &bad[i];
+		assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EINVAL);
+		a.sum = &v;
+		a.min = &bad[i];
+		assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EINVAL);
+		a.min = &v;
+		a.max = &bad[i];
+		assert_int_equal(ta_add_interval(s, 0, &a), GROVE_EINVAL);
+		a.max = &v;
+	}
+	assert_int_equal(ta_open_intervals(s), open);
 	ta_free(s);
 }
 
@@ -752,22 +907,42 @@ test_filter_bad_input(void **st)
 	void *state = NULL;
 	double v[2] = {1, 2};
 	uint32_t r[2] = {0, 1};
+	/* Intervals come from a node below: a rank above the back-ends'. */
+	const uint32_t cp = place.n_backends + 1;
 	expect_rc(f, mk(0, "%d", 5), NULL, &state, GROVE_EFORMAT);
 	expect_rc(f, mk(0, "%uld %uld %lf", (uint64_t)0, (uint64_t)10, 1.0),
 	    NULL, &state, GROVE_EFORMAT);
 	expect_rc(f, mk_sample(0, 10, 10, v, 1), NULL, &state, GROVE_EINVAL);
 	expect_rc(f, mk_sample(0, 0, 10, v, 1), NULL, &state, 0);
-	/* M differs from the stream's first sample. */
-	expect_rc(f, mk_sample(0, 10, 20, v, 2), NULL, &state, GROVE_EFORMAT);
+	expect_rc(f, mk_sample(0, 10, 20, v, 1), NULL, &state, 0);
+	/* M differs from the stream's first two samples. */
+	expect_rc(f, mk_sample(0, 20, 30, v, 2), NULL, &state, GROVE_EFORMAT);
+	/* Amounts that are not numbers. */
+	double nan2[2] = {NAN, 1}, inf2[2] = {1, -INFINITY};
+	expect_rc(f, mk_sample(0, 20, 30, nan2, 1), NULL, &state,
+	    GROVE_EINVAL);
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	    (uint64_t)1000000000, (uint32_t)1, v, (uint64_t)1, &inf2[1],
+	    (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL,
+	    &state, GROVE_EINVAL);
 	/* Aggregated: arrays of different lengths, off the grid. */
-	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)0,
 	    (uint64_t)1000000000, (uint32_t)1, v, (uint64_t)1, v, (uint64_t)2,
 	    r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL, &state,
 	    GROVE_EFORMAT);
-	expect_rc(f, mk(0, GROVE_TIMEALIGN_FMT, (uint64_t)7,
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)7,
 	    (uint64_t)1000000007, (uint32_t)1, v, (uint64_t)1, v, (uint64_t)1,
 	    r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL, &state,
 	    GROVE_EINVAL);
+	/* An interval from a back-end speaks for ranks it is not. */
+	expect_rc(f, mk(3, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	    (uint64_t)1000000000, (uint32_t)1000, v, (uint64_t)1, v,
+	    (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL,
+	    &state, GROVE_EFORMAT);
+	expect_rc(f, mk(cp, GROVE_TIMEALIGN_FMT, (uint64_t)0,
+	    (uint64_t)1000000000, (uint32_t)2, v, (uint64_t)1, v,
+	    (uint64_t)1, r, (uint64_t)1, v, (uint64_t)1, r, (uint64_t)1), NULL,
+	    &state, 0);
 	/* Parameters: wrong format, zero width, another width later. */
 	grove_packet *bad = mk(0, "%d", 1);
 	expect_rc(f, mk_sample(0, 10, 20, v, 1), bad, &state, GROVE_EFORMAT);
@@ -840,6 +1015,79 @@ test_filter_bad_input_in_wave(void **st)
 	grove_packet_unref(params);
 }
 
+/* The filter: one back-end's malformed first sample (five values where
+ * the stream has six) does not get every good sample refused; with M
+ * given as a parameter, that sample is refused on its own. */
+static void
+test_filter_bad_first_m(void **st)
+{
+	const flt_def *f = flt_lookup(*st, "timealign");
+	grove_filter_place three = place;
+	three.n_children = 3;
+	grove_packet *pm = mk(0, GROVE_TIMEALIGN_PARAMS_M_FMT, (uint64_t)10,
+	    (uint32_t)4, (uint32_t)6);
+	grove_packet *pw = mk(0, GROVE_TIMEALIGN_PARAMS_FMT, (uint64_t)10,
+	    (uint32_t)4);
+	const grove_packet *params[2] = {pw, pm};
+	for (int with_m = 0; with_m < 2; with_m++) {
+		void *state = NULL;
+		flt_out out;
+		flt_out_init(&out);
+		double v[6] = {1, 1, 1, 1, 1, 1};
+		uint32_t child = 2;
+		grove_packet *p = mk_sample(2, 0, 10, v, 5);
+		int rc = flt_run(f, STREAM, TAG, MYRANK, &p, &child, 1,
+		    params[with_m], &state, &three, &out);
+		grove_packet_unref(p);
+		assert_int_equal(rc, with_m ? GROVE_EFORMAT : 0);
+		size_t got = 0;
+		for (uint64_t t = 1; t < 30; t++)
+			for (uint32_t c = 0; c < 3; c++) {
+				p = mk_sample(c, t * 10, t * 10 + 10, v, 6);
+				assert_int_equal(flt_run(f, STREAM, TAG, MYRANK, &p,
+				    &c, 1, params[with_m], &state, &three, &out),
+				    0);
+				grove_packet_unref(p);
+				for (size_t i = 0; i < out.n_up; i++) {
+					grove_timealign_interval t;
+					assert_int_equal(grove_timealign_decode(
+					    out.up[i], &t), 0);
+					assert_int_equal(t.m, 6);
+					assert_int_equal(t.count, 3);
+					got++;
+				}
+				flt_out_reset(&out);
+			}
+		assert_true(got >= 28);
+		/* Now fixed: another M is refused; with the parameter, so
+		 * is a parameter with another M. */
+		p = mk_sample(0, 300, 310, v, 5);
+		child = 0;
+		assert_int_equal(flt_run(f, STREAM, TAG, MYRANK, &p, &child, 1,
+		    params[with_m], &state, &three, &out), GROVE_EFORMAT);
+		grove_packet_unref(p);
+		grove_packet *other = mk(0, GROVE_TIMEALIGN_PARAMS_M_FMT,
+		    (uint64_t)10, (uint32_t)4, (uint32_t)5);
+		p = mk_sample(0, 300, 310, v, 6);
+		assert_int_equal(flt_run(f, STREAM, TAG, MYRANK, &p, &child, 1,
+		    other, &state, &three, &out), GROVE_EINVAL);
+		grove_packet_unref(p);
+		grove_packet_unref(other);
+		flt_state_free(f, state);
+		flt_out_fini(&out);
+	}
+	/* A parameter M of 0 is refused. */
+	grove_packet *zero = mk(0, GROVE_TIMEALIGN_PARAMS_M_FMT, (uint64_t)10,
+	    (uint32_t)4, (uint32_t)0);
+	void *state = NULL;
+	double v = 1;
+	expect_rc(f, mk_sample(0, 0, 10, &v, 1), zero, &state, GROVE_EINVAL);
+	flt_state_free(f, state);
+	grove_packet_unref(zero);
+	grove_packet_unref(pm);
+	grove_packet_unref(pw);
+}
+
 int
 main(void)
 {
@@ -858,6 +1106,10 @@ main(void)
 		cmocka_unit_test(test_majority_dies),
 		cmocka_unit_test(test_clock_far_ahead),
 		cmocka_unit_test(test_clock_steps_back),
+		cmocka_unit_test(test_far_ahead_two_children),
+		cmocka_unit_test(test_far_first_sample),
+		cmocka_unit_test(test_all_jump_ahead),
+		cmocka_unit_test(test_first_m_replaced),
 		cmocka_unit_test(test_mixed_raw_and_aggregated),
 		cmocka_unit_test(test_core_bad_input),
 		cmocka_unit_test_setup_teardown(test_filter_two_levels, setup,
@@ -867,6 +1119,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_filter_bad_input_in_wave,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_bad_input, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_filter_bad_first_m, setup,
 		    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,8 @@ metrics_parse_loadavg(const char *text, metric_snapshot *s, char *err,
     size_t errlen)
 {
 	double l;
-	if (sscanf(text, "%lf", &l) != 1 || l < 0) {
+	/* strtod reads "nan" and "inf" too: not a load. */
+	if (sscanf(text, "%lf", &l) != 1 || !isfinite(l) || l < 0) {
 		snprintf(err, errlen, "loadavg: no 1-minute load first");
 		return -1;
 	}
