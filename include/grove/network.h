@@ -166,7 +166,10 @@ int grove_net_attach_info(const grove_net *net, uint32_t rank,
  * the secret itself and nothing else is meant to join it). */
 #define GROVE_SECRET_HEX_LEN 64
 int grove_net_attach_secret(const grove_net *net, char *buf, size_t cap);
-/* Wait until `count` BEs are connected (timeout_ms < 0: forever). */
+/* Wait until `count` BEs are connected (timeout_ms < 0: forever).
+ * GROVE_ERANGE when the network has fewer than `count` BEs; GROVE_ELOST
+ * (the last error says how many are lost) once fewer than `count` are up
+ * or may still attach: lost ranks never come back. */
 int grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms);
 
 /* Events: BE attached, ranks lost, filter errors. */
@@ -280,7 +283,10 @@ int grove_net_wait_sent(grove_net *net, int timeout_ms);
 
 /* Receive from one stream.  timeout_ms: 0 non-blocking (GROVE_EAGAIN),
  * < 0 forever, else GROVE_ETIMEDOUT after that long.  *p gets a reference
- * the caller must unref.  tag may be NULL. */
+ * the caller must unref.  tag may be NULL.  GROVE_ECLOSED once nothing is
+ * queued or due (a timeout wave the FE holds) and every member of the
+ * stream is lost (in attach mode a rank that has not attached yet is
+ * waited for); grove_net_recv likewise once every BE is lost. */
 int grove_stream_recv(grove_stream *s, int32_t *tag, grove_packet **p,
     int timeout_ms);
 /* Receive from any stream (or point-to-point from a BE: *s = NULL). */

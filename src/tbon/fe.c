@@ -176,15 +176,19 @@ fe_stream(grove_net *net, uint32_t id)
 	return NULL;
 }
 
+/* Every rank in [lo, hi) is lost, also one that never attached (its CP
+ * went): none of them can send or attach any more. */
 static void
 mark_lost(grove_net *net, uint32_t lo, uint32_t hi)
 {
 	uint32_t nb = grove_topo_backends(net->topo);
 	for (uint32_t r = lo; r < hi && r < nb; r++) {
-		if (net->alive[r]) {
-			net->alive[r] = 0;
+		if (net->be_state[r] == FE_BE_LOST)
+			continue;
+		if (net->be_state[r] == FE_BE_UP)
 			net->be_up--;
-		}
+		net->be_state[r] = FE_BE_LOST;
+		net->be_lost++;
 	}
 }
 
@@ -271,8 +275,12 @@ fe_up(node *n, grove_packet *p)
 		if (grove_packet_unpack(p, PROTO_BE_ATTACHED, &r) != 0 ||
 		    r >= grove_topo_backends(net->topo))
 			return;
-		if (!net->alive[r]) {
-			net->alive[r] = 1;
+		/* A lost rank stays lost: its parent refuses it again, and a
+		 * late report must not count it as up. */
+		if (net->be_state[r] == FE_BE_LOST)
+			return;
+		if (net->be_state[r] == FE_BE_PENDING) {
+			net->be_state[r] = FE_BE_UP;
 			net->be_up++;
 		}
 		ev.type = GROVE_EV_BE_ATTACHED;
@@ -518,8 +526,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	net->topo = topo;
 	uint32_t nb = grove_topo_backends(topo);
 	/* From here on grove_net_destroy frees the topology. */
-	net->alive = calloc(nb ? nb : 1, 1);
-	if (!net->alive)
+	net->be_state = calloc(nb ? nb : 1, 1);
+	if (!net->be_state)
 		return GROVE_ENOMEM;
 	uint8_t secret[AUTH_SECRET_LEN];
 	if (auth_secret_new(secret) != 0) {
@@ -614,7 +622,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	for (uint32_t r = 0; r < nb; r++)
 		net->all.ranks[r] = r;
 	if (!n->attach) {
-		memset(net->alive, 1, nb);
+		memset(net->be_state, FE_BE_UP, nb);
 		net->be_up = nb;
 	} else if (o->connect_file) {
 		snprintf(net->connect_file, sizeof net->connect_file, "%s",

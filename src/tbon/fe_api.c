@@ -156,6 +156,7 @@ grove_net_destroy(grove_net *net)
 	for (grove_stream *s = net->streams, *next; s; s = next) {
 		next = s->next;
 		pktq_fini(&s->q);
+		free(s->members);
 		free(s);
 	}
 	pktq_fini(&net->p2p);
@@ -169,7 +170,7 @@ grove_net_destroy(grove_net *net)
 	free(net->all.ranks);
 	free(net->events);
 	free(net->cb_events);
-	free(net->alive);
+	free(net->be_state);
 	trace_fe_offsets_free(net->trace_offsets);
 	fe_filters_free(net);
 	free(net);
@@ -312,13 +313,34 @@ fe_write_connect_file(grove_net *net)
 	return 0;
 }
 
+/* BE ranks that have neither attached nor been lost: in attach mode they
+ * may still come (in spawn mode every rank is up from the start). */
+static uint32_t
+be_pending(const grove_net *net)
+{
+	return grove_topo_backends(net->topo) - net->be_up - net->be_lost;
+}
+
 int
 grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 {
 	if (!net_usable(net))
 		return GROVE_EINVAL;
+	uint32_t nb = grove_topo_backends(net->topo);
+	if (count > nb) {
+		fe_set_error(net, "cannot wait for %u back-ends: the network has "
+		    "%u back-ends", count, nb);
+		return GROVE_ERANGE;
+	}
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	while (net->be_up < count) {
+		/* Checked on every pass: ranks are lost while we wait. */
+		if (net->be_up + be_pending(net) < count) {
+			fe_set_error(net, "cannot wait for %u back-ends: %u lost, %u "
+			    "up, %u may still attach (of %u)", count, net->be_lost,
+			    net->be_up, be_pending(net), nb);
+			return GROVE_ELOST;
+		}
 		int left = deadline_left(deadline, timeout_ms);
 		if (left == 0) {
 			fe_set_error(net, "%u of %u back-ends connected after %d ms",
@@ -500,8 +522,13 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 	if (frc != 0)
 		return frc;
 	grove_stream *s = calloc(1, sizeof *s);
-	if (!s)
+	if (!s || !(s->members = malloc((comm->n ? comm->n : 1) *
+	    sizeof *s->members))) {
+		free(s);
 		return GROVE_ENOMEM;
+	}
+	memcpy(s->members, comm->ranks, comm->n * sizeof *s->members);
+	s->n_members = comm->n;
 	s->net = net;
 	s->id = net->next_stream++;
 	char err[256];
@@ -512,6 +539,7 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 	    sizeof err);
 	if (rc != 0) {
 		fe_set_error(net, "%s", err);
+		free(s->members);
 		free(s);
 		return rc;
 	}
@@ -554,6 +582,7 @@ grove_stream_destroy(grove_stream *s)
 	}
 	net->queued -= s->q.n;
 	pktq_fini(&s->q);
+	free(s->members);
 	free(s);
 	fe_update_waitfd(net);
 	return 0;
@@ -653,7 +682,7 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 		fe_set_error(net, "rank %u out of range", be_rank);
 		return GROVE_ERANGE;
 	}
-	if (!net->alive[be_rank])
+	if (net->be_state[be_rank] != FE_BE_UP)
 		return GROVE_ELOST;
 	grove_packet *p = NULL;
 	va_list ap;
@@ -705,6 +734,39 @@ take(grove_net *net, pktq *q, int32_t *tag, grove_packet **p)
 	return 0;
 }
 
+/* Whether the FE's own sync filter of stream s holds packets that it
+ * will release at a deadline (the timeout filter): after its members are
+ * lost too.  Packets that wait for a wave to complete are not counted:
+ * with no member left to complete it, they never come out. */
+static int
+wave_due(grove_net *net, const grove_stream *s)
+{
+	node_stream *ns = node_stream_find(&net->n, s->id);
+	return ns && sync_next_deadline(ns->sync) != UINT64_MAX;
+}
+
+/* Whether a packet can still reach the tool: on stream s, from one of its
+ * members that is up or may still attach; on any stream or point to point
+ * (s NULL), from any such BE; or from a wave the FE releases at its
+ * deadline.  Lost ranks never come back, so once this is 0 a receive that
+ * finds its queue empty can never be satisfied. */
+static int
+can_arrive(grove_net *net, const grove_stream *s)
+{
+	if (!s) {
+		if (net->be_up + be_pending(net) > 0)
+			return 1;
+		for (const grove_stream *t = net->streams; t; t = t->next)
+			if (wave_due(net, t))
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i < s->n_members; i++)
+		if (net->be_state[s->members[i]] != FE_BE_LOST)
+			return 1;
+	return wave_due(net, s);
+}
+
 /* Whether s (with this id: a new stream may reuse a freed address) is
  * still one of net's streams. */
 static int
@@ -752,8 +814,17 @@ recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
 			rc = take(net, best, tag, p);
 			break;
 		}
-		if (net->n.n_children && node_children_connected(&net->n) == 0 &&
-		    !net->n.attach) {
+		/* Only once the queue is empty: what arrived before the
+		 * losses is handed out first. */
+		if (!can_arrive(net, only)) {
+			if (only)
+				fe_set_error(net, "stream %u: %s", only_id,
+				    only->n_members ? "every member is lost" :
+				    "it has no members");
+			else
+				fe_set_error(net, "%s", net->be_lost ?
+				    "every back-end is lost" :
+				    "the network has no back-ends");
 			rc = GROVE_ECLOSED;
 			break;
 		}
@@ -816,7 +887,7 @@ fe_trace_request(grove_net *net)
 	for (uint32_t i = 1; i < grove_topo_size(net->topo); i++) {
 		const grove_topo_node *t = grove_topo_node_at(net->topo, i);
 		for (uint32_t r = t->be_lo; r < t->be_hi; r++)
-			if (net->alive[r]) {
+			if (net->be_state[r] == FE_BE_UP) {
 				expect++;
 				break;
 			}

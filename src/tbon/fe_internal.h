@@ -21,6 +21,8 @@ struct grove_stream {
 	grove_net *net;
 	uint32_t id;
 	pktq q;
+	uint32_t *members;     /* its communicator's ranks, sorted */
+	size_t n_members;
 	size_t seg_setting;    /* grove_stream_set_segment_size (0: auto) */
 	struct grove_stream *next;
 };
@@ -61,6 +63,14 @@ typedef struct fe_ctl {
 struct fe_loading {
 	const char *name;
 	struct fe_loading *next;
+};
+
+/* What the FE knows of a BE rank.  A lost rank never comes back (its
+ * parent refuses a second attach), so LOST is final. */
+enum fe_be_state {
+	FE_BE_PENDING = 0, /* attach mode: has not attached yet */
+	FE_BE_UP = 1,
+	FE_BE_LOST = 2,
 };
 
 /* An event queued for grove_net_next_event; told: it went to a callback. */
@@ -106,8 +116,11 @@ struct grove_net {
 	pid_t creator;         /* the process that created the network: a
 	                          forked copy must not shut it down */
 	int trace_joined;      /* holds a reference on the event space */
-	uint8_t *alive;        /* per BE rank */
-	uint32_t be_up;
+	/* Per BE rank, one of FE_BE_*; be_up and be_lost count the ranks
+	 * up and lost.  The others (attach mode) may still attach: a wait
+	 * that needs more than be_up plus those can never end. */
+	uint8_t *be_state;
+	uint32_t be_up, be_lost;
 	waitfd wfd;
 	uv_timer_t wait_timer;
 	char connect_file[1024];
