@@ -329,13 +329,16 @@ env_clock_tsc(void)
 #endif
 }
 
-/* The pid recorded in an existing segment, or 0 if unreadable. */
+/* The pid recorded in an existing segment when that process is still
+ * its writer (trace_writer_alive: not one that got the pid later), or 0
+ * if unreadable or gone. */
 static pid_t
 segment_owner(int fd)
 {
 	struct trace_header h;
 	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-	    h.magic != TRACE_MAGIC)
+	    h.magic != TRACE_MAGIC ||
+	    !trace_writer_alive(h.pid, h.calib_init.mono_ns))
 		return 0;
 	return h.pid;
 }
@@ -362,8 +365,7 @@ open_segment(const char *name, uint64_t size)
 		pid_t pid = old >= 0 ? segment_owner(old) : 0;
 		if (old >= 0)
 			close(old);
-		if (pid > 0 && pid != getpid() &&
-		    (kill(pid, 0) == 0 || errno == EPERM)) {
+		if (pid > 0 && pid != getpid()) {
 			fprintf(stderr, "grove: trace segment /dev/shm/%s is in "
 			        "use by live pid %d; tracing off\n", name,
 			        (int)pid);
