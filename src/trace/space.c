@@ -381,16 +381,19 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 {
 	char name[sizeof sp.name];
 	int rc = trace_segment_name(name, sizeof name, network_id, role, rank);
-	if (rc)
-		return rc;
 	pthread_mutex_lock(&sp.lock);
 	if (!sp.atfork_done) {
 		pthread_atfork(NULL, NULL, atfork_child);
 		sp.atfork_done = 1;
 	}
 	/* Every call is a user that will call fini once, whatever the
-	 * outcome, so a failed init cannot drop another user's reference. */
+	 * outcome, so a failed init cannot drop another user's reference:
+	 * a refused identity too is counted before it is refused. */
 	sp.refs++;
+	if (rc) {
+		pthread_mutex_unlock(&sp.lock);
+		return rc;
+	}
 	if (sp.base || (sp.refs > 1 && sp.env_off)) {
 		/* A later user joins the space that is open, whatever its
 		 * name: the process records into one space. */
@@ -808,10 +811,15 @@ grove_trace_claim_(void)
 	pthread_mutex_unlock(&sp.lock);
 }
 
+/* A registry string: cut to the field's room (len - 1 bytes, see
+ * grove/trace.h) at a character boundary, so a long UTF-8 name loses
+ * whole characters rather than ending in half of one. */
 static void
 copy_field(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	size_t n = src ? trace_utf8_fit(src, len - 1) : 0;
+	memcpy(dst, src ? src : "", n);
+	dst[n] = 0;
 }
 
 int
