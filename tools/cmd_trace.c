@@ -2,12 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -187,77 +185,37 @@ do_list(void)
 			printf("%-40s (%s)\n", names[i], err);
 			continue;
 		}
-		uint64_t tuples = 0;
-		uint32_t nr = trace_seg_n_rings(&s);
-		for (uint32_t r = 0; r < nr; r++)
-			tuples += __atomic_load_n(&trace_seg_ring(&s, r)->head,
-			                          __ATOMIC_ACQUIRE);
-		int alive = s.h->pid > 0 &&
-		            (kill(s.h->pid, 0) == 0 || errno == EPERM);
+		/* Read from the file (trace/reader.h): another process may
+		 * truncate it meanwhile, which is then said, not a crash. */
+		struct trace_header h;
+		uint64_t tuples = 0, head;
+		int rc = trace_seg_header(&s, &h);
+		uint32_t nr = h.n_rings < s.hdr.max_rings ? h.n_rings :
+		              s.hdr.max_rings;
+		for (uint32_t r = 0; r < nr && !rc; r++) {
+			rc = trace_seg_ring_head(&s, r, &head);
+			tuples += head;
+		}
+		if (rc) {
+			printf("%-40s (%s)\n", names[i], rc == GROVE_EFORMAT ?
+			       "shrank while being read" : grove_strerror(rc));
+			trace_seg_close(&s);
+			continue;
+		}
+		const char *state = h.finished ? "finished" :
+		    trace_writer_alive(h.pid, h.calib_init.mono_ns) ?
+		    "running" : "dead";
 		printf("%-40s %8d %-8s %5u %7u %6u %12llu %5s\n", names[i],
-		       s.h->pid, s.h->finished ? "finished" :
-		       alive ? "running" : "dead", nr,
-		       __atomic_load_n(&s.h->threads_without_ring,
-		                       __ATOMIC_RELAXED),
-		       trace_seg_n_collectors(&s), (unsigned long long)tuples,
-		       s.h->clock == TRACE_CLOCK_TSC ? "tsc" : "mono");
+		       h.pid, state, nr, h.threads_without_ring,
+		       h.n_collectors < s.hdr.max_collectors ? h.n_collectors :
+		       s.hdr.max_collectors, (unsigned long long)tuples,
+		       h.clock == TRACE_CLOCK_TSC ? "tsc" : "mono");
 		trace_seg_close(&s);
 	}
 	if (!n)
 		printf("(no event spaces)\n");
 	trace_list_free(names, n);
 	return 0;
-}
-
-/* Start time of process pid in CLOCK_BOOTTIME ns (/proc/PID/stat field
- * 22), or 0 when unknown. */
-static uint64_t
-proc_start_boot_ns(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* The command name (field 2) may hold spaces and parentheses: count
-	 * fields from the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	unsigned long long ticks = 0;
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
-	           "%*u %*d %*d %*d %*d %*d %*d %llu", &ticks) != 1)
-		return 0;
-	long hz = sysconf(_SC_CLK_TCK);
-	return hz > 0 ? (uint64_t)ticks * (1000000000ull / (uint64_t)hz) : 0;
-}
-
-/* 1 when pid is a process that can have written a segment initialised
- * at CLOCK_MONOTONIC init_mono_ns (0: not known): it exists and, when
- * both times are known, did not start after that.  A process that
- * started later got the pid of the dead writer. */
-static int
-writer_alive(pid_t pid, uint64_t init_mono_ns)
-{
-	if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
-		return 0;
-	uint64_t start = proc_start_boot_ns(pid);
-	struct timespec mono, boot;
-	if (!init_mono_ns || !start || clock_gettime(CLOCK_MONOTONIC, &mono) ||
-	    clock_gettime(CLOCK_BOOTTIME, &boot))
-		return 1;
-	/* Boot time runs ahead of monotonic time by the time suspended;
-	 * measured now, the offset is at least what it was at init, which
-	 * errs towards "alive".  One clock tick of slack for the
-	 * truncated start time. */
-	int64_t off = ((int64_t)boot.tv_sec - (int64_t)mono.tv_sec) *
-	              1000000000 + (boot.tv_nsec - mono.tv_nsec);
-	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
-	return start <= init_mono_ns + (uint64_t)(off > 0 ? off : 0) + tick;
 }
 
 enum seg_owner {
@@ -281,12 +239,14 @@ segment_owner_state(const char *name)
 	if (!trace_seg_open(name, &s, err, sizeof err)) {
 		/* A valid header of this version.  A finished writer is
 		 * gone even if its pid was reused. */
-		enum seg_owner st =
-			s.h->finished ? SEG_GONE :
-			writer_alive(s.h->pid, s.h->calib_init.mono_ns) ?
-			SEG_RUNNING : SEG_GONE;
+		struct trace_header h;
+		int rc = trace_seg_header(&s, &h);
 		trace_seg_close(&s);
-		return st;
+		if (rc)
+			return SEG_UNKNOWN; /* shrank since it was opened */
+		return h.finished ? SEG_GONE :
+		       trace_writer_alive(h.pid, h.calib_init.mono_ns) ?
+		       SEG_RUNNING : SEG_GONE;
 	}
 	char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
 	uint32_t rank;
@@ -310,7 +270,7 @@ segment_owner_state(const char *name)
 		return SEG_UNKNOWN;
 	/* Only the prefix is known to be this layout: no finished flag or
 	 * init time from it. */
-	return writer_alive(h.pid, 0) ? SEG_RUNNING : SEG_GONE;
+	return trace_writer_alive(h.pid, 0) ? SEG_RUNNING : SEG_GONE;
 }
 
 static int

@@ -121,9 +121,11 @@ treecost_cpu_s(void)
 
 /* Calls fn for every ring of every event space of network netid on this
  * host, with the ring's head loaded; stops early when fn returns
- * non-zero and returns that. */
-typedef int (*ring_fn)(const char *name, uint32_t r,
-    const struct grove_trace_ring_ *ring, uint64_t head, void *arg);
+ * non-zero and returns that.  fn gets the open segment to read the
+ * ring's tuples from (trace_seg_ring_read: never through a mapping,
+ * which faults if the file is truncated meanwhile). */
+typedef int (*ring_fn)(const char *name, const struct trace_seg *s,
+    uint32_t r, uint64_t head, void *arg);
 
 static int
 for_each_ring(const char *netid, ring_fn fn, void *arg)
@@ -138,10 +140,12 @@ for_each_ring(const char *netid, ring_fn fn, void *arg)
 		char err[256];
 		if (trace_seg_open(names[i], &s, err, sizeof err) != 0)
 			continue;
-		for (uint32_t r = 0; r < trace_seg_n_rings(&s) && rc == 0; r++) {
-			const struct grove_trace_ring_ *ring = trace_seg_ring(&s, r);
-			rc = fn(names[i], r, ring, __atomic_load_n(&ring->head,
-			    __ATOMIC_ACQUIRE), arg);
+		uint32_t nr = trace_seg_n_rings(&s);
+		for (uint32_t r = 0; r < nr && rc == 0; r++) {
+			uint64_t head;
+			if (trace_seg_ring_head(&s, r, &head) != 0)
+				break; /* shrank: nothing more to count */
+			rc = fn(names[i], &s, r, head, arg);
 		}
 		trace_seg_close(&s);
 	}
@@ -150,10 +154,10 @@ for_each_ring(const char *netid, ring_fn fn, void *arg)
 }
 
 static int
-add_head(const char *name, uint32_t r, const struct grove_trace_ring_ *ring,
+add_head(const char *name, const struct trace_seg *s, uint32_t r,
     uint64_t head, void *arg)
 {
-	(void)name, (void)r, (void)ring;
+	(void)name, (void)r, (void)s;
 	*(uint64_t *)arg += head;
 	return 0;
 }
@@ -172,11 +176,11 @@ typedef struct marks {
 } marks;
 
 static int
-add_mark(const char *name, uint32_t r, const struct grove_trace_ring_ *ring,
+add_mark(const char *name, const struct trace_seg *s, uint32_t r,
     uint64_t head, void *arg)
 {
 	marks *m = arg;
-	(void)ring;
+	(void)s;
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? 2 * m->cap : 256;
 		treecost_mark *nv = realloc(m->v, nc * sizeof *nv);
@@ -209,19 +213,17 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Distinct timestamps among tuples [from, to) of ring r (all still in the
- * ring: the caller keeps to - from below its size). */
+/* Distinct timestamps among the n tuples t. */
 static uint64_t
-ring_stamps(const struct grove_trace_ring_ *r, uint64_t from, uint64_t to)
+distinct_stamps(const grove_trace_tuple *t, size_t n)
 {
-	size_t k = (size_t)(to - from), m = 0;
-	uint64_t *v = malloc(2 * k * sizeof *v + 1);
+	size_t m = 0;
+	uint64_t *v = malloc(2 * n * sizeof *v + 1);
 	if (!v)
 		return 0;
-	for (uint64_t i = from; i < to; i++) {
-		const grove_trace_tuple *t = &r->slots[i & r->mask];
-		v[m++] = t->t_start;
-		v[m++] = t->t_end;
+	for (size_t i = 0; i < n; i++) {
+		v[m++] = t[i].t_start;
+		v[m++] = t[i].t_end;
 	}
 	qsort(v, m, sizeof *v, cmp_u64);
 	uint64_t d = 0;
@@ -238,22 +240,27 @@ typedef struct stamps {
 } stamps;
 
 static int
-add_stamps(const char *name, uint32_t r, const struct grove_trace_ring_ *ring,
+add_stamps(const char *name, const struct trace_seg *s, uint32_t r,
     uint64_t head, void *arg)
 {
 	stamps *st = arg;
 	uint64_t from = 0;
+	(void)head;
 	for (size_t j = 0; j < st->n; j++)
 		if (st->m[j].ring == r && !strcmp(st->m[j].name, name))
 			from = st->m[j].head;
-	if (head <= from)
+	/* The tuples since the mark that are still in the ring (a live
+	 * ring yields its newest slots - 1), scaled up to all of them. */
+	struct trace_ring_cursor cur = {.next = from};
+	grove_trace_tuple *t = malloc(s->hdr.ring_slots * sizeof *t);
+	size_t n = 0;
+	if (!t)
 		return 0;
-	/* The newest slots - 1: the writer may be storing the slot after
-	 * head. */
-	uint64_t keep = ring->mask, first = head - from > keep ?
-	    head - keep : from;
-	uint64_t d = ring_stamps(ring, first, head);
-	st->total += (double)d * (double)(head - from) / (double)(head - first);
+	if (trace_seg_ring_read(s, r, 0, &cur, t, &n) == 0 && n &&
+	    cur.next > from)
+		st->total += (double)distinct_stamps(t, n) *
+		             (double)(cur.next - from) / (double)n;
+	free(t);
 	return 0;
 }
 

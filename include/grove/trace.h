@@ -9,8 +9,8 @@
  * segment, the *event space* (/dev/shm/grove.<network>.<role>.<rank>),
  * together with a registry that says where each collector sits (layer,
  * link/stream/peer, position in the path).  Other processes (grove trace,
- * the front-end at exit) map the segment and read it lazily; the writer
- * never waits for them, and the oldest tuples are overwritten.
+ * the front-end at exit) read the segment lazily; the writer never waits
+ * for them, and the oldest tuples are overwritten.
  *
  * Using a collector:
  *
@@ -93,10 +93,14 @@ typedef struct grove_trace_collector {
  * "peer:3"... (links are named "link:<sender node>-><receiver node>" on
  * both ends, so a send and its receive can be matched); position:
  * "after:read", "before:sync"...  Any string may be NULL (stored as "").
+ * The registry keeps at most 47 bytes of name, 15 of layer, 95 of where
+ * and 87 of position: a longer string is cut at the last whole UTF-8
+ * character that fits (a byte that is not UTF-8 counts as one).
  * When tracing is off (or not initialized) sets c->id = 0 and returns 0.
  * Resets c->seq to 0.  Not on the fast path: takes a lock.  Returns
  * GROVE_ERANGE when the registry is full (c->id = 0; records are then
- * stored with collector 0, "unregistered"). */
+ * stored with collector 0, which the exporters call "unregistered"; a
+ * collector registered with an empty layer is not). */
 int grove_trace_collector_register(grove_trace_collector *c,
                                    const char *name, const char *layer,
                                    const char *where, const char *position);
@@ -110,8 +114,11 @@ int grove_trace_user_register(grove_trace_collector *c, const char *name);
  * the first call creates it, named after its network, role and rank; a
  * later call while it is open joins it, whatever identity it gives (two
  * networks, or a front-end and a back-end, in one process record into
- * the space of the first).  Every call, whatever it returned, is matched
- * by one grove_trace_fini. */
+ * the space of the first).  Returns GROVE_EINVAL when network_id or role
+ * cannot name a segment (empty, too long, or a character other than
+ * [A-Za-z0-9_-]).  Every call, whatever it returned (a refused one
+ * too), is matched by one grove_trace_fini: a refused call counts as a
+ * user, so its fini never closes the space another user opened. */
 int grove_trace_init(const char *network_id, const char *role, uint32_t rank);
 
 /* Ends one grove_trace_init.  While other inits are unmatched it only

@@ -93,10 +93,15 @@ trace_bench_fastpath(double *ns_per_event, double *ns_disabled,
 		/* No event space in this process: open a private one. */
 		char id[48];
 		snprintf(id, sizeof id, "bench%ld", (long)getpid());
-		if ((rc = grove_trace_init(id, "bench", 0)))
+		/* Each init, refused or not, is matched by one fini. */
+		if ((rc = grove_trace_init(id, "bench", 0))) {
+			grove_trace_fini(0);
 			return rc;
-		if (!grove_trace_enabled())
+		}
+		if (!grove_trace_enabled()) {
+			grove_trace_fini(0);
 			return GROVE_ENOTSUP; /* GROVE_TRACE=0 */
+		}
 		own = 1;
 	}
 	grove_trace_collector c;

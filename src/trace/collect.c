@@ -58,6 +58,28 @@ close_out(FILE *f, const char *path, int rc)
 	return rc;
 }
 
+/* The OTF2 archive directory: made, or already a directory (an archive
+ * already in it is refused by the exporter).  Otherwise the path and the
+ * reason are said: a plain file there, a parent that does not exist, no
+ * permission. */
+static int
+make_archive_dir(const char *path)
+{
+	struct stat st;
+	int e = 0;
+	if (mkdir(path, 0777) != 0) {
+		e = errno;
+		if (e == EEXIST)
+			e = stat(path, &st) != 0 ? errno :
+			    S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	}
+	if (!e)
+		return 0;
+	fprintf(stderr, "grove trace: cannot make the OTF2 archive directory "
+	        "%s: %s\n", path, strerror(e));
+	return GROVE_ESYS;
+}
+
 /* A snapshot of the network, which must have at least one event space. */
 static int
 collect_some(const char *network_id, struct trace_set *set)
@@ -113,8 +135,11 @@ trace_collect_and_export(const char *network_id, const char *format,
 	if ((rc = collect_some(network_id, &set)))
 		return rc;
 	if (otf2) {
-		mkdir(path, 0777); /* OTF2 adds its files inside */
-		rc = trace_export_otf2(&set, path);
+		/* OTF2 adds its files inside; a path it cannot be made at is
+		 * named here, as a file that cannot be written is. */
+		rc = make_archive_dir(path);
+		if (!rc)
+			rc = trace_export_otf2(&set, path);
 	} else {
 		FILE *f = open_out(path);
 		if (!f) {

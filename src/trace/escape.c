@@ -89,3 +89,19 @@ trace_text_field(const char *s, char *out, size_t len)
 	out[o] = 0;
 	return out;
 }
+
+size_t
+trace_utf8_fit(const char *s, size_t max)
+{
+	size_t i = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (p[i]) {
+		size_t n = utf8_len(p + i);
+		if (!n)
+			n = 1; /* not UTF-8: a byte on its own */
+		if (i + n > max)
+			break;
+		i += n;
+	}
+	return i;
+}

@@ -120,7 +120,10 @@ put_slice(FILE *f, const struct trace_set *set, uint32_t pi, uint32_t r,
 	fputs(",\n{\"ph\":\"X\",\"name\":", f);
 	trace_json_str(f, e && e->name[0] ? e->name : op);
 	fputs(",\"cat\":", f);
-	trace_json_str(f, e && e->layer[0] ? e->layer : "unregistered");
+	/* A collector registered with an empty layer has an empty
+	 * category; only a tuple of no registered collector (id 0, or one
+	 * the registry does not hold) is "unregistered". */
+	trace_json_str(f, e ? e->layer : "unregistered");
 	fprintf(f, ",\"pid\":%u,\"tid\":%" PRId64 ",", pi + 1, ring_tid(p, r));
 	put_us(f, "ts", (int64_t)(s - origin));
 	fputc(',', f);

@@ -80,8 +80,16 @@ region_id(struct ctx *c, const struct trace_proc *p, const grove_trace_tuple *t)
 		trace_proc_collector(p, t->collector);
 	char ob[32], name[sizeof c->reg->name];
 	const char *op = c->host->op_name(t->op, ob, sizeof ob);
-	snprintf(name, sizeof name, "%s:%s", e && e->layer[0] ? e->layer :
-	         "unregistered", e && e->name[0] ? e->name : op);
+	/* "layer:name"; just the name for a collector registered with an
+	 * empty layer; "unregistered:op" for a tuple of no registered
+	 * collector (id 0, or one the registry does not hold). */
+	const char *what = e && e->name[0] ? e->name : op;
+	if (!e)
+		snprintf(name, sizeof name, "unregistered:%s", what);
+	else if (!e->layer[0])
+		snprintf(name, sizeof name, "%s", what);
+	else
+		snprintf(name, sizeof name, "%s:%s", e->layer, what);
 	for (size_t i = 0; i < c->nreg; i++)
 		if (c->reg[i].op == t->op && !strcmp(c->reg[i].name, name))
 			return (int64_t)i;

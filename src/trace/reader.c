@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "grove/error.h"
@@ -37,12 +39,15 @@ pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Where a ring's slots are copied from: the mapping, or the segment's
- * file.  A mapping faults (SIGBUS) once another process truncates the
- * file; pread() just comes back short. */
+/* Where a ring is read from: a mapping, or the segment's file.  A
+ * reader of another process's segment never touches a mapping of it:
+ * once another process truncates the file, any load from the lost pages
+ * faults (SIGBUS), where pread() just comes back short.  The mapping is
+ * for rings in this process's own memory (the writer's snapshot of its
+ * own space, a shipped copy in a buffer). */
 struct ring_src {
-	const struct grove_trace_ring_ *r;
-	int fd;        /* -1: copy from the mapping */
+	const struct grove_trace_ring_ *r; /* NULL: read from fd */
+	int fd;
 	uint64_t off;  /* file offset of the ring */
 };
 
@@ -52,12 +57,40 @@ copy_slots(const struct ring_src *src, uint64_t first, size_t n,
 {
 	if (!n)
 		return 0;
-	if (src->fd < 0) {
+	if (src->r) {
 		memcpy(out, &src->r->slots[first], n * sizeof *out);
 		return 0;
 	}
 	return pread_all(src->fd, out, n * sizeof *out,
 	                 src->off + TRACE_RING_HEADER + first * sizeof *out);
+}
+
+/* The ring's head, after the copies before it (acquire).  From the file,
+ * nothing promises that the kernel copies the 8 bytes in one load; a
+ * torn value can only look like a damaged head (one that goes back, or
+ * has never-written slots below it) or move which tuples count as lost,
+ * never make the read fault or overrun a buffer. */
+static int
+src_head(const struct ring_src *src, uint64_t *head)
+{
+	if (src->r) {
+		*head = __atomic_load_n(&src->r->head, __ATOMIC_ACQUIRE);
+		return 0;
+	}
+	int rc = pread_all(src->fd, head, sizeof *head,
+	                   src->off + offsetof(struct grove_trace_ring_, head));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return rc;
+}
+
+/* The 64-byte header (head, tid, tail) of a ring in a file, in one
+ * read; its head is the first head of a read (acquire, as src_head). */
+static int
+file_ring_header(const struct ring_src *src, struct grove_trace_ring_ *hdr)
+{
+	int rc = pread_all(src->fd, hdr, sizeof *hdr, src->off);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return rc;
 }
 
 /* The writer fills every field of a tuple and sets the instant flag when
@@ -80,11 +113,11 @@ reverse(grove_trace_tuple *t, size_t n)
 	}
 }
 
-/* The ring read proper (see trace_ring_read), from head h1 already read
- * by the caller, who sized out for the copy. */
+/* The ring read proper (see trace_ring_read), from head h1 and tail
+ * already read by the caller, who sized out for the copy. */
 static int
 ring_read(const struct ring_src *src, uint64_t slots, uint64_t h1,
-          int quiescent, struct trace_ring_cursor *cur,
+          uint64_t tail, int quiescent, struct trace_ring_cursor *cur,
           grove_trace_tuple *out, size_t *got)
 {
 	uint64_t mask = slots - 1;
@@ -96,8 +129,6 @@ ring_read(const struct ring_src *src, uint64_t slots, uint64_t h1,
 		start = h1 - slots;
 	/* A shipped copy of a live ring holds nothing below its tail (a
 	 * tail above the head is damage, and ignored). */
-	uint64_t tail = __atomic_load_n(&TRACE_RING_TAIL(src->r),
-	                                __ATOMIC_RELAXED);
 	if (tail > start && tail <= h1)
 		start = tail;
 	size_t n = (size_t)(h1 - start);
@@ -112,7 +143,9 @@ ring_read(const struct ring_src *src, uint64_t slots, uint64_t h1,
 		return rc;
 	/* The copies above must complete before head is read again. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	uint64_t h2 = __atomic_load_n(&src->r->head, __ATOMIC_ACQUIRE);
+	uint64_t h2;
+	if ((rc = src_head(src, &h2)))
+		return rc;
 
 	/* An honest ring has no never-written slot below its head: the
 	 * writer publishes a slot before counting it.  One such slot means
@@ -169,8 +202,9 @@ trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
 {
 	struct ring_src src = {r, -1, 0};
 	uint64_t h1 = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&TRACE_RING_TAIL(r), __ATOMIC_RELAXED);
 	size_t n = 0;
-	(void)ring_read(&src, slots, h1, quiescent, cur, out, &n);
+	(void)ring_read(&src, slots, h1, tail, quiescent, cur, out, &n);
 	return n;
 }
 
@@ -267,16 +301,8 @@ trace_seg_open(const char *name, struct trace_seg *s, char *err,
 		close(fd);
 		return rc;
 	}
-	void *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd,
-	                  0);
-	if (base == MAP_FAILED) {
-		close(fd);
-		return fail(err, errlen, GROVE_ESYS, "%s: mmap failed%.0lu",
-		            name, 0);
-	}
-	s->base = base;
+	/* No mapping: every later read is a pread() (see struct ring_src). */
 	s->size = (uint64_t)st.st_size;
-	s->h = base;
 	s->fd = fd;
 	return 0;
 }
@@ -284,12 +310,8 @@ trace_seg_open(const char *name, struct trace_seg *s, char *err,
 void
 trace_seg_close(struct trace_seg *s)
 {
-	if (s->base)
-		munmap(s->base, (size_t)s->size);
 	if (s->fd >= 0)
 		close(s->fd);
-	s->base = NULL;
-	s->h = NULL;
 	s->fd = -1;
 }
 
@@ -302,32 +324,61 @@ trace_seg_intact(const struct trace_seg *s)
 	return (uint64_t)st.st_size < s->size ? GROVE_EFORMAT : 0;
 }
 
+int
+trace_seg_header(const struct trace_seg *s, struct trace_header *out)
+{
+	int rc = pread_all(s->fd, out, sizeof *out, 0);
+	if (rc)
+		return rc;
+	/* The counters and flags are live; the strings are made safe. */
+	out->network_id[TRACE_NET_LEN - 1] = 0;
+	out->role[TRACE_ROLE_LEN - 1] = 0;
+	out->hostname[TRACE_HOST_LEN - 1] = 0;
+	return 0;
+}
+
+/* A 32-bit counter of the header, read now (acquire). */
+static uint32_t
+header_u32(const struct trace_seg *s, size_t off)
+{
+	uint32_t v = 0;
+	if (pread_all(s->fd, &v, sizeof v, off))
+		return 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return v;
+}
+
 uint32_t
 trace_seg_n_collectors(const struct trace_seg *s)
 {
-	uint32_t n = __atomic_load_n(&s->h->n_collectors, __ATOMIC_ACQUIRE);
+	uint32_t n = header_u32(s, offsetof(struct trace_header,
+	                                    n_collectors));
 	return n > s->hdr.max_collectors ? s->hdr.max_collectors : n;
 }
 
 uint32_t
 trace_seg_n_rings(const struct trace_seg *s)
 {
-	uint32_t n = __atomic_load_n(&s->h->n_rings, __ATOMIC_ACQUIRE);
+	uint32_t n = header_u32(s, offsetof(struct trace_header, n_rings));
 	return n > s->hdr.max_rings ? s->hdr.max_rings : n;
-}
-
-const struct grove_trace_ring_ *
-trace_seg_ring(const struct trace_seg *s, uint32_t i)
-{
-	return trace_ring_at(s->base, &s->hdr, i);
 }
 
 static struct ring_src
 seg_ring_src(const struct trace_seg *s, uint32_t i)
 {
-	return (struct ring_src){trace_seg_ring(s, i), s->fd,
+	return (struct ring_src){NULL, s->fd,
 	                         s->hdr.rings_offset +
 	                         (uint64_t)i * s->hdr.ring_stride};
+}
+
+int
+trace_seg_ring_head(const struct trace_seg *s, uint32_t i, uint64_t *head)
+{
+	*head = 0;
+	if (i >= s->hdr.max_rings)
+		return GROVE_EINVAL;
+	struct ring_src src = seg_ring_src(s, i);
+	return src_head(&src, head);
 }
 
 /* Tuples a read of a ring with this head and cursor copies at most. */
@@ -338,17 +389,98 @@ ring_room(uint64_t head, uint64_t next, uint64_t slots)
 	return (size_t)(n < slots ? n : slots);
 }
 
-static int
-pid_alive(int32_t pid)
+/* Start time of process pid in CLOCK_BOOTTIME ns (/proc/PID/stat field
+ * 22), or 0 when unknown. */
+static uint64_t
+proc_start_boot_ns(pid_t pid)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name (field 2) may hold spaces and parentheses: count
+	 * fields from the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	unsigned long long ticks = 0;
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u "
+	           "%*u %*d %*d %*d %*d %*d %*d %llu", &ticks) != 1)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? (uint64_t)ticks * (1000000000ull / (uint64_t)hz) : 0;
+}
+
+int
+trace_writer_alive(int32_t pid, uint64_t init_mono_ns)
+{
+	if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+		return 0;
+	uint64_t start = proc_start_boot_ns(pid);
+	struct timespec mono, boot;
+	if (!init_mono_ns || !start || clock_gettime(CLOCK_MONOTONIC, &mono) ||
+	    clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 1;
+	/* Boot time runs ahead of monotonic time by the time suspended;
+	 * measured now, the offset is at least what it was at init, which
+	 * errs towards "alive".  One clock tick of slack for the
+	 * truncated start time. */
+	int64_t off = ((int64_t)boot.tv_sec - (int64_t)mono.tv_sec) *
+	              1000000000 + (boot.tv_nsec - mono.tv_nsec);
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
+	return start <= init_mono_ns + (uint64_t)(off > 0 ? off : 0) + tick;
 }
 
 int
 trace_seg_quiescent(const struct trace_seg *s)
 {
-	return __atomic_load_n(&s->h->finished, __ATOMIC_ACQUIRE) ||
-	       !pid_alive(s->h->pid);
+	return header_u32(s, offsetof(struct trace_header, finished)) != 0;
+}
+
+/* One ring of an open segment into buf (grown as needed): the read of
+ * trace_seg_poll and trace_seg_ring_read. */
+static int
+seg_ring_read(const struct trace_seg *s, uint32_t i, int quiescent,
+              struct trace_ring_cursor *cur, grove_trace_tuple **buf,
+              size_t *cap, size_t *n)
+{
+	struct ring_src src = seg_ring_src(s, i);
+	struct grove_trace_ring_ rh;
+	*n = 0;
+	int rc = file_ring_header(&src, &rh);
+	if (rc)
+		return rc;
+	size_t room = ring_room(rh.head, cur->next, s->hdr.ring_slots);
+	if (!room)
+		room = 1; /* callers always get a buffer */
+	if (room > *cap) {
+		grove_trace_tuple *nb = realloc(*buf, room * sizeof *nb);
+		if (!nb)
+			return GROVE_ENOMEM;
+		*buf = nb;
+		*cap = room;
+	}
+	return ring_read(&src, s->hdr.ring_slots, rh.head,
+	                 TRACE_RING_TAIL(&rh), quiescent, cur, *buf, n);
+}
+
+int
+trace_seg_ring_read(const struct trace_seg *s, uint32_t i, int quiescent,
+                    struct trace_ring_cursor *cur, grove_trace_tuple *out,
+                    size_t *n)
+{
+	*n = 0;
+	if (i >= s->hdr.max_rings)
+		return GROVE_EINVAL;
+	/* A read never needs more than ring_slots, out's room: never
+	 * grown. */
+	size_t cap = s->hdr.ring_slots;
+	return seg_ring_read(s, i, quiescent, cur, &out, &cap, n);
 }
 
 int
@@ -362,27 +494,12 @@ trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
 		return rc;
 	uint32_t nr = trace_seg_n_rings(s);
 	int quiescent = trace_seg_quiescent(s);
-	uint64_t slots = s->hdr.ring_slots;
 	grove_trace_tuple *buf = NULL;
 	size_t cap = 0;
 	for (uint32_t i = 0; i < nr && !rc; i++) {
-		struct ring_src src = seg_ring_src(s, i);
-		uint64_t h1 = __atomic_load_n(&src.r->head, __ATOMIC_ACQUIRE);
-		size_t room = ring_room(h1, cur->ring[i].next, slots);
-		if (!room)
-			room = 1; /* fn always gets a buffer */
-		if (room > cap) {
-			grove_trace_tuple *nb = realloc(buf, room * sizeof *nb);
-			if (!nb) {
-				rc = GROVE_ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap = room;
-		}
 		size_t n = 0;
-		rc = ring_read(&src, slots, h1, quiescent, &cur->ring[i],
-		               buf, &n);
+		rc = seg_ring_read(s, i, quiescent, &cur->ring[i], &buf, &cap,
+		                   &n);
 		if (!rc)
 			rc = fn(ctx, i, buf, n);
 	}
@@ -570,7 +687,8 @@ proc_read(const struct trace_seg *s, struct trace_proc *p)
 	p->hdr.hostname[TRACE_HOST_LEN - 1] = 0;
 	snprintf(p->label, sizeof p->label, "%s %u", p->hdr.role,
 	         p->hdr.rank);
-	p->alive = !p->hdr.finished && pid_alive(p->hdr.pid);
+	p->alive = !p->hdr.finished &&
+	           trace_writer_alive(p->hdr.pid, p->hdr.calib_init.mono_ns);
 	proc_calibrate(p);
 
 	/* Rings before the registry: a tuple is stored after its collector
@@ -585,18 +703,24 @@ proc_read(const struct trace_seg *s, struct trace_proc *p)
 		struct ring_src src = seg_ring_src(s, i);
 		struct trace_ring_snap *rs = &p->rings[i];
 		struct trace_ring_cursor cur = {0};
+		struct grove_trace_ring_ rh;
 		rs->index = i;
-		uint64_t h1 = __atomic_load_n(&src.r->head, __ATOMIC_ACQUIRE);
+		if ((rc = file_ring_header(&src, &rh)))
+			return rc;
 		/* Only what the head says was written: a ring is mostly
 		 * much shorter than its slots. */
-		size_t room = ring_room(h1, 0, slots);
+		size_t room = ring_room(rh.head, 0, slots);
 		rs->t = malloc((room ? room : 1) * sizeof *rs->t);
 		if (!rs->t)
 			return GROVE_ENOMEM;
-		rc = ring_read(&src, slots, h1, !p->alive, &cur, rs->t, &rs->n);
+		/* Only a writer that called fini is still: one that died
+		 * without it (SIGKILL) may have been half-way through
+		 * storing a tuple over the oldest slot. */
+		rc = ring_read(&src, slots, rh.head, TRACE_RING_TAIL(&rh),
+		               p->hdr.finished != 0, &cur, rs->t, &rs->n);
 		if (rc)
 			return rc;
-		rs->tid = src.r->tid;
+		rs->tid = rh.tid;
 		rs->head = cur.next;
 		rs->lost = cur.lost;
 		rs->unwritten = cur.unwritten;

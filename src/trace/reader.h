@@ -1,9 +1,14 @@
 /* Reading event spaces from any process (internal).
  *
- * A reader maps a segment read-only and copies tuples while the writer
- * keeps going.  Per ring it keeps a cursor (the next tuple index it wants)
- * and counts exactly how many tuples were overwritten before it got to
- * them: after every read, copied + lost == the ring's head at the read.
+ * A reader copies tuples while the writer keeps going.  Per ring it keeps
+ * a cursor (the next tuple index it wants) and counts exactly how many
+ * tuples were overwritten before it got to them: after every read,
+ * copied + lost == the ring's head at the read.
+ *
+ * Another process's segment is read with pread() only, never through a
+ * mapping: any process that can write the file can also truncate it, and
+ * a load from a mapping past the file's new end faults (SIGBUS), where a
+ * pread() just comes back short (GROVE_EFORMAT).
  *
  * trace_set_collect() snapshots every segment of a network into memory:
  * that is what the exporters and the statistics work on.
@@ -39,13 +44,18 @@ struct trace_ring_cursor {
  * Returns the number of tuples stored in out.  Never blocks the writer:
  * it reads head, copies, reads head again, and discards (as lost) the
  * copied tuples the writer may have overwritten meanwhile. */
-/* quiescent: the writer has finished (or died), so no tuple can be in
- * the middle of being stored and the whole ring is readable; a live ring
- * yields at most slots - 1 of its newest tuples.
+/* quiescent: the writer has finished (called fini), so no tuple can be
+ * in the middle of being stored and the whole ring is readable; a live
+ * ring, or one whose writer died without fini (it may have been killed
+ * half-way through a store into the oldest slot), yields at most
+ * slots - 1 of its newest tuples.
  * An honest ring has no never-written (all-zero) slot below its head; if
  * a copy finds one, the head is damaged and the ring never wrapped: its
  * written slots are delivered in slot order, the others skipped, and the
- * cursor is marked damaged (see struct trace_ring_cursor). */
+ * cursor is marked damaged (see struct trace_ring_cursor).
+ * r is a ring in this process's memory (the writer's own segment, or a
+ * copy in a buffer); rings of other processes are read with
+ * trace_seg_ring_read. */
 size_t trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
                        int quiescent, struct trace_ring_cursor *cur,
                        grove_trace_tuple *out);
@@ -54,36 +64,59 @@ size_t trace_ring_read(const struct grove_trace_ring_ *r, uint64_t slots,
 
 struct trace_seg {
 	char name[128];             /* shm name, "grove.<net>.<role>.<rank>" */
-	void *base;
 	uint64_t size;              /* of the file when opened */
-	const struct trace_header *h; /* the shared header, in the mapping */
 	/* A copy of the header taken and validated at open: its layout
-	 * fields are the ones the reader trusts from then on. */
+	 * fields are the ones the reader trusts from then on.  Its live
+	 * fields (counters, finished, calibration) are as they were then:
+	 * trace_seg_header reads them again. */
 	struct trace_header hdr;
 	int fd;                     /* open until trace_seg_close */
 };
 
-/* Maps /dev/shm/<name> read-only and validates its header.  On failure
+/* Opens /dev/shm/<name> read-only and validates its header.  On failure
  * writes a reason (with the byte offset of a bad field) into err. */
 int trace_seg_open(const char *name, struct trace_seg *s, char *err,
                    size_t errlen);
 void trace_seg_close(struct trace_seg *s);
 
 /* 0 while the file is still as large as when it was opened; otherwise
- * GROVE_EFORMAT (another process truncated it: reading the mapping past
- * its new end would fault).  trace_proc_read and trace_seg_poll check
- * this first and copy the bulk of the data with pread(), so a segment
- * that shrinks while being read is an error, not a crash. */
+ * GROVE_EFORMAT (another process truncated it).  Only a report: every
+ * read below copes with a file that shrinks at any moment, by returning
+ * GROVE_EFORMAT (a short read) instead of faulting. */
 int trace_seg_intact(const struct trace_seg *s);
 
-/* Collectors registered so far (acquire) and the entry for an id. */
+/* A fresh copy of the header (pid, finished, counters, calibration),
+ * its strings NUL-terminated.  GROVE_EFORMAT when the file shrank below
+ * it. */
+int trace_seg_header(const struct trace_seg *s, struct trace_header *out);
+
+/* Collectors registered and rings claimed so far (acquire), at most the
+ * maxima of the header validated at open; 0 when the file shrank below
+ * the header. */
 uint32_t trace_seg_n_collectors(const struct trace_seg *s);
 uint32_t trace_seg_n_rings(const struct trace_seg *s);
-const struct grove_trace_ring_ *trace_seg_ring(const struct trace_seg *s,
-                                               uint32_t i);
 
-/* 1 when the writer called fini or its process is gone. */
+/* The head of ring i now (acquire): 0, GROVE_EINVAL (no such ring) or
+ * GROVE_EFORMAT (the file shrank). */
+int trace_seg_ring_head(const struct trace_seg *s, uint32_t i,
+                        uint64_t *head);
+
+/* trace_ring_read of ring i: *n tuples into out (room for ring_slots).
+ * 0, GROVE_EINVAL (no such ring) or GROVE_EFORMAT (the file shrank). */
+int trace_seg_ring_read(const struct trace_seg *s, uint32_t i, int quiescent,
+                        struct trace_ring_cursor *cur, grove_trace_tuple *out,
+                        size_t *n);
+
+/* 1 when the writer called fini: its rings are still and whole.  A
+ * writer that died without it is not (see trace_ring_read); 0 also when
+ * the file shrank below the header. */
 int trace_seg_quiescent(const struct trace_seg *s);
+
+/* 1 when pid can be the writer of a segment initialised at
+ * CLOCK_MONOTONIC init_mono_ns (0: not known): it exists and, when both
+ * times are known, did not start after that.  A process that started
+ * later got the pid of the dead writer.  On this host only. */
+int trace_writer_alive(int32_t pid, uint64_t init_mono_ns);
 
 /* Incremental reading of a whole segment. */
 struct trace_seg_cursor {
@@ -128,7 +161,8 @@ struct trace_proc {
 	char name[128];                 /* shm name */
 	char label[TRACE_ROLE_LEN + 16]; /* "be 12" */
 	struct trace_header hdr;        /* copy */
-	int alive;                      /* writer pid still running */
+	int alive;                      /* unfinished, writer still running
+	                                   (trace_writer_alive) */
 	/* ticks -> CLOCK_MONOTONIC ns: mono = m0 + (ticks - t0) * rate */
 	uint64_t t0, m0;
 	double rate;

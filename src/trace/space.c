@@ -329,13 +329,16 @@ env_clock_tsc(void)
 #endif
 }
 
-/* The pid recorded in an existing segment, or 0 if unreadable. */
+/* The pid recorded in an existing segment when that process is still
+ * its writer (trace_writer_alive: not one that got the pid later), or 0
+ * if unreadable or gone. */
 static pid_t
 segment_owner(int fd)
 {
 	struct trace_header h;
 	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-	    h.magic != TRACE_MAGIC)
+	    h.magic != TRACE_MAGIC ||
+	    !trace_writer_alive(h.pid, h.calib_init.mono_ns))
 		return 0;
 	return h.pid;
 }
@@ -362,8 +365,7 @@ open_segment(const char *name, uint64_t size)
 		pid_t pid = old >= 0 ? segment_owner(old) : 0;
 		if (old >= 0)
 			close(old);
-		if (pid > 0 && pid != getpid() &&
-		    (kill(pid, 0) == 0 || errno == EPERM)) {
+		if (pid > 0 && pid != getpid()) {
 			fprintf(stderr, "grove: trace segment /dev/shm/%s is in "
 			        "use by live pid %d; tracing off\n", name,
 			        (int)pid);
@@ -379,16 +381,19 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 {
 	char name[sizeof sp.name];
 	int rc = trace_segment_name(name, sizeof name, network_id, role, rank);
-	if (rc)
-		return rc;
 	pthread_mutex_lock(&sp.lock);
 	if (!sp.atfork_done) {
 		pthread_atfork(NULL, NULL, atfork_child);
 		sp.atfork_done = 1;
 	}
 	/* Every call is a user that will call fini once, whatever the
-	 * outcome, so a failed init cannot drop another user's reference. */
+	 * outcome, so a failed init cannot drop another user's reference:
+	 * a refused identity too is counted before it is refused. */
 	sp.refs++;
+	if (rc) {
+		pthread_mutex_unlock(&sp.lock);
+		return rc;
+	}
 	if (sp.base || (sp.refs > 1 && sp.env_off)) {
 		/* A later user joins the space that is open, whatever its
 		 * name: the process records into one space. */
@@ -806,10 +811,15 @@ grove_trace_claim_(void)
 	pthread_mutex_unlock(&sp.lock);
 }
 
+/* A registry string: cut to the field's room (len - 1 bytes, see
+ * grove/trace.h) at a character boundary, so a long UTF-8 name loses
+ * whole characters rather than ending in half of one. */
 static void
 copy_field(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	size_t n = src ? trace_utf8_fit(src, len - 1) : 0;
+	memcpy(dst, src ? src : "", n);
+	dst[n] = 0;
 }
 
 int

@@ -129,6 +129,11 @@ void trace_json_str(FILE *f, const char *s);
  * character.  Returns out. */
 const char *trace_text_field(const char *s, char *out, size_t len);
 
+/* Bytes of the longest prefix of s, at most max, that does not end in
+ * the middle of a well-formed UTF-8 character (a byte that is not UTF-8
+ * counts as one character). */
+size_t trace_utf8_fit(const char *s, size_t max);
+
 /* The earliest init time over the set: the common time origin. */
 uint64_t trace_set_origin_ns(const struct trace_set *set);
 

@@ -153,6 +153,14 @@ if "$grove" trace dump --net "$net" --format otf2 -o "$tmp/otf2" \
 	fi
 	# An existing archive is not overwritten.
 	expect_status 1 trace dump --net "$net" --format otf2 -o "$tmp/otf2"
+	# A path where no directory can be made is named, with the reason.
+	: >"$tmp/afile"
+	expect_status 1 trace dump --net "$net" --format otf2 -o "$tmp/afile"
+	grep -qF "cannot make the OTF2 archive directory $tmp/afile: Not a directory" \
+		"$tmp/err" || fail "otf2 -o a file: $(cat "$tmp/err")"
+	expect_status 1 trace dump --net "$net" --format otf2 -o "$tmp/no/such"
+	grep -qF "$tmp/no/such: No such file or directory" "$tmp/err" ||
+		fail "otf2 -o in a missing directory: $(cat "$tmp/err")"
 elif ! grep -q '^OTF2_FOUND:INTERNAL=1' "$1/CMakeCache.txt" &&
 	grep -q "not available" "$tmp/err"; then
 	echo "built without OTF2: OTF2 export skipped"

@@ -5,7 +5,7 @@
 # of another version, or one whose writer is still in grove_trace_init and
 # has not written the magic yet), and kept when nothing says who owns it.
 # A pid that now belongs to a process started after the segment was made
-# is not its owner.
+# is not its owner (nor, for list and dump, a running writer).
 # Segments come from `grove trace sample`; their headers are then patched
 # to look like those of live writers (offsets of struct trace_header in
 # src/trace/space.h, checked below against what the sample wrote).
@@ -71,6 +71,9 @@ expect_status 0 trace sample --net "$net" --backends 2
 for s in fe.0 cp.0 be.0 be.1; do
 	patch "grove.$net.$s" pid=$owner finished=0
 done
+expect_status 0 trace list
+[ "$(grep -c "^grove\.$net\..* running " "$tmp/out")" -eq 4 ] ||
+	fail "list, running writers: $(cat "$tmp/out")"
 expect_status 0 trace clean --net "$net"
 grep -q "removed 0 event spaces, kept 4 of running processes" "$tmp/out" ||
 	fail "clean, running writers: $(cat "$tmp/out")"
@@ -107,6 +110,14 @@ late=$!
 for s in fe.0 cp.0 be.0 be.1; do
 	patch "grove.$net.$s" pid=$late init=1
 done
+# list and dump say so too, as clean decides.
+expect_status 0 trace list
+[ "$(grep -c "^grove\.$net\..* dead " "$tmp/out")" -eq 4 ] ||
+	fail "list, reused pid: $(cat "$tmp/out")"
+expect_status 0 trace dump --net "$net" --format text
+if grep -q "^# .*, running$" "$tmp/out"; then
+	fail "dump, reused pid: $(grep '^#' "$tmp/out")"
+fi
 expect_status 0 trace clean --net "$net"
 grep -q "removed 4 event spaces$" "$tmp/out" ||
 	fail "clean, reused pid: $(cat "$tmp/out")"

@@ -299,6 +299,79 @@ test_otf2(void **state)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Whether the file at path holds the bytes of s. */
+static int
+file_has(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = NULL;
+	size_t len = 0, cap = 0, k;
+	char chunk[4096];
+	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (len + k > cap) {
+			cap = (len + k) * 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		memcpy(buf + len, chunk, k);
+		len += k;
+	}
+	fclose(f);
+	int found = buf && memmem(buf, len, s, strlen(s)) != NULL;
+	free(buf);
+	return found;
+}
+
+/* A collector registered with an empty layer is not "unregistered":
+ * that is for tuples of no registered collector (id 0). */
+static void
+test_empty_layer_not_unregistered(void **state)
+{
+	(void)state;
+	char own[64];
+	snprintf(own, sizeof own, "t%ldl", (long)getpid());
+	grove_trace_collector c, none = {0, 0};
+	assert_int_equal(grove_trace_init(own, "be", 0), 0);
+	assert_int_equal(grove_trace_collector_register(&c, "nolayer", "",
+	                                                "", ""), 0);
+	grove_trace_instant(&c, GROVE_OP_USER, 1);
+	grove_trace_instant(&none, GROVE_OP_USER + 1, 2);
+	grove_trace_fini(1);
+	struct trace_set own_set;
+	assert_int_equal(trace_set_collect(own, &own_set), 0);
+	assert_int_equal(own_set.n, 1);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(trace_export_chrome(&own_set, f), 0);
+	fclose(f);
+	assert_int_equal(count(buf, "\"name\":\"nolayer\",\"cat\":\"\","), 1);
+	assert_int_equal(count(buf, "\"name\":\"user+1\",\"cat\":"
+	                            "\"unregistered\","), 1);
+	free(buf);
+
+	/* OTF2 regions: "name" alone, and "unregistered:op". */
+	char dir[] = "/tmp/grove-otf2-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	int rc = trace_export_otf2(&own_set, dir);
+	if (rc != GROVE_ENOTSUP) {
+		assert_int_equal(rc, 0);
+		char defs[256];
+		snprintf(defs, sizeof defs, "%s/traces.def", dir);
+		assert_true(file_has(defs, "nolayer"));
+		assert_false(file_has(defs, ":nolayer"));
+		assert_true(file_has(defs, "unregistered:user+1"));
+	}
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	trace_set_free(&own_set);
+	char seg[128];
+	snprintf(seg, sizeof seg, "grove.%s.be.0", own);
+	shm_unlink(seg);
+}
+
 /* A process of the sample whose event space cannot be opened (its name is
  * taken by a live process: this one) exits at once; the others must see
  * their pipes close and finish, not wait forever for it. */
@@ -336,6 +409,7 @@ main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_otf2),
+		cmocka_unit_test(test_empty_layer_not_unregistered),
 		cmocka_unit_test(test_sample_child_fails),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -387,7 +389,8 @@ test_damaged_heads(void **state)
 	open_seg(2, &s);
 	grove_trace_tuple buf[16];
 	struct trace_ring_cursor cur = {0};
-	size_t n = trace_ring_read(trace_seg_ring(&s, 0), 16, 1, &cur, buf);
+	size_t n;
+	assert_int_equal(trace_seg_ring_read(&s, 0, 1, &cur, buf, &n), 0);
 	assert_int_equal(n, 10);
 	assert_true(cur.damaged);
 	assert_int_equal(cur.lost, 0);
@@ -464,11 +467,219 @@ test_truncated_while_open(void **state)
 	free(msgs);
 }
 
+/* ---- a segment truncated again and again while it is read ---- */
+
+/* The truncating process of test_truncated_concurrently while it runs. */
+static pid_t truncator;
+
+/* Another process cuts the segment to its header and restores it until
+ * told to stop (a byte on `stop`), or for at most `max` rounds. */
+static void
+truncate_loop(const char *name, int started, int stop, long max)
+{
+	int fd = shm_open(name, O_RDWR, 0);
+	struct stat st;
+	char b = 1;
+	if (fd < 0 || fstat(fd, &st) != 0 || write(started, &b, 1) != 1)
+		_exit(1);
+	for (long i = 0; i < max && read(stop, &b, 1) != 1; i++)
+		if (ftruncate(fd, TRACE_HEADER_SIZE) != 0 ||
+		    ftruncate(fd, st.st_size) != 0)
+			_exit(1);
+	_exit(ftruncate(fd, st.st_size) != 0);
+}
+
+static void
+test_truncated_concurrently(void **state)
+{
+	(void)state;
+	enum { ROUNDS = 400 };
+	char name[128];
+	new_net("k");
+	make_segment(0, "1024", 100);
+	seg_name(name, sizeof name, 0);
+	int started[2], stop[2];
+	assert_int_equal(pipe(started), 0);
+	assert_int_equal(pipe(stop), 0);
+	assert_int_equal(fcntl(stop[0], F_SETFL, O_NONBLOCK), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		truncate_loop(name, started[1], stop[0], 10000000L);
+	truncator = pid; /* stopped by teardown if a check fails */
+	char b;
+	assert_int_equal(read(started[0], &b, 1), 1);
+
+	/* Every read either sees the segment or says it shrank; none may
+	 * fault.  A file cut and grown again reads as zeros past its
+	 * header, so after the first cut the rings are empty: a read holds
+	 * at most the 100 tuples written. */
+	unsigned whole = 0, shrank = 0;
+	struct trace_seg_cursor *cur = calloc(1, sizeof *cur);
+	assert_non_null(cur);
+	for (int round = 0; round < ROUNDS; round++) {
+		struct trace_seg s;
+		struct trace_proc p;
+		char err[256];
+		int rc = trace_seg_open(name, &s, err, sizeof err);
+		if (rc) {
+			assert_int_equal(rc, GROVE_EFORMAT);
+			shrank++;
+			continue;
+		}
+		rc = trace_proc_read(&s, &p);
+		if (rc == 0) {
+			assert_true(p.tuples <= 100);
+			trace_proc_free(&p);
+			whole++;
+		} else {
+			assert_int_equal(rc, GROVE_EFORMAT);
+			shrank++;
+		}
+		memset(cur, 0, sizeof *cur);
+		size_t seen = 0;
+		rc = trace_seg_poll(&s, cur, count_cb, &seen);
+		assert_true(rc == 0 || rc == GROVE_EFORMAT);
+		assert_true(seen <= 100);
+		(void)trace_seg_quiescent(&s);
+		trace_seg_close(&s);
+		if (round % 40 == 0) {
+			/* Collection: the segment is there or is named. */
+			struct trace_set set;
+			char *msgs;
+			assert_int_equal(collect_quietly(&set, &msgs), 0);
+			if (set.n == 1)
+				assert_true(set.p[0].tuples <= 100);
+			else if (!strstr(msgs, name))
+				fail_msg("%s left out unnamed: %s", name, msgs);
+			trace_set_free(&set);
+			free(msgs);
+		}
+	}
+	free(cur);
+	assert_int_equal(write(stop[1], &b, 1), 1);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	truncator = 0;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(started[0]);
+	close(started[1]);
+	close(stop[0]);
+	close(stop[1]);
+	assert_int_equal(whole + shrank, ROUNDS);
+}
+
+/* ---- a writer killed without fini ---- */
+
+/* SIGKILL may land in the middle of a store: the oldest slot of a
+ * wrapped ring may hold half of the next tuple.  The reader keeps the
+ * newest slots - 1 and counts the oldest as lost, as for a live ring. */
+static void
+test_killed_writer_oldest_slot_lost(void **state)
+{
+	(void)state;
+	new_net("x");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		grove_trace_collector c;
+		setenv("GROVE_TRACE_SIZE", "16", 1);
+		if (grove_trace_init(net, "be", 2) ||
+		    grove_trace_user_register(&c, "work"))
+			_exit(1);
+		for (unsigned i = 0; i < 40; i++)
+			grove_trace_record(&c, GROVE_OP_USER, (int32_t)i,
+			                   1000 + i, 2000 + i);
+		raise(SIGKILL);
+		_exit(1);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* Tuple 40 half-stored over tuple 24 (slot 8): its timestamps
+	 * written, the rest not yet. */
+	struct trace_header h = read_header(2);
+	uint64_t ts[2] = {1040, 2040};
+	patch(2, h.rings_offset + TRACE_RING_HEADER +
+	      8 * sizeof(grove_trace_tuple), ts, sizeof ts);
+
+	struct trace_seg s;
+	struct trace_proc p;
+	open_seg(2, &s);
+	assert_false(trace_seg_quiescent(&s));
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	assert_false(p.alive);
+	assert_false(p.hdr.finished);
+	assert_int_equal(p.rings[0].n, 15);
+	assert_int_equal(p.lost, 25);
+	check_seqs(&p.rings[0], 25);
+	for (size_t k = 0; k < p.rings[0].n; k++)
+		assert_int_equal(p.rings[0].t[k].t_start,
+		                 1000 + p.rings[0].t[k].seq);
+	trace_proc_free(&p);
+	struct trace_seg_cursor *cur = calloc(1, sizeof *cur);
+	assert_non_null(cur);
+	size_t seen = 0;
+	assert_int_equal(trace_seg_poll(&s, cur, count_cb, &seen), 0);
+	assert_int_equal(seen, 15);
+	assert_int_equal(cur->ring[0].lost, 25);
+	free(cur);
+	trace_seg_close(&s);
+}
+
+/* ---- a writer's pid taken by a later process ---- */
+
+static void
+set_u32(unsigned rank, size_t off, uint32_t v)
+{
+	patch(rank, off, &v, sizeof v);
+}
+
+static void
+test_reused_pid_is_dead(void **state)
+{
+	(void)state;
+	new_net("p");
+	make_segment(3, "16", 5); /* written by this process */
+	set_u32(3, offsetof(struct trace_header, finished), 0);
+	struct trace_seg s;
+	struct trace_proc p;
+
+	/* Unfinished, and its writer (this process, which started before
+	 * the segment was made) runs. */
+	open_seg(3, &s);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	assert_true(p.alive);
+	assert_true(trace_writer_alive(getpid(), p.hdr.calib_init.mono_ns));
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+
+	/* Made just after boot, by another process: this one started
+	 * after the segment, so it only has the writer's pid. */
+	uint64_t boot = 1;
+	patch(3, offsetof(struct trace_header, calib_init) +
+	      offsetof(struct trace_calib, mono_ns), &boot, sizeof boot);
+	open_seg(3, &s);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	assert_false(p.alive);
+	assert_false(trace_writer_alive(getpid(), 1));
+	/* The start of a segment not known: a running pid is its writer. */
+	assert_true(trace_writer_alive(getpid(), 0));
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+	assert_false(trace_writer_alive(0, 0));
+}
+
 /* Removes the test's segments even when it failed half-way. */
 static int
 teardown(void **state)
 {
 	(void)state;
+	if (truncator > 0) {
+		kill(truncator, SIGKILL);
+		waitpid(truncator, NULL, 0);
+		truncator = 0;
+	}
 	remove_net();
 	return 0;
 }
@@ -484,6 +695,11 @@ main(void)
 		cmocka_unit_test_teardown(test_damaged_heads, teardown),
 		cmocka_unit_test_teardown(test_truncated_while_open,
 		                          teardown),
+		cmocka_unit_test_teardown(test_truncated_concurrently,
+		                          teardown),
+		cmocka_unit_test_teardown(test_killed_writer_oldest_slot_lost,
+		                          teardown),
+		cmocka_unit_test_teardown(test_reused_pid_is_dead, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,16 +106,16 @@ test_wrap_and_cursor(void **state)
 	record_n(&c, 10); /* no wrap yet */
 	open_own(&s);
 	assert_int_equal(trace_seg_n_rings(&s), 1);
-	const struct grove_trace_ring_ *r = trace_seg_ring(&s, 0);
-	assert_int_equal(s.h->ring_slots, 16);
-	size_t n = trace_ring_read(r, 16, 0, &cur, buf);
+	assert_int_equal(s.hdr.ring_slots, 16);
+	size_t n;
+	assert_int_equal(trace_seg_ring_read(&s, 0, 0, &cur, buf, &n), 0);
 	assert_int_equal(n, 10);
 	assert_int_equal(cur.lost, 0);
 	assert_int_equal(buf[0].seq, 0);
 	assert_int_equal(check_run(buf, n, c.id), 0);
 
 	record_n(&c, 30); /* head 40: the ring wrapped twice */
-	n = trace_ring_read(r, 16, 0, &cur, buf);
+	assert_int_equal(trace_seg_ring_read(&s, 0, 0, &cur, buf, &n), 0);
 	/* A live ring yields slots-1 newest tuples: 25..39. */
 	assert_int_equal(n, 15);
 	assert_int_equal(buf[0].seq, 25);
@@ -124,18 +124,18 @@ test_wrap_and_cursor(void **state)
 	assert_int_equal(cur.lost, 15);
 
 	record_n(&c, 3); /* small increment: nothing lost */
-	n = trace_ring_read(r, 16, 0, &cur, buf);
+	assert_int_equal(trace_seg_ring_read(&s, 0, 0, &cur, buf, &n), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(buf[0].seq, 40);
 	assert_int_equal(cur.copied + cur.lost, 43);
 
-	n = trace_ring_read(r, 16, 0, &cur, buf); /* nothing new */
+	assert_int_equal(trace_seg_ring_read(&s, 0, 0, &cur, buf, &n), 0); /* nothing new */
 	assert_int_equal(n, 0);
 
 	/* A quiescent (finished) writer: the whole ring is readable. */
 	record_n(&c, 100);
 	struct trace_ring_cursor q = cur;
-	n = trace_ring_read(r, 16, 1, &q, buf);
+	assert_int_equal(trace_seg_ring_read(&s, 0, 1, &q, buf, &n), 0);
 	assert_int_equal(n, 16);
 	assert_int_equal(buf[0].seq, 143 - 16);
 	assert_int_equal(check_run(buf, n, c.id), 0);
@@ -360,7 +360,7 @@ test_writer_process_reader(void **state)
 	assert_int_equal(cur->ring[0].copied + cur->ring[0].lost, RACE_N);
 	/* The last full ring is intact after the writer finished. */
 	assert_int_equal(v.expect_next, RACE_N);
-	assert_true(s.h->finished);
+	assert_true(trace_seg_quiescent(&s));
 	trace_seg_close(&s);
 	free(cur);
 	assert_int_equal(shm_unlink(segname), 0);

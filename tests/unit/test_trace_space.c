@@ -78,6 +78,40 @@ test_names(void **state)
 	assert_int_equal(trace_parse_name("grove.x.y.1z", n, sizeof n, r,
 	                                  sizeof r, &rank), GROVE_EINVAL);
 	assert_int_equal(grove_trace_init("bad.id", "be", 0), GROVE_EINVAL);
+	grove_trace_fini(0); /* refused, but matched like every init */
+}
+
+/* A refused init is a user like any other: its fini must not close the
+ * space another user opened. */
+static void
+test_refused_init_counted(void **state)
+{
+	(void)state;
+	grove_trace_collector c;
+	new_net();
+	assert_int_equal(grove_trace_init(net, "fe", 0), 0);
+	assert_int_equal(grove_trace_init("bad.name", "be", 1), GROVE_EINVAL);
+	assert_int_equal(grove_trace_init(net, "bad/role", 1), GROVE_EINVAL);
+	grove_trace_fini(0); /* the refused ones */
+	grove_trace_fini(0);
+	assert_true(grove_trace_enabled());
+	assert_true(seg_exists("fe", 0));
+	assert_int_equal(grove_trace_user_register(&c, "still"), 0);
+	assert_true(c.id != 0);
+	grove_trace_fini(0); /* the first: closes and removes it */
+	assert_false(grove_trace_enabled());
+	assert_false(seg_exists("fe", 0));
+
+	/* Refused before any space is open, then a space opened: the
+	 * refused call's fini leaves it to its own user. */
+	assert_int_equal(grove_trace_init("bad.name", "be", 1), GROVE_EINVAL);
+	assert_int_equal(grove_trace_init(net, "cp", 4), 0);
+	grove_trace_fini(0);
+	assert_true(grove_trace_enabled());
+	assert_true(seg_exists("cp", 4));
+	grove_trace_fini(0);
+	assert_false(grove_trace_enabled());
+	assert_false(seg_exists("cp", 4));
 }
 
 static void
@@ -125,11 +159,11 @@ test_lifecycle(void **state)
 	assert_true(seg_exists("be", 7));
 	struct trace_seg s;
 	open_seg("be", 7, &s);
-	assert_int_equal(s.h->finished, 1);
-	assert_int_equal(s.h->rank, 7);
-	assert_string_equal(s.h->role, "be");
-	assert_int_equal(s.h->pid, getpid());
-	assert_true(s.h->calib_fini.mono_ns >= s.h->calib_init.mono_ns);
+	assert_int_equal(s.hdr.finished, 1);
+	assert_int_equal(s.hdr.rank, 7);
+	assert_string_equal(s.hdr.role, "be");
+	assert_int_equal(s.hdr.pid, getpid());
+	assert_true(s.hdr.calib_fini.mono_ns >= s.hdr.calib_init.mono_ns);
 	assert_true(trace_seg_quiescent(&s));
 	trace_seg_close(&s);
 	char name[128];
@@ -218,6 +252,55 @@ test_registry(void **state)
 	grove_trace_fini(0);
 }
 
+/* Registry strings longer than their field (grove/trace.h) are cut at a
+ * character boundary: a long UTF-8 name never ends in half a character.
+ * A byte that is not UTF-8 counts as a character of its own. */
+static void
+test_registry_cut_utf8(void **state)
+{
+	(void)state;
+	grove_trace_collector c[3];
+	char name[64], layer[32], where[128], pos[128], fit[64], raw[64];
+	memset(name, 'a', 46);
+	strcpy(name + 46, "\xe2\x82\xac");         /* 46 + 3 > 47 */
+	memset(layer, 'l', 14);
+	strcpy(layer + 14, "\xc3\xa9");             /* 14 + 2 > 15 */
+	memset(where, 'w', 94);
+	strcpy(where + 94, "\xf0\x9f\x98\x80");     /* 94 + 4 > 95 */
+	memset(pos, 'p', 86);
+	strcpy(pos + 86, "\xc3\xa9");               /* 86 + 2 > 87 */
+	memset(fit, 'b', 44);
+	strcpy(fit + 44, "\xe2\x82\xac");          /* 44 + 3 == 47 */
+	memset(raw, 'c', 46);
+	strcpy(raw + 46, "\xff\xfe");               /* not UTF-8 */
+	new_net();
+	assert_int_equal(grove_trace_init(net, "cp", 5), 0);
+	assert_int_equal(grove_trace_collector_register(&c[0], name, layer,
+	                 where, pos), 0);
+	assert_int_equal(grove_trace_user_register(&c[1], fit), 0);
+	assert_int_equal(grove_trace_user_register(&c[2], raw), 0);
+
+	struct trace_seg s;
+	struct trace_proc p;
+	open_seg("cp", 5, &s);
+	assert_int_equal(trace_proc_read(&s, &p), 0);
+	const struct trace_collector_entry *e = trace_proc_collector(&p, 1);
+	assert_non_null(e);
+	assert_int_equal(strlen(e->name), 46);
+	assert_int_equal(strncmp(e->name, name, 46), 0);
+	assert_int_equal(strlen(e->layer), 14);
+	assert_int_equal(strlen(e->where), 94);
+	assert_int_equal(strlen(e->position), 86);
+	e = trace_proc_collector(&p, 2);
+	assert_string_equal(e->name, fit); /* exactly full: kept whole */
+	e = trace_proc_collector(&p, 3);
+	assert_int_equal(strlen(e->name), 47);
+	assert_int_equal(memcmp(e->name, raw, 47), 0);
+	trace_proc_free(&p);
+	trace_seg_close(&s);
+	grove_trace_fini(0);
+}
+
 /* ---- one ring per thread; the 65th thread records into a sink ---- */
 
 static grove_trace_collector thr_c[TRACE_MAX_RINGS + 1];
@@ -256,7 +339,7 @@ test_ring_per_thread(void **state)
 	struct trace_proc p;
 	open_seg("be", 3, &s);
 	assert_int_equal(trace_seg_n_rings(&s), TRACE_MAX_RINGS);
-	assert_int_equal(s.h->threads_without_ring, 1);
+	assert_int_equal(s.hdr.threads_without_ring, 1);
 	assert_int_equal(trace_proc_read(&s, &p), 0);
 	uint64_t total = 0;
 	for (uint32_t r = 0; r < p.n_rings; r++) {
@@ -305,7 +388,7 @@ test_shared_space(void **state)
 	assert_int_equal(c.seq, 1);
 	struct trace_seg s;
 	open_seg("fe", 0, &s);
-	assert_int_equal(s.h->finished, 0);
+	assert_int_equal(s.hdr.finished, 0);
 	trace_seg_close(&s);
 
 	/* The last fini closes and removes it. */
@@ -342,8 +425,9 @@ test_fork_child_off(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	struct trace_seg s;
 	open_seg("fe", 0, &s);
-	assert_int_equal(__atomic_load_n(&trace_seg_ring(&s, 0)->head,
-	                                 __ATOMIC_ACQUIRE), 1);
+	uint64_t head;
+	assert_int_equal(trace_seg_ring_head(&s, 0, &head), 0);
+	assert_int_equal(head, 1);
 	trace_seg_close(&s);
 	grove_trace_fini(0);
 }
@@ -565,7 +649,7 @@ full_shm_child(void)
 	snprintf(name, sizeof name, "grove.%s.be.0", net);
 	if (trace_seg_open(name, &s, err, sizeof err))
 		return 4;
-	uint32_t without = s.h->threads_without_ring;
+	uint32_t without = s.hdr.threads_without_ring;
 	trace_seg_close(&s);
 	grove_trace_fini(0);
 	if (without != 2 || refused != 2)
@@ -651,10 +735,12 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_refused_init_counted),
 		cmocka_unit_test(test_tsc_hint),
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_env_off),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_registry_cut_utf8),
 		cmocka_unit_test(test_ring_per_thread),
 		cmocka_unit_test(test_shared_space),
 		cmocka_unit_test(test_fork_child_off),
