@@ -116,8 +116,10 @@ int sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns);
 int sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
     uint64_t now_ns);
 
-/* A slot's child is gone: its queued packets are dropped and waves no longer
- * wait for it. */
+/* A slot's child is gone: waves no longer wait for it.  What it sent in
+ * full stays queued and goes out in the next waves (its packets, under
+ * dont_wait; its complete shares); a share it had not finished is
+ * dropped. */
 void sync_slot_gone(sync_state *s, uint32_t slot);
 
 /* Take the next released wave, if any.  *wave and *slots get arrays owned
@@ -130,7 +132,8 @@ void sync_slot_gone(sync_state *s, uint32_t slot);
  *            arrival + timeout: then one share from each slot that has
  *            a complete one.
  *   dont_wait: each packet is its own wave, in arrival order.
- * When every slot is gone, nothing is ever released. */
+ * When every slot is gone, the shares still queued are released, one
+ * wave at a time, and then nothing more. */
 int sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
     uint32_t **slots, size_t *n);
 

@@ -45,7 +45,11 @@ struct sync_state {
 	sync_kind kind;
 	uint32_t nslots;
 	uint32_t live;      /* slots not gone */
-	uint32_t nonempty;  /* live slots with a queued packet (not dont_wait) */
+	/* Slots with a complete share queued (not dont_wait): all of them,
+	 * and the live ones.  A slot that is gone still hands out the
+	 * shares it sent in full, but no wave waits for it. */
+	uint32_t nonempty;
+	uint32_t live_ready;
 	uint64_t timeout_ns;
 	uint64_t oldest;    /* timeout: min head arrival, UINT64_MAX if none */
 	size_t total;
@@ -115,6 +119,14 @@ ring_push(sync_ring *r, sync_ent ent)
 	r->e[(r->head + r->n) & (r->cap - 1)] = ent;
 	r->n++;
 	return 0;
+}
+
+/* The newest entry (a share cut short by its slot's loss). */
+static sync_ent
+ring_pop_tail(sync_ring *r)
+{
+	r->n--;
+	return r->e[(r->head + r->n) & (r->cap - 1)];
 }
 
 static sync_ent
@@ -252,6 +264,7 @@ share_done(sync_state *s, uint32_t slot)
 {
 	if (s->complete[slot]++ == 0) {
 		s->nonempty++;
+		s->live_ready++; /* only a live slot receives */
 		uint64_t t = ring_head(&s->rings[slot])->t;
 		if (s->kind == SYNC_TIMEOUT && t < s->oldest)
 			s->oldest = t;
@@ -329,31 +342,26 @@ sync_slot_gone(sync_state *s, uint32_t slot)
 		return;
 	s->gone[slot] = 1;
 	s->live--;
-	if (s->kind == SYNC_DONT_WAIT) {
-		/* Rare (a child died): compact the ring in place, keeping
-		 * the arrival order of the other slots' packets. */
-		sync_ring *r = &s->all;
-		uint32_t n = r->n, kept = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			sync_ent ent = r->e[(r->head + i) & (r->cap - 1)];
-			if (ent.slot == slot)
-				grove_packet_unref(ent.p);
-			else
-				r->e[(r->head + kept++) & (r->cap - 1)] = ent;
+	/* What the child sent before it went is data like any other: its
+	 * packets (dont_wait) and complete shares stay queued and go out in
+	 * the next waves.  Only a share it had not finished is dropped. */
+	if (s->kind == SYNC_DONT_WAIT)
+		return;
+	sync_ring *r = &s->rings[slot];
+	if (s->expect[slot]) {
+		for (uint32_t k = s->share_len[slot] - s->expect[slot]; k; k--) {
+			sync_ent ent = ring_pop_tail(r);
+			s->nq[slot]--;
+			s->nbytes[slot] -= grove_packet_size(ent.p);
+			s->total--;
+			grove_packet_unref(ent.p);
 		}
-		r->n = kept;
-	} else {
-		if (s->complete[slot])
-			s->nonempty--;
-		s->complete[slot] = 0;
 		s->expect[slot] = 0;
-		/* The slot never comes back: give its memory back too. */
-		ring_free(&s->rings[slot]);
-		rescan_oldest(s);
 	}
-	s->total -= s->nq[slot];
-	s->nq[slot] = 0;
-	s->nbytes[slot] = 0;
+	if (s->complete[slot])
+		s->live_ready--;
+	else
+		ring_free(r); /* the slot never comes back */
 }
 
 uint64_t
@@ -373,9 +381,9 @@ sync_wave_ready(const sync_state *s, uint64_t now_ns)
 		return 0;
 	if (s->kind == SYNC_DONT_WAIT)
 		return s->all.n != 0;
-	if (s->live == 0 || s->nonempty == 0)
+	if (s->nonempty == 0)
 		return 0;
-	return s->nonempty >= s->live ||
+	return s->live_ready >= s->live ||
 	    (s->kind == SYNC_TIMEOUT && now_ns >= sync_next_deadline(s));
 }
 
@@ -420,8 +428,13 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
 			s->nbytes[i] -= grove_packet_size(p);
 			k++;
 		}
-		if (--s->complete[i] == 0)
+		if (--s->complete[i] == 0) {
 			s->nonempty--;
+			if (!s->gone[i])
+				s->live_ready--;
+			else
+				ring_free(r); /* drained, and never refilled */
+		}
 	}
 	s->total -= k;
 	*n = k;

@@ -1,8 +1,9 @@
 /* Waves pair each child's share of the same wave, whatever the shares
  * hold: a CP whose null filter passes on several packets (a tree that
  * does not divide evenly, a communicator of some of the back-ends), a CP
- * whose filter failed on a wave (an empty share), and a CP whose every
- * back-end is lost (its parent stops waiting for it).
+ * whose filter failed on a wave (an empty share), a CP whose every
+ * back-end is lost (its parent stops waiting for it), and a back-end that
+ * answers and exits before its siblings answer (its answer is kept).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,25 @@ cp_left_empty(void)
 	it_net_destroy(net);
 }
 
+/* Rank 0 answers and exits while its sibling (rank 1) is not reading:
+ * its answer waits at their CP for rank 1's, and is still in the sum. */
+static void
+answer_then_exit(void)
+{
+	grove_net *net = it_net_spawn("kary:2", 4);
+	grove_stream *s = it_stream(net, NULL, "sum", "wait_for_all");
+	CHECK_OK_NET(net, grove_net_send_to(net, 1, WORKER_STALL, "%d", 1));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", 1));
+	CHECK_OK_NET(net, grove_net_send_to(net, 0, WORKER_EXIT, ""));
+	wait_lost(net, 0, 1);
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), 4);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", 1));
+	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), 3);
+	it_step("an answer sent before its back-end exited is counted");
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
@@ -178,5 +198,6 @@ main(void)
 	uneven_trees();
 	failed_wave();
 	cp_left_empty();
+	answer_then_exit();
 	return it_done();
 }

@@ -314,8 +314,8 @@ test_bytes_and_waits_on(void **unused)
 	assert_int_equal(sync_queued_bytes(s, 0), sz);
 	assert_int_equal(sync_queued_bytes(s, 1), 0);
 	assert_int_equal(sync_waits_on(s, 1), 1);
-	sync_slot_gone(s, 0);
-	assert_int_equal(sync_queued_bytes(s, 0), 0);
+	sync_slot_gone(s, 0); /* its packet stays queued for the next wave */
+	assert_int_equal(sync_queued_bytes(s, 0), sz);
 	sync_destroy(s);
 
 	/* Other kinds never hold a wave for one slot. */
@@ -368,16 +368,31 @@ test_wait_for_all_slot_gone(void **unused)
 	check_pkt(w.p[1], 1, 2);
 	wave_free(&w);
 
-	/* losing a slot with packets queued drops them */
+	/* A slot lost with packets queued still hands them out, one per
+	 * wave, paired with the live slot's; no wave waits for it. */
 	push(s, 1, 3, 0);
 	push(s, 1, 4, 0);
 	assert_int_equal(sync_queued_total(s), 2);
 	sync_slot_gone(s, 1);
-	assert_int_equal(sync_queued_total(s), 0);
-	assert_int_equal(sync_queued(s, 1), 0);
 	sync_slot_gone(s, 1); /* twice is harmless */
 	sync_slot_gone(s, 99);
 	assert_int_equal(sync_live_slots(s), 1);
+	assert_int_equal(sync_queued(s, 1), 2);
+	assert_int_equal(sync_waits_on(s, 0), 1);
+	assert_int_equal(sync_waits_on(s, 1), 0);
+	assert_int_equal(pop(s, 0, &w), 0);
+	push(s, 0, 3, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	check_pkt(w.p[0], 0, 3);
+	check_pkt(w.p[1], 1, 3);
+	wave_free(&w);
+	push(s, 0, 4, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	check_pkt(w.p[1], 1, 4);
+	wave_free(&w);
+	assert_int_equal(sync_queued_total(s), 0);
 
 	/* one live slot: every packet is a wave */
 	push(s, 0, 5, 0);
@@ -386,12 +401,44 @@ test_wait_for_all_slot_gone(void **unused)
 	check_pkt(w.p[0], 0, 5);
 	wave_free(&w);
 
-	/* all gone: nothing is ever released, pushes are refused */
+	/* all gone: what is queued goes out, then nothing; pushes are
+	 * refused */
 	push(s, 0, 6, 0);
+	push(s, 0, 7, 0);
 	sync_slot_gone(s, 0);
 	assert_int_equal(sync_live_slots(s), 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	check_pkt(w.p[0], 0, 6);
+	wave_free(&w);
+	assert_int_equal(pop(s, 0, &w), 1);
+	check_pkt(w.p[0], 0, 7);
+	wave_free(&w);
 	assert_int_equal(pop(s, 0, &w), 0);
-	assert_int_equal(sync_push(s, 0, pkt(0, 7), 0), GROVE_ECLOSED);
+	assert_int_equal(sync_push(s, 0, pkt(0, 8), 0), GROVE_ECLOSED);
+	assert_int_equal(sync_queued_total(s), 0);
+	sync_destroy(s);
+
+	/* A share cut short by the loss is dropped; whole ones are kept. */
+	s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_int_equal(sync_push_share(s, 0, 2, 0), 0);
+	push(s, 0, 1, 0);
+	push(s, 0, 2, 0);
+	assert_int_equal(sync_push_share(s, 0, 3, 0), 0);
+	push(s, 0, 3, 0);
+	sync_slot_gone(s, 0);
+	assert_int_equal(sync_queued(s, 0), 2);
+	push(s, 1, 1, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 3);
+	check_pkt(w.p[0], 0, 1);
+	check_pkt(w.p[1], 0, 2);
+	check_pkt(w.p[2], 1, 1);
+	wave_free(&w);
+	push(s, 1, 2, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 1);
+	wave_free(&w);
 	assert_int_equal(sync_queued_total(s), 0);
 	sync_destroy(s);
 }
@@ -488,18 +535,19 @@ test_timeout_partial_waves(void **unused)
 	assert_int_equal(w.n, 1);
 	wave_free(&w);
 
-	/* a slot going away re-bases the deadline on what is left */
+	/* a slot going away keeps what it sent, and its deadline */
 	sync_set_timeout(s, 10);
 	push(s, 0, 5, MS(70));
 	push(s, 1, 5, MS(75));
 	assert_true(sync_next_deadline(s) == MS(80));
 	sync_slot_gone(s, 0);
-	assert_true(sync_next_deadline(s) == MS(85));
-	/* and may complete a wave: slots 1 and 2 remain, 2 is empty */
+	assert_true(sync_next_deadline(s) == MS(80));
+	/* and may complete a wave: slots 1 and 2 are live, 2 is empty */
 	assert_int_equal(pop(s, MS(76), &w), 0);
 	push(s, 2, 5, MS(76));
 	assert_int_equal(pop(s, MS(76), &w), 1);
-	assert_int_equal(w.n, 2);
+	assert_int_equal(w.n, 3);
+	check_pkt(w.p[0], 0, 5);
 	wave_free(&w);
 	sync_destroy(s);
 }
@@ -532,13 +580,14 @@ test_dont_wait_order(void **unused)
 	push(s, 0, 3, 0);
 	push(s, 2, 3, 0);
 	sync_slot_gone(s, 0);
-	assert_int_equal(sync_queued_total(s), 2);
-	assert_int_equal(pop(s, 0, &w), 1);
-	check_pkt(w.p[0], 1, 1);
-	wave_free(&w);
-	assert_int_equal(pop(s, 0, &w), 1);
-	check_pkt(w.p[0], 2, 3);
-	wave_free(&w);
+	assert_int_equal(sync_queued_total(s), 4);
+	static const uint32_t left_slots[] = {1, 0, 0, 2};
+	static const int32_t left_seqs[] = {1, 2, 3, 3};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pop(s, 0, &w), 1);
+		check_pkt(w.p[0], left_slots[i], left_seqs[i]);
+		wave_free(&w);
+	}
 	assert_int_equal(pop(s, 0, &w), 0);
 	assert_int_equal(sync_queued_total(s), 0);
 	sync_destroy(s);
