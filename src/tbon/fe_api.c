@@ -521,6 +521,12 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 		frc = fe_filter_usable(net, o->down_filter);
 	if (frc != 0)
 		return frc;
+	/* The stream's creation goes down the links like a send, and waits
+	 * like one while a link is full (else a tool that creates streams
+	 * without receiving would queue without bound). */
+	int wrc = fe_wait_writable(net, net->send_wait_ms);
+	if (wrc != 0)
+		return wrc;
 	grove_stream *s = calloc(1, sizeof *s);
 	if (!s || !(s->members = malloc((comm->n ? comm->n : 1) *
 	    sizeof *s->members))) {
@@ -571,6 +577,12 @@ grove_stream_destroy(grove_stream *s)
 	if (!s)
 		return GROVE_EINVAL;
 	grove_net *net = s->net;
+	/* Waits like a send while a link is full; a destroy cannot fail, so
+	 * once send_timeout_ms has passed it queues its message anyway (one
+	 * small frame over the limit; the stream is gone either way). */
+	if (fe_wait_writable(net, net->send_wait_ms) != 0)
+		fe_set_error(net, "stream %u: its removal was queued on a link "
+		    "over its limit (the wait for it ran out)", s->id);
 	node_stream_destroy(&net->n, s->id, 1);
 	node_flush_all(&net->n);
 	fe_settle(net);
@@ -596,10 +608,15 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 {
 	if (!s || which > GROVE_FILTER_DOWN || !fmt)
 		return GROVE_EINVAL;
+	/* Waits like a send while a link is full; gives up as a send does,
+	 * before anything changed. */
+	int rc = fe_wait_writable(s->net, s->net->send_wait_ms);
+	if (rc != 0)
+		return rc;
 	grove_packet *params = NULL, *ctl = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = grove_packet_vpack(&params, s->id, 0, fmt, ap);
+	rc = grove_packet_vpack(&params, s->id, 0, fmt, ap);
 	va_end(ap);
 	if (rc != 0)
 		return rc;
