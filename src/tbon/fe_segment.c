@@ -111,6 +111,11 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	if (net->send_wait_ms > 0)
 		si.deadline = sockio_now_ms() + (uint64_t)net->send_wait_ms;
 	int rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, &si);
+	/* A wait that gave up named the full link itself. */
+	if (rc != 0 && rc != GROVE_EAGAIN && rc != GROVE_ETIMEDOUT)
+		fe_set_error(net, "cutting a %zu-byte message into %zu-byte "
+		    "segments failed: %s", grove_packet_size(p), seg,
+		    grove_strerror(rc));
 	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
 	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());
 	return rc;

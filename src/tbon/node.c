@@ -142,6 +142,8 @@ node_children_connected(const node *n)
 void node_streams_child_gone(node *n, uint32_t child);
 void node_loads_child_gone(node *n, uint32_t child);
 
+static void parent_maybe_resume(node *n);
+
 static void
 child_lost(node *n, uint32_t idx, const char *why)
 {
@@ -170,6 +172,9 @@ child_lost(node *n, uint32_t idx, const char *why)
 		ch->c = NULL;
 		conn_close(c, GROVE_ECLOSED, why);
 	}
+	/* Its queue went with it and never drains: if it was what stopped
+	 * reads from the parent, the other children would starve. */
+	parent_maybe_resume(n);
 	if (n->shutting_down) {
 		if (n->hooks->child_lost)
 			n->hooks->child_lost(n, idx, why);
@@ -239,10 +244,11 @@ node_parent_drained(node *n)
 			conn_read_start(n->children[i].c);
 }
 
+/* Reads from the parent, stopped because a child link was full, start
+ * again once no child link holds more than the low mark. */
 static void
-child_on_drain(conn *c)
+parent_maybe_resume(node *n)
 {
-	node *n = c->owner;
 	if (!n->parent_paused || !n->parent)
 		return;
 	for (uint32_t i = 0; i < n->n_children; i++)
@@ -250,6 +256,12 @@ child_on_drain(conn *c)
 			return;
 	n->parent_paused = 0;
 	conn_read_start(n->parent);
+}
+
+static void
+child_on_drain(conn *c)
+{
+	parent_maybe_resume(c->owner);
 }
 
 void node_stream_upstream(node *n, uint32_t child, grove_packet *p);

@@ -34,6 +34,10 @@ seg_size_for(size_t setting, const seg_model *sm, size_t frame_len)
 		return 0;
 	if (seg < SEG_MIN_SIZE)
 		seg = SEG_MIN_SIZE;
+	/* A segment is its piece plus a SEGMENT frame's header and fields,
+	 * and that frame must not pass the largest one a peer takes. */
+	if (seg > SEG_MAX_SIZE)
+		seg = SEG_MAX_SIZE;
 	return frame_len > seg ? seg : 0;
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec/wire.h"
 #include "core/buf.h"
 #include "grove/cluster.h"
 #include "grove/logp.h"
@@ -31,6 +32,9 @@
 /* Smallest segment a caller may ask for: below it the per-segment header
  * (about 80 bytes) would dominate. */
 #define SEG_MIN_SIZE 256u
+/* Larger pieces would make a SEGMENT frame (the piece and about 80 bytes
+ * of header and fields) longer than WIRE_MAX_FRAME. */
+#define SEG_MAX_SIZE (WIRE_MAX_FRAME - 256u)
 /* What one receiver holds at most while reassembling: messages in
  * progress, and the sum of their total lengths.  Beyond that a sender is
  * broken or hostile and the link is closed. */

@@ -77,6 +77,24 @@ test_size_for(void **state)
 	assert_int_equal(seg_size_for(4096, NULL, 4104), 4096);
 	/* Too small a setting is raised to the minimum. */
 	assert_int_equal(seg_size_for(8, NULL, 1000), SEG_MIN_SIZE);
+	/* Too large a one is cut so that a segment frame stays within
+	 * WIRE_MAX_FRAME: a frame of 1 GiB - 24 bytes in pieces of 1 GiB -
+	 * 32 was refused (GROVE_ERANGE) at its first segment. */
+	assert_int_equal(seg_size_for(WIRE_MAX_FRAME - 32, NULL,
+	    WIRE_MAX_FRAME - 24), SEG_MAX_SIZE);
+	assert_int_equal(seg_size_for(SIZE_MAX - 1, NULL, SEG_MAX_SIZE + 8),
+	    SEG_MAX_SIZE);
+	assert_int_equal(seg_size_for(SIZE_MAX - 1, NULL, SEG_MAX_SIZE), 0);
+	/* The room SEG_MAX_SIZE leaves covers a segment's framing. */
+	uint8_t piece[1000] = {0};
+	grove_packet *p = NULL;
+	assert_int_equal(wire_pack(&p, WIRE_T_SEGMENT, 1, 0, 77, 0,
+	    PROTO_SEGMENT, (uint32_t)1, (uint64_t)0, (uint64_t)UINT32_MAX,
+	    piece, (uint64_t)sizeof piece), 0);
+	size_t len;
+	wire_packet_bytes(p, &len);
+	assert_true(len - sizeof piece <= WIRE_MAX_FRAME - SEG_MAX_SIZE);
+	grove_packet_unref(p);
 }
 
 /* Parameters of a fast local class and (with wan) a slow emulated one:
