@@ -108,11 +108,18 @@ void sync_set_timeout(sync_state *s, uint32_t timeout_ms);
  * marked gone is dropped (returns GROVE_ECLOSED). */
 int sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns);
 
+/* Most packets one share may hold: a CP's filter that emits more for one
+ * wave fails on it (a share is never paused part-way, so its size is what
+ * the parent must be ready to hold). */
+#define SYNC_MAX_SHARE (1u << 24)
+
 /* The next share of slot (its contribution to one wave) is npackets
  * packets rather than one: the following npackets pushes form it, and 0
- * is an empty share, complete at once.  1 changes nothing, and dont_wait
- * ignores shares.  GROVE_EPROTO when an announced share is still
- * incomplete; GROVE_ERANGE, GROVE_ECLOSED as for sync_push. */
+ * is an empty share, complete at once (it counts as one queued packet in
+ * sync_queued).  1 changes nothing, and dont_wait ignores shares.
+ * GROVE_EPROTO when an announced share is still incomplete; GROVE_ERANGE
+ * above SYNC_MAX_SHARE or for a bad slot; GROVE_ECLOSED as for
+ * sync_push. */
 int sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
     uint64_t now_ns);
 
@@ -151,10 +158,11 @@ uint64_t sync_next_deadline(const sync_state *s);
  * wire, and packets in total. */
 size_t sync_queued(const sync_state *s, uint32_t slot);
 size_t sync_queued_bytes(const sync_state *s, uint32_t slot);
-/* 1 when a wave of a wait_for_all state is held up by this live slot
- * alone or with others: the slot is empty while another one is not.  Its
- * producer must then not be paused (it would never deliver the packet the
- * wave needs). */
+/* 1 when a wave is held up by this live slot alone or with others: under
+ * wait_for_all the slot has no complete share while another one does, and
+ * under any kind but dont_wait the slot is part-way through a share.  Its
+ * producer must then not be paused (it would never deliver the packets
+ * the wave needs). */
 int sync_waits_on(const sync_state *s, uint32_t slot);
 size_t sync_queued_total(const sync_state *s);
 uint32_t sync_live_slots(const sync_state *s);

@@ -323,6 +323,8 @@ sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
 		return 0;
 	if (s->expect[slot])
 		return GROVE_EPROTO; /* the share before is not complete */
+	if (npackets > SYNC_MAX_SHARE)
+		return GROVE_ERANGE;
 	if (npackets > 1) {
 		s->expect[slot] = npackets;
 		s->share_len[slot] = npackets;
@@ -330,8 +332,13 @@ sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
 	}
 	sync_ent ent = {.p = NULL, .t = now_ns, .slot = slot, .len = 1};
 	int rc = ring_push(&s->rings[slot], ent);
-	if (rc == 0)
+	if (rc == 0) {
+		/* Counted as a packet for back-pressure: a child whose waves
+		 * are all empty must not queue them without bound while a
+		 * sibling holds the waves up. */
+		s->nq[slot]++;
 		share_done(s, slot);
+	}
 	return rc;
 }
 
@@ -420,8 +427,10 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
 		sync_ring *r = &s->rings[i];
 		for (uint32_t left = ring_head(r)->len; left; left--) {
 			grove_packet *p = ring_pop(r).p;
-			if (!p)
-				continue; /* an empty share */
+			if (!p) {
+				s->nq[i]--; /* an empty share */
+				continue;
+			}
 			s->out[k] = p;
 			s->out_slots[k] = i;
 			s->nq[i]--;
@@ -461,8 +470,14 @@ sync_queued_bytes(const sync_state *s, uint32_t slot)
 int
 sync_waits_on(const sync_state *s, uint32_t slot)
 {
-	if (!s || s->kind != SYNC_WAIT_FOR_ALL || slot >= s->nslots ||
+	if (!s || s->kind == SYNC_DONT_WAIT || slot >= s->nslots ||
 	    s->gone[slot])
+		return 0;
+	/* Part-way through a share, only the rest of it can complete the
+	 * slot's part of a wave, whatever the kind. */
+	if (s->expect[slot])
+		return 1;
+	if (s->kind != SYNC_WAIT_FOR_ALL)
 		return 0;
 	return s->complete[slot] == 0 && s->nonempty > 0;
 }

@@ -470,6 +470,13 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 			announce_share(n, s, tag, 0);
 			continue;
 		}
+		if (o->n_up > SYNC_MAX_SHARE && !n->place.is_fe) {
+			/* More than a parent takes in one share. */
+			report_filter_error(n, s, GROVE_ERANGE, "upstream");
+			flt_out_reset(o);
+			announce_share(n, s, tag, 0);
+			continue;
+		}
 		announce_share(n, s, tag, o->n_up);
 		for (size_t i = 0; i < o->n_up; i++)
 			n->hooks->up(n, o->up[i]);
@@ -615,18 +622,29 @@ node_stream_share(node *n, uint32_t child, grove_packet *p)
 	if (!s || s->child_slot[child] < 0)
 		return; /* as for its data: a stream gone or not through it */
 	uint64_t now = s->sync_kind == SYNC_TIMEOUT ? now_ns() : 0;
-	int rc = sync_push_share(s->sync, (uint32_t)s->child_slot[child],
-	    npackets, now);
-	if (rc == GROVE_EPROTO) {
-		log_warn("node %u: child node %u announced a wave share on "
-		    "stream %u before completing the last one", n->id,
-		    ch->node_id, s->id);
+	uint32_t slot = (uint32_t)s->child_slot[child];
+	int rc = sync_push_share(s->sync, slot, npackets, now);
+	if (rc == GROVE_EPROTO || rc == GROVE_ERANGE) {
+		log_warn("node %u: child node %u announced a wave share of %u "
+		    "packets on stream %u %s", n->id, ch->node_id, npackets,
+		    s->id, rc == GROVE_EPROTO ? "before completing the last "
+		    "one" : "(over the limit)");
 		if (ch->c)
 			conn_close(ch->c, GROVE_EPROTO, "a bad wave share");
 		return;
 	}
-	if (rc == 0 && npackets == 0)
-		run_waves(n, s, now, NULL);
+	if (rc != 0 || npackets != 0)
+		return;
+	/* An empty share is complete at once, and may complete a wave: its
+	 * sender was then the last in, as for a packet. */
+	uint64_t t;
+	if (run_waves(n, s, now, &t) > 0 && t != 0)
+		grove_trace_record(&s->tc_last_cp, GROVE_OP_WAVE,
+		    (int32_t)ch->node_id, t, t);
+	/* Empty shares queue like packets, and pause like them. */
+	if (!ch->paused && ch->c && slot_over(s, slot) &&
+	    !child_awaited(n, child))
+		child_pause(n, child);
 }
 
 void

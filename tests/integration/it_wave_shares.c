@@ -2,8 +2,10 @@
  * hold: a CP whose null filter passes on several packets (a tree that
  * does not divide evenly, a communicator of some of the back-ends), a CP
  * whose filter failed on a wave (an empty share), a CP whose every
- * back-end is lost (its parent stops waiting for it), and a back-end that
- * answers and exits before its siblings answer (its answer is kept).
+ * back-end is lost (its parent stops waiting for it), a back-end that
+ * answers and exits before its siblings answer (its answer is kept), and
+ * shares larger than the limit at which a node stops reading a child (it
+ * must read the rest of a share it has begun).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +193,29 @@ answer_then_exit(void)
 	it_net_destroy(net);
 }
 
+/* levels:2x4: each CP passes its four back-ends' 3 MiB packets on as one
+ * share of 12 MiB, over the 8 MiB at which the FE stops reading a child
+ * that is ahead; the FE must read the whole share anyway. */
+static void
+big_shares(const char *sync)
+{
+	grove_net *net = it_net_spawn("levels:2x4", 8);
+	grove_stream *s = it_stream(net, NULL, "null", sync);
+	for (int round = 0; round < 2; round++) {
+		CHECK_OK_NET(net, grove_stream_send(s, WORKER_BIG_BURST,
+		    "%d %d", 1, 3 << 20));
+		for (int i = 0; i < 8; i++) {
+			grove_packet *p = it_recv(net, s, WORKER_BIG_BURST);
+			CHECK_UINT_EQ(grove_packet_size(p) > (3u << 20), 1);
+			grove_packet_unref(p);
+		}
+	}
+	check_quiet(net, s);
+	it_step("%s: shares of 12 MiB arrive whole", sync);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
 int
 main(void)
 {
@@ -199,5 +224,7 @@ main(void)
 	failed_wave();
 	cp_left_empty();
 	answer_then_exit();
+	big_shares("wait_for_all");
+	big_shares("timeout");
 	return it_done();
 }

@@ -142,8 +142,10 @@ test_empty_shares(void **unused)
 	wave w;
 	push(s, 1, 1, 0);
 	assert_int_equal(sync_push_share(s, 0, 0, 0), 0);
-	assert_int_equal(sync_queued(s, 0), 0);
+	/* An empty share counts as a queued packet (back-pressure). */
+	assert_int_equal(sync_queued(s, 0), 1);
 	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(sync_queued(s, 0), 0);
 	assert_int_equal(w.n, 1);
 	assert_int_equal(w.slot[0], 1);
 	check_pkt(w.p[0], 1, 1);
@@ -189,7 +191,12 @@ test_share_errors(void **unused)
 	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
 	assert_int_equal(sync_push_share(NULL, 0, 2, 0), GROVE_EINVAL);
 	assert_int_equal(sync_push_share(s, 2, 2, 0), GROVE_ERANGE);
+	assert_int_equal(sync_push_share(s, 0, SYNC_MAX_SHARE + 1, 0),
+	    GROVE_ERANGE);
 	assert_int_equal(sync_push_share(s, 0, 2, 0), 0);
+	/* Part-way through a share the slot holds the wave up, and its
+	 * producer must not be paused. */
+	assert_int_equal(sync_waits_on(s, 0), 1);
 	/* Announced again before the share is complete. */
 	assert_int_equal(sync_push_share(s, 0, 2, 0), GROVE_EPROTO);
 	assert_int_equal(sync_push_share(s, 0, 0, 0), GROVE_EPROTO);
@@ -226,8 +233,10 @@ test_timeout_takes_whole_shares(void **unused)
 	wave w;
 	assert_int_equal(sync_push_share(s, 0, 2, MS(0)), 0);
 	push(s, 0, 1, MS(0));
-	/* Incomplete: no deadline yet. */
+	/* Incomplete: no deadline yet, and the slot holds its part of the
+	 * wave up even under timeout. */
 	assert_true(sync_next_deadline(s) == UINT64_MAX);
+	assert_int_equal(sync_waits_on(s, 0), 1);
 	push(s, 1, 1, MS(3));
 	assert_true(sync_next_deadline(s) == MS(13));
 	push(s, 0, 2, MS(5));
