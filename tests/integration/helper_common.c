@@ -616,6 +616,13 @@ it_ppid(pid_t pid)
 	return read_stat(pid, &p) == 0 ? p.ppid : -1;
 }
 
+char
+it_proc_state(pid_t pid)
+{
+	struct it_proc p;
+	return read_stat(pid, &p) == 0 ? p.state : '?';
+}
+
 int
 it_alive(pid_t pid)
 {

@@ -166,6 +166,9 @@ int32_t it_recv_int(grove_net *net, grove_stream *s, int32_t want_tag);
 /* Asks every back-end for its rank on a new sum stream and checks the
  * result, 0 + 1 + ... + (n - 1); the stream is destroyed after. */
 void it_check_rank_sum(grove_net *net);
+/* A TCP connection to host:port (a Grove listening port, for tests that
+ * play a misbehaving peer); fails the test if it cannot be made. */
+int it_dial(const char *host, uint16_t port);
 /* Receive a point-to-point reply ("%d") from rank; returns the value. */
 int32_t it_recv_p2p_int(grove_net *net, uint32_t rank, int32_t want_tag);
 
@@ -192,6 +195,8 @@ size_t it_descendants_of(pid_t root, pid_t *pids, size_t cap,
 pid_t it_ppid(pid_t pid);
 /* 1 when pid exists and is not a zombie. */
 int it_alive(pid_t pid);
+/* The state letter of /proc/PID/stat ('T': stopped), '?' if none. */
+char it_proc_state(pid_t pid);
 /* Reap zombie children that nobody else waits for (orphans reparented
  * to this subreaper). */
 void it_reap_zombies(void);

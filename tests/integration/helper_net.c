@@ -3,9 +3,12 @@
  * receives and decoders, attached back-ends, event-space cleanup.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -290,4 +293,23 @@ it_start_attached_be_to(const grove_attach_info *ai, uint32_t backends,
 	close(fds[1]);
 	CHECK(ok);
 	return pid;
+}
+
+int
+it_dial(const char *host, uint16_t port)
+{
+	char ps[16];
+	struct addrinfo hints, *ai = NULL;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(ps, sizeof ps, "%u", port);
+	int rc = getaddrinfo(host, ps, &hints, &ai);
+	if (rc != 0)
+		IT_FAIL("getaddrinfo(%s): %s", host, gai_strerror(rc));
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(fd >= 0);
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
+		IT_FAIL("connect %s:%s: %s", host, ps, strerror(errno));
+	freeaddrinfo(ai);
+	return fd;
 }

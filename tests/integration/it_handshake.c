@@ -106,25 +106,6 @@ round_trip(net_ctx *c, uint32_t n)
 	grove_comm_destroy(comm);
 }
 
-static int
-dial(const char *host, uint16_t port)
-{
-	char ps[16];
-	struct addrinfo hints, *ai = NULL;
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(ps, sizeof ps, "%u", port);
-	int rc = getaddrinfo(host, ps, &hints, &ai);
-	if (rc != 0)
-		IT_FAIL("getaddrinfo(%s): %s", host, gai_strerror(rc));
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	CHECK(fd >= 0);
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
-		IT_FAIL("connect %s:%s: %s", host, ps, strerror(errno));
-	freeaddrinfo(ai);
-	return fd;
-}
-
 /* One whole frame from fd (blocking). */
 static grove_packet *
 read_frame(int fd)
@@ -149,22 +130,6 @@ read_frame(int fd)
 	}
 }
 
-/* Process state letter from /proc/pid/stat ('T': stopped). */
-static char
-proc_state(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 /* ---- reset right after a valid hello ------------------------------------ */
 
 /* The CPs are stopped while the hello and the reset go out, so the parent
@@ -183,7 +148,7 @@ reset_after_hello(void)
 	grove_attach_info ai;
 	CHECK_OK_NET(c.net, grove_net_attach_info(c.net, 3, &ai));
 
-	int fd = dial(ai.host, ai.port);
+	int fd = it_dial(ai.host, ai.port);
 	grove_packet *ch = read_frame(fd);
 	CHECK_UINT_EQ(wire_packet_hdr(ch)->type, WIRE_T_AUTH_CHALLENGE);
 	const uint8_t *np = NULL;
@@ -208,7 +173,7 @@ reset_after_hello(void)
 		CHECK(kill(cps[i], SIGSTOP) == 0);
 	for (size_t i = 0; i < ncp; i++) {
 		uint64_t end = it_now_ms() + IT_RECV_MS;
-		while (proc_state(cps[i]) != 'T') {
+		while (it_proc_state(cps[i]) != 'T') {
 			if (it_now_ms() >= end) {
 				for (size_t j = 0; j < ncp; j++)
 					kill(cps[j], SIGCONT);
@@ -270,7 +235,7 @@ flood(const char *topo)
 	CHECK_OK_NET(c.net, grove_net_attach_info(c.net, 3, &ai));
 	int fds[FLOOD_CONNS];
 	for (int i = 0; i < FLOOD_CONNS; i++)
-		fds[i] = dial(ai.host, ai.port);
+		fds[i] = it_dial(ai.host, ai.port);
 	/* The real back-end connects after all of them. */
 	c.be[3] = it_start_attached_be(c.conn_file, 3);
 	CHECK_OK_NET(c.net, grove_net_wait_backends(c.net, 4, IT_RECV_MS));

@@ -18,25 +18,6 @@
 #define HEARTBEAT_MS 60000
 #define CLOSED_BY_MS 25000
 
-static int
-dial(const char *host, uint16_t port)
-{
-	char ps[16];
-	struct addrinfo hints, *ai = NULL;
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(ps, sizeof ps, "%u", port);
-	int rc = getaddrinfo(host, ps, &hints, &ai);
-	if (rc != 0)
-		IT_FAIL("getaddrinfo(%s): %s", host, gai_strerror(rc));
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	CHECK(fd >= 0);
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0)
-		IT_FAIL("connect %s:%s: %s", host, ps, strerror(errno));
-	freeaddrinfo(ai);
-	return fd;
-}
-
 typedef struct peer {
 	const char *what;
 	int fd;
@@ -68,10 +49,10 @@ main(void)
 	CHECK_INT_EQ(fe_ai.parent, 0);
 	CHECK(cp_ai.parent != 0);
 	peer p[4] = {
-		{"idle connection to the FE", dial(fe_ai.host, fe_ai.port), 0},
-		{"half a header to the FE", dial(fe_ai.host, fe_ai.port), 0},
-		{"idle connection to a CP", dial(cp_ai.host, cp_ai.port), 0},
-		{"half a header to a CP", dial(cp_ai.host, cp_ai.port), 0},
+		{"idle connection to the FE", it_dial(fe_ai.host, fe_ai.port), 0},
+		{"half a header to the FE", it_dial(fe_ai.host, fe_ai.port), 0},
+		{"idle connection to a CP", it_dial(cp_ai.host, cp_ai.port), 0},
+		{"half a header to a CP", it_dial(cp_ai.host, cp_ai.port), 0},
 	};
 	/* The start of a frame header, never completed. */
 	static const unsigned char part[6] = {64, 0, 0, 0, 11, 0};

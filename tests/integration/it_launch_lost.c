@@ -35,22 +35,6 @@
 
 /* ---- the back-end ------------------------------------------------------ */
 
-/* 1 while pid exists and is not a zombie. */
-static int
-running(pid_t pid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
-}
-
 /* The pid the first back-end wrote to PREFIX-joined once it had joined. */
 static pid_t
 wait_first_joined(const char *path)
@@ -84,7 +68,7 @@ lost_be_main(int argc, char **argv)
 	else {
 		/* Join only once the first one has joined and exited. */
 		pid_t p = wait_first_joined(joined);
-		while (running(p))
+		while (it_alive(p))
 			usleep(10000);
 	}
 	grove_be *be = NULL;
