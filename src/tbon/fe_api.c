@@ -576,6 +576,9 @@ grove_stream_destroy(grove_stream *s)
 {
 	if (!s)
 		return GROVE_EINVAL;
+	if (s->destroying)
+		return 0; /* from a callback of the destroy itself */
+	s->destroying = 1;
 	grove_net *net = s->net;
 	/* Waits like a send while a link is full; a destroy cannot fail, so
 	 * once send_timeout_ms has passed it queues its message anyway (one
@@ -601,6 +604,8 @@ grove_stream_destroy(grove_stream *s)
 }
 
 void node_stream_set_params_local(node *n, grove_packet *ctl);
+static int stream_listed(const grove_net *net, const grove_stream *s,
+    uint32_t id);
 
 int
 grove_stream_set_params(grove_stream *s, grove_filter_slot which,
@@ -609,10 +614,18 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 	if (!s || which > GROVE_FILTER_DOWN || !fmt)
 		return GROVE_EINVAL;
 	/* Waits like a send while a link is full; gives up as a send does,
-	 * before anything changed. */
-	int rc = fe_wait_writable(s->net, s->net->send_wait_ms);
+	 * before anything changed.  The wait runs event callbacks, which may
+	 * destroy the stream. */
+	grove_net *net = s->net;
+	uint32_t id = s->id;
+	int rc = fe_wait_writable(net, net->send_wait_ms);
 	if (rc != 0)
 		return rc;
+	if (!stream_listed(net, s, id) || s->destroying) {
+		fe_set_error(net, "stream %u was destroyed while its parameters "
+		    "waited for a full link", id);
+		return GROVE_ECLOSED;
+	}
 	grove_packet *params = NULL, *ctl = NULL;
 	va_list ap;
 	va_start(ap, fmt);

@@ -24,6 +24,10 @@ struct grove_stream {
 	uint32_t *members;     /* its communicator's ranks, sorted */
 	size_t n_members;
 	size_t seg_setting;    /* grove_stream_set_segment_size (0: auto) */
+	/* grove_stream_destroy is under way: it runs the loop (event
+	 * callbacks) before it frees the stream, and a callback's destroy of
+	 * the same stream leaves the freeing to it. */
+	int destroying;
 	struct grove_stream *next;
 };
 
