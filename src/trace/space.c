@@ -330,14 +330,15 @@ env_clock_tsc(void)
 }
 
 /* The pid recorded in an existing segment when that process is still
- * its writer (trace_writer_alive: not one that got the pid later), or 0
- * if unreadable or gone. */
+ * writing it (trace_writer_alive: not one that got the pid later; and
+ * not finished: a kept segment is no longer written, and `grove trace
+ * list` and `clean` count it as gone too), or 0 if unreadable or gone. */
 static pid_t
 segment_owner(int fd)
 {
 	struct trace_header h;
 	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-	    h.magic != TRACE_MAGIC ||
+	    h.magic != TRACE_MAGIC || h.finished ||
 	    !trace_writer_alive(h.pid, h.calib_init.mono_ns))
 		return 0;
 	return h.pid;

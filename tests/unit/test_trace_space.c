@@ -432,6 +432,56 @@ test_fork_child_off(void **state)
 	grove_trace_fini(0);
 }
 
+/* A segment its writer finished and kept (fini(1)) is not "in use" while
+ * that writer lives on: another process with the same identity replaces
+ * it, as `grove trace clean` would remove it. */
+static void
+test_kept_segment_replaced(void **state)
+{
+	(void)state;
+	grove_trace_collector c;
+	int up[2], down[2]; /* child -> parent: kept; parent -> child: done */
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	new_net();
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char b;
+		close(up[0]);
+		close(down[1]);
+		int rc = grove_trace_init(net, "be", 0);
+		grove_trace_fini(1);
+		/* Tell the parent, then live until it is done. */
+		b = (char)(rc == 0);
+		if (write(up[1], &b, 1) != 1 || read(down[0], &b, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	char b = 0;
+	assert_int_equal(read(up[0], &b, 1), 1);
+	assert_int_equal(b, 1);
+	int rc = grove_trace_init(net, "be", 0);
+	/* Let the child go whatever happened (closing our end does). */
+	close(down[1]);
+	close(up[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(rc, 0);
+	assert_true(grove_trace_enabled());
+	grove_trace_user_register(&c, "new writer");
+	grove_trace_instant(&c, GROVE_OP_USER, 1);
+	struct trace_seg s;
+	open_seg("be", 0, &s);
+	assert_int_equal(s.hdr.pid, getpid());
+	trace_seg_close(&s);
+	grove_trace_fini(0);
+}
+
 /* KiB of the calling process's mapping that contains addr as resident
  * in its page tables (smaps "Rss"), or -1. */
 static long
@@ -744,6 +794,7 @@ main(void)
 		cmocka_unit_test(test_ring_per_thread),
 		cmocka_unit_test(test_shared_space),
 		cmocka_unit_test(test_fork_child_off),
+		cmocka_unit_test(test_kept_segment_replaced),
 		cmocka_unit_test(test_ring_mapped_on_demand),
 		cmocka_unit_test(test_ring_premapped_not_first),
 		cmocka_unit_test(test_full_shm_warns),
