@@ -36,6 +36,7 @@ typedef struct ta_child {
 	uint64_t last_seq;  /* ta_state.seq at its last input */
 	uint64_t far_end;   /* end of its last input dropped as too far
 	                     * ahead, 0 when its last input was not */
+	uint32_t far_count; /* such inputs in a row */
 	unsigned char seen;
 	unsigned char agg;  /* sent aggregated intervals */
 } ta_child;
@@ -395,8 +396,11 @@ too_far_ahead(ta_state *s, uint32_t child, uint64_t k, uint64_t end)
 	if (k <= ref || k - ref <= TA_MAX_AHEAD)
 		return 0;
 	s->early++;
-	if (end > s->ch[child].far_end)
-		s->ch[child].far_end = end;
+	ta_child *ch = &s->ch[child];
+	if (end > ch->far_end)
+		ch->far_end = end;
+	if (ch->far_count < UINT32_MAX)
+		ch->far_count++;
 	return 1;
 }
 
@@ -415,6 +419,7 @@ note_seen(ta_state *s, uint32_t child, uint64_t k_lo, uint64_t end, int agg)
 		c->frontier = end;
 	c->seen = 1;
 	c->far_end = 0;
+	c->far_count = 0;
 	c->last_seq = ++s->seq;
 	if (!s->any_seen || k_lo < s->first_k)
 		s->first_k = k_lo;
@@ -665,12 +670,24 @@ select_kth(uint64_t *v, size_t n, size_t k)
 	}
 }
 
-/* Children whose last input was dropped as too far ahead (too_far_ahead)
+/* Children whose last inputs were dropped as too far ahead (too_far_ahead)
  * are taken there when they are a majority of the children still
  * sending: then it is the node's clock that jumped (every back-end's, say
  * after a step of the time source), not one clock that is off, and
  * refusing them would drop everything from then on.  Their dropped
- * inputs stay dropped; those who have not jumped yet now lag. */
+ * inputs stay dropped; those who have not jumped yet now lag.  A child
+ * counts as jumped after TA_ADOPT_AFTER such inputs in a row: one stray
+ * sample (of a node's only child, say) is dropped and costs nothing
+ * else, where taking it would close the intervals the child was still
+ * filling. */
+#define TA_ADOPT_AFTER 2
+
+static int
+jumped(const ta_child *ch)
+{
+	return ch->far_end && ch->far_count >= TA_ADOPT_AFTER;
+}
+
 static void
 adopt_far(ta_state *s)
 {
@@ -679,19 +696,21 @@ adopt_far(ta_state *s)
 		n_seen += s->ch[c].seen;
 	for (uint32_t c = 0; c < s->nch; c++) {
 		const ta_child *ch = &s->ch[c];
-		if (ch->far_end)
+		if (jumped(ch))
 			n_far++;
-		else if (ch->seen && !child_quiet(s, ch, n_seen))
+		else if (!ch->far_end && ch->seen &&
+		    !child_quiet(s, ch, n_seen))
 			n_live++;
 	}
 	if (n_far == 0 || n_far <= n_live)
 		return;
 	for (uint32_t c = 0; c < s->nch; c++) {
 		ta_child *ch = &s->ch[c];
-		if (!ch->far_end)
+		if (!jumped(ch))
 			continue;
 		ch->frontier = ch->far_end;
 		ch->far_end = 0;
+		ch->far_count = 0;
 		ch->seen = 1;
 		ch->last_seq = s->seq;
 	}
