@@ -76,16 +76,33 @@ for _ in $(seq 100); do
 	grep -q "agents reporting" "$tmp/int.txt" && break
 	sleep 0.1
 done
+# This run's processes (other tests running meanwhile start agents too).
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+mine=$(descendants "$pid")
 kill -INT "$pid"
 status=0
 wait "$pid" || status=$?
 ((status == 0)) || { cat "$tmp/int.txt" >&2; fail "top after SIGINT: exit $status"; }
 grep -q "agents reporting" "$tmp/int.txt" || fail "top never showed an interval"
+[[ -n $mine ]] || fail "top had no processes to check"
+left() {
+	local p
+	for p in $mine; do
+		kill -0 "$p" 2>/dev/null && [[ $(ps -o stat= -p "$p") != Z* ]] &&
+			echo "$p"
+	done
+}
 for _ in $(seq 50); do
-	pgrep -x grove-agent >/dev/null || break
+	[[ -z $(left) ]] && break
 	sleep 0.1
 done
-if pgrep -x grove-agent >/dev/null; then fail "agents left after SIGINT"; fi
+[[ -z $(left) ]] || fail "processes left after SIGINT: $(left)"
 
 # --- clock skew: agent rank r's clock runs r ms ahead
 GROVE_CLOCK_INJECT_NS=1000000 timeout 120 "$grove" top --once --json --skew \
