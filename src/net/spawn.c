@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "grove/error.h"
 #include "net/remote_cmd.h"
+#include "net/sockio.h"
 
 extern char **environ;
 
@@ -112,7 +114,8 @@ fail:
 int
 spawn_child(const char *host, const char *rsh, const char *exe,
     char *const argv[], const char *boot, size_t boot_len,
-    const spawn_local *how, pid_t *pidp, char *err, size_t errlen)
+    uint64_t deadline_ms, const spawn_local *how, pid_t *pidp, char *err,
+    size_t errlen)
 {
 	int local = spawn_host_is_local(host);
 	static const spawn_local plain = {NULL, 0, NULL};
@@ -187,13 +190,33 @@ spawn_child(const char *host, const char *rsh, const char *exe,
 		goto out;
 	}
 	/* The child may exit before reading its bootstrap; ignore SIGPIPE
-	 * for this write (the caller reports the early exit). */
+	 * for this write (the caller reports the early exit).  A child that
+	 * reads nothing (a remote shell still connecting) must not hold the
+	 * launch past its deadline: the pipe takes 1 MiB, and a large
+	 * topology's bootstrap is more. */
+	fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
 	const char *p = boot;
 	size_t left = boot_len;
 	while (left > 0) {
 		ssize_t w = write(in[1], p, left);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EAGAIN) {
+			uint64_t now = sockio_now_ms();
+			if (deadline_ms && now >= deadline_ms) {
+				kill(pid, SIGKILL);
+				while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+					;
+				snprintf(err, errlen, "%s: did not read its start-up "
+				    "data (%zu of %zu bytes) in time", host,
+				    boot_len - left, boot_len);
+				goto out;
+			}
+			struct pollfd pfd = {in[1], POLLOUT, 0};
+			uint64_t wait = deadline_ms ? deadline_ms - now : 1000;
+			poll(&pfd, 1, wait > 1000 ? 1000 : (int)wait);
+			continue;
+		}
 		if (w <= 0)
 			break;
 		p += w;

@@ -12,6 +12,7 @@
 #define GROVE_SPAWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 /* cpu_set_t: the includer defines _GNU_SOURCE. */
 #include <sched.h>
@@ -41,9 +42,13 @@ typedef struct spawn_local {
  * a remote host); local (may be NULL) applies to a local child.  Returns 0 and *pid, or an error with err
  * naming the host and the reason: GROVE_ESPAWN (with the program and,
  * e.g., exec's errno), GROVE_EINVAL (rsh has no word, or a remote host
- * name starts with '-'), GROVE_ENOMEM. */
+ * name starts with '-'), GROVE_ENOMEM.  boot goes to the child's stdin;
+ * when it does not take all of it by deadline_ms (sockio_now_ms() time;
+ * 0: no deadline), as a remote shell stuck connecting would not, the
+ * child is killed and the call fails with GROVE_ESPAWN. */
 int spawn_child(const char *host, const char *rsh, const char *exe,
     char *const argv[], const char *boot, size_t boot_len,
-    const spawn_local *local, pid_t *pid, char *err, size_t errlen);
+    uint64_t deadline_ms, const spawn_local *local, pid_t *pid, char *err,
+    size_t errlen);
 
 #endif

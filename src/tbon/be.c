@@ -87,7 +87,9 @@ be_on_packet(conn *c, grove_packet *p)
 		break;
 	case WIRE_T_SHUTDOWN: {
 		grove_packet *ev = NULL;
-		if (ship_wanted(p) && ship_event_space(be->rank, &ev) == 0) {
+		if (ship_wanted(p, be->trace_keep ||
+			getenv("GROVE_TRACE_KEEP") != NULL) &&
+		    ship_event_space(be->rank, &ev) == 0) {
 			conn_send(c, ev);
 			conn_flush(c);
 			grove_packet_unref(ev);

@@ -95,7 +95,9 @@ parent_on_packet(conn *c, grove_packet *p)
 	if (wire_packet_hdr(p)->type == WIRE_T_SHUTDOWN) {
 		log_debug("shutdown requested by parent");
 		grove_packet *ev = NULL;
-		if (ship_wanted(p) && ship_event_space(cn->n.rank, &ev) == 0) {
+		if (ship_wanted(p, cn->b.trace_keep ||
+			getenv("GROVE_TRACE_KEEP") != NULL) &&
+		    ship_event_space(cn->n.rank, &ev) == 0) {
 			node_send(&cn->n, cn->n.parent, ev);
 			grove_packet_unref(ev);
 			cn->shipped = 1;

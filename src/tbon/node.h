@@ -204,6 +204,14 @@ int node_launch_children(node *n, const struct boot *tmpl, char *err,
  * never more than parent_ms). */
 int node_child_launch_timeout(int parent_ms);
 
+/* The host name a child on child_host is told to reach this node (on
+ * my_host, its host in the topology) at: the address the node is bound
+ * to, or with a wildcard bind my_host, except that a loopback name
+ * ("localhost", 127.x, ::1) given to a child on another host becomes this
+ * machine's own name when that resolves. */
+void node_parent_name_for(const node *n, const char *my_host,
+    const char *child_host, char *out, size_t len);
+
 /* A child CP started as a copy of this process: its pid, and this
  * process's ends of the two pipes of its link (-1 once adopted). */
 typedef struct node_forked {

@@ -2,12 +2,14 @@
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -274,6 +276,39 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 	return 0;
 }
 
+/* A name that means this machine only to itself. */
+static int
+loopback_name(const char *h)
+{
+	return !strcmp(h, "localhost") || !strncmp(h, "127.", 4) ||
+	    !strcmp(h, "::1");
+}
+
+/* The topology name of a node on every interface may be "localhost" (a
+ * host list whose first line is the FE's own machine): a child on another
+ * host would connect to itself. */
+void
+node_parent_name_for(const node *n, const char *my_host, const char *child_host,
+    char *out, size_t len)
+{
+	const char *ph = my_host;
+	if (strcmp(n->bind_addr, "0.0.0.0") && strcmp(n->bind_addr, "::"))
+		ph = n->bind_addr;
+	else if (loopback_name(my_host) && !spawn_host_is_local(child_host)) {
+		char self[256] = "";
+		struct addrinfo hints, *ai = NULL;
+		memset(&hints, 0, sizeof hints);
+		hints.ai_socktype = SOCK_STREAM;
+		if (gethostname(self, sizeof self - 1) == 0 && self[0] &&
+		    getaddrinfo(self, NULL, &hints, &ai) == 0) {
+			freeaddrinfo(ai);
+			snprintf(out, len, "%s", self);
+			return;
+		}
+	}
+	snprintf(out, len, "%s", ph);
+}
+
 int
 node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 {
@@ -339,11 +374,8 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		 * one it kept there would stay for good. */
 		b.trace_keep = tmpl->trace_keep &&
 		    spawn_host_is_local(ch->host);
-		/* Children reach us at the bound address, or our host name when
-		 * we listen on every interface. */
-		const char *ph = strcmp(n->bind_addr, "0.0.0.0") &&
-		    strcmp(n->bind_addr, "::") ? n->bind_addr : me->host;
-		snprintf(b.parent_host, sizeof b.parent_host, "%s", ph);
+		node_parent_name_for(n, me->host, ch->host, b.parent_host,
+		    sizeof b.parent_host);
 		char *text = NULL;
 		size_t len = 0;
 		int is_cp = ch->role == GROVE_ROLE_CP;
@@ -376,8 +408,8 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		int keep[2] = {cp.child_r, cp.child_w};
 		spawn_local how = {keep, cp.child_r >= 0 ? 2 : 0, cpus};
 		rc = spawn_child(ch->host, tmpl->rsh, is_cp ? tmpl->commnode :
-		    tmpl->be_exe, is_cp ? cp_argv : be_argv, text, len, &how,
-		    &ch->pid, why, sizeof why);
+		    tmpl->be_exe, is_cp ? cp_argv : be_argv, text, len,
+		    n->launch_deadline_ms, &how, &ch->pid, why, sizeof why);
 		free(text);
 		free(be_argv);
 		if (rc == 0 && cp.child_r >= 0) {

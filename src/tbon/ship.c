@@ -22,14 +22,14 @@ remote_from(const char *fe_host, int32_t all)
 }
 
 int
-ship_wanted(grove_packet *shutdown)
+ship_wanted(grove_packet *shutdown, int kept)
 {
 	const char *fe_host = NULL;
 	int32_t all = 0;
 	if (wire_packet_hdr(shutdown)->tag != PROTO_SHUTDOWN_SHIP ||
 	    grove_packet_unpack(shutdown, PROTO_SHUTDOWN, &fe_host, &all) != 0)
 		return 0;
-	return remote_from(fe_host, all);
+	return all || !kept;
 }
 
 int

@@ -7,8 +7,14 @@
 
 #include "grove/packet.h"
 
-/* 1 if this SHUTDOWN asks this process to ship its event space. */
-int ship_wanted(grove_packet *shutdown);
+/* 1 if this SHUTDOWN asks this process to ship its event space: the FE
+ * collects event spaces, and this process does not keep its segment for
+ * the FE to read (kept: the FE told it to, as it does for children on its
+ * own host), or the FE asks everyone.  Whether a process keeps, not
+ * whether its host name differs from the FE's, decides: a host list may
+ * name the FE's machine by an alias, and such a child, not told to keep,
+ * would otherwise neither keep nor ship. */
+int ship_wanted(grove_packet *shutdown, int kept);
 /* Finish this process's event space and pack it as TRACE_DATA. */
 int ship_event_space(uint32_t src, grove_packet **out);
 /* Answer a TRACE_REQ: a snapshot of the live event space when this

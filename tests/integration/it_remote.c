@@ -11,6 +11,7 @@
  * the host, and leaves nothing behind.
  */
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,6 +138,55 @@ main(void)
 	CHECK_INT_EQ(count_lines_with(log, "options"), 0);
 	check_args(net, 4);
 	it_net_destroy(net);
+
+	/* The "far" hosts are this machine under other names: its children
+	 * are not told to keep their event spaces (the FE keeps only its own
+	 * host's), so at exit they must ship them, though their host name is
+	 * the FE's.  Every process must be in the dump. */
+	it_step("--- trace dump at exit with children on \"other\" hosts");
+	char dump[4200];
+	snprintf(dump, sizeof dump, "%s/trace.txt", it_tmpdir());
+	setenv("GROVE_TRACE_DUMP", dump, 1);
+	setenv("GROVE_TRACE_FORMAT", "text", 1);
+	it_net_opts(&o, "kary:2", 4);
+	o.hosts_file = hosts;
+	o.rsh = rsh;
+	o.bind_addr = "127.0.0.1";
+	net = it_net_create(&o);
+	it_check_rank_sum(net);
+	grove_net_destroy(net);
+	unsetenv("GROVE_TRACE_DUMP");
+	unsetenv("GROVE_TRACE_FORMAT");
+	it_check_no_procs(NULL, 0, 5000);
+	int procs = count_lines_with(dump, " pid ");
+	it_step("processes in the dump: %d", procs);
+	CHECK_INT_EQ(procs, 1 + 2 + 4);
+
+	/* A remote shell that never reads its stdin (ssh stuck connecting),
+	 * and a bootstrap larger than a pipe holds (the whole topology goes
+	 * to a CP): create fails at its deadline, naming the host. */
+	it_step("--- a remote shell that never reads, a 2.6 MB bootstrap");
+	char hang[4200];
+	snprintf(hang, sizeof hang, "%s/rsh_hang.sh", it_tmpdir());
+	f = fopen(hang, "w");
+	CHECK(f != NULL);
+	fprintf(f, "#!/bin/sh\nexec sleep 1000\n");
+	fclose(f);
+	CHECK(chmod(hang, 0755) == 0);
+	it_net_opts(&o, "kary:2", 65536);
+	o.hosts_file = hosts;
+	o.rsh = hang;
+	o.bind_addr = "127.0.0.1";
+	o.timeout_ms = 3000;
+	grove_net *hung = NULL;
+	uint64_t t0 = it_now_ms();
+	int hrc = grove_net_create(&o, &hung);
+	it_step("after %llu ms: %s: %s", (unsigned long long)(it_now_ms() - t0),
+	    grove_err_name(hrc), grove_net_last_error(hung));
+	CHECK_INT_EQ(hrc, GROVE_ESPAWN);
+	CHECK(strstr(grove_net_last_error(hung), "far-") != NULL);
+	grove_net_destroy(hung);
+	it_check_no_procs(NULL, 0, 5000);
 
 	it_step("--- an empty remote shell setting");
 	it_net_opts(&o, "flat", 2);
