@@ -141,7 +141,6 @@ report_ready(commnode *cn)
 	size_t cap = n->n_ep + 1, k = 0;
 	uint32_t *ids = calloc(cap, sizeof *ids), *ports = calloc(cap, sizeof *ports);
 	const char **hosts = calloc(cap, sizeof *hosts);
-	const grove_topo_node *me = grove_topo_node_at(n->topo, n->id);
 	if (!ids || !ports || !hosts)
 		goto out;
 	int has_be = 0;
@@ -150,7 +149,7 @@ report_ready(commnode *cn)
 	if (n->attach && has_be) {
 		ids[k] = n->id;
 		ports[k] = n->port;
-		hosts[k] = strcmp(n->bind_addr, "0.0.0.0") ? n->bind_addr : me->host;
+		hosts[k] = n->attach_host;
 		k++;
 	}
 	for (size_t i = 0; i < n->n_ep; i++, k++) {

@@ -229,8 +229,7 @@ grove_net_attach_info(const grove_net *net, uint32_t rank,
 	out->node = (uint32_t)be;
 	out->parent = parent;
 	if (parent == 0) {
-		out->host = strcmp(n->bind_addr, "0.0.0.0") ? n->bind_addr
-		    : grove_topo_node_at(net->topo, 0)->host;
+		out->host = n->attach_host;
 		out->port = n->port;
 		return 0;
 	}

@@ -414,6 +414,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 		snprintf(err, errlen, "node %u is not in the topology", id);
 		return GROVE_ETOPO;
 	}
+	node_parent_name_for(n, me->host, NULL, n->attach_host,
+	    sizeof n->attach_host);
 	n->place.node_id = id;
 	n->place.depth = me->depth;
 	n->place.n_children = me->n_children;

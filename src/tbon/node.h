@@ -106,6 +106,9 @@ struct node {
 	int heartbeat_ms;
 	int timeout_ms;
 	char bind_addr[64];
+	/* The name attaching back-ends reach this node at (node_parent_name_for
+	 * for a child anywhere); set when the node starts listening. */
+	char attach_host[256];
 	char rsh[256];
 	char commnode[1024];
 	char be_exe[1024];
@@ -208,7 +211,8 @@ int node_child_launch_timeout(int parent_ms);
  * my_host, its host in the topology) at: the address the node is bound
  * to, or with a wildcard bind my_host, except that a loopback name
  * ("localhost", 127.x, ::1) given to a child on another host becomes this
- * machine's own name when that resolves. */
+ * machine's own name when that resolves.  child_host NULL: a child that
+ * may be anywhere (an attaching back-end). */
 void node_parent_name_for(const node *n, const char *my_host,
     const char *child_host, char *out, size_t len);
 

@@ -294,7 +294,8 @@ node_parent_name_for(const node *n, const char *my_host, const char *child_host,
 	const char *ph = my_host;
 	if (strcmp(n->bind_addr, "0.0.0.0") && strcmp(n->bind_addr, "::"))
 		ph = n->bind_addr;
-	else if (loopback_name(my_host) && !spawn_host_is_local(child_host)) {
+	else if (loopback_name(my_host) &&
+	    (!child_host || !spawn_host_is_local(child_host))) {
 		char self[256] = "";
 		struct addrinfo hints, *ai = NULL;
 		memset(&hints, 0, sizeof hints);

@@ -82,6 +82,9 @@ test_parent_name(void **state)
 	node_parent_name_for(&n, "127.0.0.1", "far-a.example.org", out,
 	    sizeof out);
 	assert_string_equal(out, self);
+	/* Attaching back-ends may come from anywhere. */
+	node_parent_name_for(&n, "localhost", NULL, out, sizeof out);
+	assert_string_equal(out, self);
 }
 
 int
