@@ -4,10 +4,12 @@
  * about.  The outer call must notice: destroy returns without freeing the
  * stream again, set_params returns GROVE_ECLOSED without touching it.
  *
- * The back-ends are this program, started with "--idle-be MS": they join,
- * read nothing, and exit after MS ms.  The front-end fills rank 1's link
- * past its limit, so the call under test waits; rank 0's exit then
- * raises a lost event, whose callback destroys the stream.
+ * The back-ends are this program, started with "--idle-be PATH": they
+ * join, read nothing, and wait for PATH to exist; then rank 0 exits at
+ * once and rank 1 a second later.  The front-end fills rank 1's link past
+ * its limit and creates PATH just before the call under test, which then
+ * waits; rank 0's exit raises a lost event, whose callback destroys the
+ * stream; rank 1's exit ends the wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +31,12 @@ idle_be(int argc, char **argv)
 		    grove_err_name(rc));
 		return 1;
 	}
-	/* Rank 0 leaves first (the event); rank 1 stays past the test. */
-	long ms = atol(argv[argc - 1]) * (grove_be_rank(be) == 0 ? 1 : 4);
-	it_sleep_ms(ms);
+	const char *go = argv[argc - 1];
+	while (access(go, F_OK) != 0)
+		it_sleep_ms(10);
+	/* Rank 0 leaves first (the event); rank 1 ends the wait after. */
+	if (grove_be_rank(be) != 0)
+		it_sleep_ms(1000);
 	grove_be_destroy(be);
 	return 0;
 }
@@ -64,8 +69,9 @@ on_event(grove_net *net, const grove_event *ev, void *arg)
 static void
 run(const char *self, int set_params)
 {
-	char exe[4096];
-	char *be_argv[] = {"it_destroy_in_wait", "--idle-be", "1500", NULL};
+	char exe[4096], go[4200];
+	snprintf(go, sizeof go, "%s/go.%d", it_tmpdir(), set_params);
+	char *be_argv[] = {"it_destroy_in_wait", "--idle-be", go, NULL};
 	grove_net_opts o;
 	it_net_opts(&o, "flat", 2);
 	o.be_exe = it_build_path(self, exe, sizeof exe);
@@ -93,6 +99,9 @@ run(const char *self, int set_params)
 
 	victim = s;
 	armed = 1;
+	FILE *f = fopen(go, "w");
+	CHECK(f != NULL);
+	fclose(f);
 	if (set_params) {
 		int rc = grove_stream_set_params(s, GROVE_FILTER_UP, "%d", 1);
 		CHECK_INT_EQ(rc, GROVE_ECLOSED);
