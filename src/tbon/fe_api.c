@@ -1,4 +1,5 @@
-/* Front-end API: streams, communicators, send/receive, events, shutdown. */
+/* Front-end API: streams, communicators, sending, events, shutdown
+ * (receiving is in fe_recv.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +22,8 @@
 #include "trace/space.h"
 #include "trace/trace_impl.h"
 
-static int
-deadline_left(uint64_t deadline, int timeout_ms)
+int
+fe_deadline_left(uint64_t deadline, int timeout_ms)
 {
 	if (timeout_ms < 0)
 		return -1;
@@ -179,8 +180,8 @@ grove_net_destroy(grove_net *net)
 /* A handle the calls that run the event loop can use: not NULL, and from
  * a create that got as far as starting the loop (a failed create still
  * hands out its network, for the error text and destroy). */
-static int
-net_usable(const grove_net *net)
+int
+fe_net_usable(const grove_net *net)
 {
 	return net && net->n.loop_ready;
 }
@@ -312,10 +313,8 @@ fe_write_connect_file(grove_net *net)
 	return 0;
 }
 
-/* BE ranks that have neither attached nor been lost: in attach mode they
- * may still come (in spawn mode every rank is up from the start). */
-static uint32_t
-be_pending(const grove_net *net)
+uint32_t
+fe_be_pending(const grove_net *net)
 {
 	return grove_topo_backends(net->topo) - net->be_up - net->be_lost;
 }
@@ -323,7 +322,7 @@ be_pending(const grove_net *net)
 int
 grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 {
-	if (!net_usable(net))
+	if (!fe_net_usable(net))
 		return GROVE_EINVAL;
 	uint32_t nb = grove_topo_backends(net->topo);
 	if (count > nb) {
@@ -334,13 +333,13 @@ grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	while (net->be_up < count) {
 		/* Checked on every pass: ranks are lost while we wait. */
-		if (net->be_up + be_pending(net) < count) {
+		if (net->be_up + fe_be_pending(net) < count) {
 			fe_set_error(net, "cannot wait for %u back-ends: %u lost, %u "
 			    "up, %u may still attach (of %u)", count, net->be_lost,
-			    net->be_up, be_pending(net), nb);
+			    net->be_up, fe_be_pending(net), nb);
 			return GROVE_ELOST;
 		}
-		int left = deadline_left(deadline, timeout_ms);
+		int left = fe_deadline_left(deadline, timeout_ms);
 		if (left == 0) {
 			fe_set_error(net, "%u of %u back-ends connected after %d ms",
 			    net->be_up, count, timeout_ms);
@@ -370,7 +369,7 @@ grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg)
 int
 grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 {
-	if (!net_usable(net) || !ev)
+	if (!fe_net_usable(net) || !ev)
 		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
@@ -383,7 +382,7 @@ grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms)
 			fe_update_waitfd(net);
 			return 0;
 		}
-		int left = deadline_left(deadline, timeout_ms);
+		int left = fe_deadline_left(deadline, timeout_ms);
 		if (left == 0) {
 			fe_run(net, 0);
 			if (net->ev_n)
@@ -409,7 +408,7 @@ grove_net_fd(grove_net *net)
 int
 grove_net_progress(grove_net *net)
 {
-	if (!net_usable(net))
+	if (!fe_net_usable(net))
 		return GROVE_EINVAL;
 	fe_run(net, 0);
 	fe_update_waitfd(net);
@@ -497,7 +496,7 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
     const grove_stream_opts *o, grove_stream **out)
 {
 	grove_stream_opts d;
-	if (!net_usable(net) || !comm || !out)
+	if (!fe_net_usable(net) || !comm || !out)
 		return GROVE_EINVAL;
 	if (comm->net != net) {
 		fe_set_error(net, "the communicator belongs to another network");
@@ -570,6 +569,17 @@ grove_stream_queued(const grove_stream *s, size_t *bytes)
 	return s ? s->q.n : 0;
 }
 
+/* Whether s (with this id: a new stream may reuse a freed address) is
+ * still one of net's streams. */
+int
+fe_stream_listed(const grove_net *net, const grove_stream *s, uint32_t id)
+{
+	for (const grove_stream *t = net->streams; t; t = t->next)
+		if (t == s && t->id == id)
+			return 1;
+	return 0;
+}
+
 int
 grove_stream_destroy(grove_stream *s)
 {
@@ -603,8 +613,6 @@ grove_stream_destroy(grove_stream *s)
 }
 
 void node_stream_set_params_local(node *n, grove_packet *ctl);
-static int stream_listed(const grove_net *net, const grove_stream *s,
-    uint32_t id);
 
 int
 grove_stream_set_params(grove_stream *s, grove_filter_slot which,
@@ -620,7 +628,7 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 	int rc = fe_wait_writable(net, net->send_wait_ms);
 	if (rc != 0)
 		return rc;
-	if (!stream_listed(net, s, id) || s->destroying) {
+	if (!fe_stream_listed(net, s, id) || s->destroying) {
 		fe_set_error(net, "stream %u was destroyed while its parameters "
 		    "waited for a full link", id);
 		return GROVE_ECLOSED;
@@ -705,7 +713,7 @@ int
 grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
     const char *fmt, ...)
 {
-	if (!net_usable(net) || !fmt)
+	if (!fe_net_usable(net) || !fmt)
 		return GROVE_EINVAL;
 	if (be_rank >= grove_topo_backends(net->topo)) {
 		fe_set_error(net, "rank %u out of range", be_rank);
@@ -728,7 +736,7 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 int
 grove_net_flush(grove_net *net, int timeout_ms)
 {
-	if (!net_usable(net))
+	if (!fe_net_usable(net))
 		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	node *n = &net->n;
@@ -740,154 +748,11 @@ grove_net_flush(grove_net *net, int timeout_ms)
 				q += conn_queued(n->children[i].c);
 		if (!q)
 			return 0;
-		int left = deadline_left(deadline, timeout_ms);
+		int left = fe_deadline_left(deadline, timeout_ms);
 		if (left == 0)
 			return GROVE_ETIMEDOUT;
 		fe_run(net, left < 0 || left > 50 ? 50 : left);
 	}
-}
-
-/* ---- receiving ---------------------------------------------------- */
-
-static int
-take(grove_net *net, pktq *q, int32_t *tag, grove_packet **p)
-{
-	grove_packet *pk = pktq_pop(q);
-	if (!pk)
-		return GROVE_EAGAIN;
-	net->queued--;
-	fe_update_waitfd(net);
-	if (tag)
-		*tag = wire_packet_hdr(pk)->tag;
-	*p = pk;
-	return 0;
-}
-
-/* Whether the FE's own sync filter of stream s holds packets that it
- * will release at a deadline (the timeout filter): after its members are
- * lost too.  Packets that wait for a wave to complete are not counted:
- * with no member left to complete it, they never come out. */
-static int
-wave_due(grove_net *net, const grove_stream *s)
-{
-	node_stream *ns = node_stream_find(&net->n, s->id);
-	return ns && sync_next_deadline(ns->sync) != UINT64_MAX;
-}
-
-/* Whether a packet can still reach the tool: on stream s, from one of its
- * members that is up or may still attach; on any stream or point to point
- * (s NULL), from any such BE; or from a wave the FE releases at its
- * deadline.  Lost ranks never come back, so once this is 0 a receive that
- * finds its queue empty can never be satisfied. */
-static int
-can_arrive(grove_net *net, const grove_stream *s)
-{
-	if (!s) {
-		if (net->be_up + be_pending(net) > 0)
-			return 1;
-		for (const grove_stream *t = net->streams; t; t = t->next)
-			if (wave_due(net, t))
-				return 1;
-		return 0;
-	}
-	for (size_t i = 0; i < s->n_members; i++)
-		if (net->be_state[s->members[i]] != FE_BE_LOST)
-			return 1;
-	return wave_due(net, s);
-}
-
-/* Whether s (with this id: a new stream may reuse a freed address) is
- * still one of net's streams. */
-static int
-stream_listed(const grove_net *net, const grove_stream *s, uint32_t id)
-{
-	for (const grove_stream *t = net->streams; t; t = t->next)
-		if (t == s && t->id == id)
-			return 1;
-	return 0;
-}
-
-static int
-recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
-    int32_t *tag, grove_packet **p, int timeout_ms)
-{
-	if (!net_usable(net) || !p)
-		return GROVE_EINVAL;
-	uint64_t t0 = grove_trace_begin();
-	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	uint32_t only_id = only ? only->id : 0;
-	int rc;
-	for (int first = 1;; first = 0) {
-		/* An event callback run by the last pass may have destroyed
-		 * the stream this call waits on. */
-		if (only && !stream_listed(net, only, only_id)) {
-			rc = GROVE_ECLOSED;
-			break;
-		}
-		if (only) {
-			if (only->q.n) {
-				rc = take(net, &only->q, tag, p);
-				break;
-			}
-		} else if (net->queued) {
-			/* The oldest packet across all queues. */
-			pktq *best = &net->p2p;
-			grove_stream *bs = NULL;
-			for (grove_stream *s = net->streams; s; s = s->next)
-				if (pktq_head_seq(&s->q) < pktq_head_seq(best)) {
-					best = &s->q;
-					bs = s;
-				}
-			if (sout)
-				*sout = bs;
-			rc = take(net, best, tag, p);
-			break;
-		}
-		/* Only once the queue is empty: what arrived before the
-		 * losses is handed out first. */
-		if (!can_arrive(net, only)) {
-			if (only)
-				fe_set_error(net, "stream %u: %s", only_id,
-				    only->n_members ? "every member is lost" :
-				    "it has no members");
-			else
-				fe_set_error(net, "%s", net->be_lost ?
-				    "every back-end is lost" :
-				    "the network has no back-ends");
-			rc = GROVE_ECLOSED;
-			break;
-		}
-		int left = deadline_left(deadline, timeout_ms);
-		if (left == 0 && !first) {
-			rc = timeout_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
-			break;
-		}
-		fe_run(net, left);
-	}
-	/* The result is the bytes received (the statistics' message sizes),
-	 * or the error. */
-	grove_trace_record(&net->tc_api_recv, GROVE_OP_API_RECV,
-	    rc == 0 ? (int32_t)grove_packet_size(*p) : rc, t0,
-	    grove_trace_begin());
-	return rc;
-}
-
-int
-grove_stream_recv(grove_stream *s, int32_t *tag, grove_packet **p,
-    int timeout_ms)
-{
-	if (!s)
-		return GROVE_EINVAL;
-	return recv_common(s->net, s, NULL, tag, p, timeout_ms);
-}
-
-int
-grove_net_recv(grove_net *net, grove_stream **s, int32_t *tag,
-    grove_packet **p, int timeout_ms)
-{
-	if (s)
-		*s = NULL;
-	return recv_common(net, NULL, s, tag, p, timeout_ms);
 }
 
 /* ---- live collection of event spaces ------------------------------- */
@@ -944,7 +809,7 @@ grove_net_trace_collect(grove_net *net, int timeout_ms)
 	if (rc != 0)
 		return rc;
 	while (net->trace_answers < net->trace_expect) {
-		int left = deadline_left(deadline, timeout_ms);
+		int left = fe_deadline_left(deadline, timeout_ms);
 		if (left == 0)
 			break;
 		fe_run(net, left < 0 || left > 50 ? 50 : left);

@@ -159,6 +159,17 @@ void fe_event(grove_net *net, const grove_event *ev);
  * when the pass is over. */
 void fe_deliver_events(grove_net *net);
 void fe_update_waitfd(grove_net *net);
+/* BE ranks that have neither attached nor been lost: in attach mode they
+ * may still come (in spawn mode every rank is up from the start). */
+uint32_t fe_be_pending(const grove_net *net);
+/* A network the API may work on: created as far as starting its loop. */
+int fe_net_usable(const grove_net *net);
+/* Milliseconds left until deadline for a wait of timeout_ms (-1: none). */
+int fe_deadline_left(uint64_t deadline, int timeout_ms);
+/* Whether s (with this id: a new stream may reuse a freed address) is
+ * still one of net's streams (callbacks run in waits may destroy it). */
+int fe_stream_listed(const grove_net *net, const grove_stream *s,
+    uint32_t id);
 /* Run the network's loop for at most timeout_ms (and settle). */
 void fe_run(grove_net *net, int timeout_ms);
 /* Before a public call returns to a tool that polls grove_net_fd(): run

@@ -270,6 +270,12 @@ void node_flush_all(node *n);
 /* Send a packet to every live child of a stream, or to all live children
  * when s is NULL. */
 void node_send_down(node *n, node_stream *s, grove_packet *p, int cp_only);
+/* node_stream.c, for node_down.c: a filter of s failed (reported up as a
+ * filter error); the sync timeout of s changed (a waiting wave goes by
+ * the new window). */
+void node_stream_filter_error(node *n, node_stream *s, int rc,
+    const char *what);
+void node_stream_timeout_changed(node *n, node_stream *s);
 
 node_stream *node_stream_find(node *n, uint32_t id);
 /* Create a stream from a STREAM_NEW description; forwards it to the
