@@ -58,6 +58,16 @@ close_out(FILE *f, const char *path, int rc)
 	return rc;
 }
 
+/* Running out of memory is the one failure of an export that no helper
+ * names (each names its path or file problem where it finds it). */
+static void
+say_no_memory(int rc, const char *path)
+{
+	if (rc == GROVE_ENOMEM)
+		fprintf(stderr, "grove trace: out of memory while writing %s\n",
+		        out_name(path));
+}
+
 /* The OTF2 archive directory: made, or already a directory (an archive
  * already in it is refused by the exporter).  Otherwise the path and the
  * reason are said: a plain file there, a parent that does not exist, no
@@ -85,8 +95,12 @@ static int
 collect_some(const char *network_id, struct trace_set *set)
 {
 	int rc = trace_set_collect(network_id, set);
-	if (rc)
+	if (rc) {
+		fprintf(stderr, "grove trace: cannot read the event spaces in "
+		        "/dev/shm: %s\n", rc == GROVE_ESYS ? strerror(errno) :
+		        grove_strerror(rc));
 		return rc;
+	}
 	if (!set->n) {
 		fprintf(stderr, "grove trace: no event spaces of network '%s' "
 		        "in /dev/shm\n", network_id ? network_id : "*");
@@ -150,6 +164,7 @@ trace_collect_and_export(const char *network_id, const char *format,
 		              trace_export_text(&set, f);
 		rc = close_out(f, path, rc);
 	}
+	say_no_memory(rc, path);
 	trace_set_free(&set);
 	return rc;
 }
@@ -170,6 +185,7 @@ trace_stats_write(const char *network_id, const char *path_or_dash, int json)
 	}
 	rc = json ? trace_stats_json(&set, f) : trace_stats_text(&set, f);
 	rc = close_out(f, path_or_dash, rc);
+	say_no_memory(rc, path_or_dash);
 	trace_set_free(&set);
 	return rc;
 }

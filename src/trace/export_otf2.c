@@ -381,7 +381,7 @@ trace_export_otf2_impl_v2(const struct trace_set *set, const char *dir,
 {
 	struct ctx c = {.set = set, .host = host};
 	OTF2_Archive *a = NULL;
-	int rc = GROVE_ENOMEM;
+	int rc = GROVE_ENOMEM, said = 0;
 	char anchor[4096];
 	struct stat st;
 	snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
@@ -424,6 +424,7 @@ trace_export_otf2_impl_v2(const struct trace_set *set, const char *dir,
 	if (!a) {
 		fprintf(stderr, "grove trace: cannot create OTF2 archive in "
 		        "%s\n", dir);
+		said = 1;
 		goto out;
 	}
 	if (OTF2_Archive_SetFlushCallbacks(a, &flush_cb, NULL) !=
@@ -452,6 +453,11 @@ trace_export_otf2_impl_v2(const struct trace_set *set, const char *dir,
 out:
 	if (a && OTF2_Archive_Close(a) != OTF2_SUCCESS && !rc)
 		rc = GROVE_ESYS;
+	/* The OTF2 library said why on stderr, if anything; the archive
+	 * is named here (running out of memory is said by the caller). */
+	if (rc == GROVE_ESYS && !said)
+		fprintf(stderr, "grove trace: writing the OTF2 archive %s "
+		        "failed\n", anchor);
 	for (uint32_t l = 0; c.peer && l < c.nloc; l++)
 		free(c.peer[l]);
 	for (uint32_t l = 0; c.tag && l < c.nloc; l++)

@@ -9,7 +9,10 @@
 
 #include "trace/reader.h"
 
-/* Collects every event space of network_id on this host and exports it.
+/* The two functions below say every failure on stderr, once, with the
+ * path or the segment concerned; callers add no message of their own.
+ *
+ * Collects every event space of network_id on this host and exports it.
  * format: "perfetto" (alias "chrome", "json"), "otf2" or "text"; path:
  * a file ("-" for stdout) or, for otf2, the archive directory (its
  * anchor file is PATH/traces.otf2).  The segments are left in place. */

@@ -200,6 +200,9 @@ if [ -w /dev/full ]; then
 		[ "$got" -eq 1 ] || fail "$sub >/dev/full exited $got"
 		grep -q "cannot write standard output: No space left on device" \
 			"$tmp/err" || fail "$sub >/dev/full: $(cat "$tmp/err")"
+		# Said once, not followed by a generic "system error".
+		[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+			fail "$sub >/dev/full: more than one line: $(cat "$tmp/err")"
 	done
 else
 	echo "no writable /dev/full: write error checks skipped"
