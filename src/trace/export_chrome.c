@@ -7,7 +7,19 @@
  * writev share their span and the receives of one read their instant, so
  * an "s"/"f" pair placed by timestamp could land on a neighbour of the
  * same batch.  A slice carries one binding per direction; a message whose
- * slice already has one keeps the timestamp form. */
+ * slice already has one keeps the timestamp form.
+ *
+ * Perfetto imports the events in time order, drops an arrow whose
+ * flow_in it meets before its flow_out, and draws every arrow from the
+ * earlier of its slices to the later.  Grove's link receives are
+ * instants at the read, after the send on one host; but on a timeline of
+ * several hosts a receive can come first, within the error bounds of the
+ * two clocks' placement, and a receive span of a tool's collector can
+ * begin before the send it waits for.  Such a message's binding is
+ * turned round (flow_out on the receive), so that Perfetto keeps the
+ * arrow; the receive's slice says by how much it came first
+ * (args.before_send_us), otherData counts them, and a note on stderr
+ * says so. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -58,12 +70,25 @@ struct flow_binds {
 	size_t *ring0; /* per process: its first ring's index in first[] */
 	size_t *first; /* per (process, ring): offset of its tuples */
 	size_t *out, *in;
+	/* ns by which a receive's arrow head would come before its tail on
+	 * this timeline (0: it does not), indexed like out[] and in[]. */
+	uint64_t *early;
 };
 
 static size_t
 bind_slot(const struct flow_binds *b, struct trace_ref ref)
 {
 	return b->first[b->ring0[ref.proc] + ref.ring] + ref.idx;
+}
+
+static void
+flow_binds_fini(struct flow_binds *b)
+{
+	free(b->ring0);
+	free(b->first);
+	free(b->out);
+	free(b->in);
+	free(b->early);
 }
 
 static int
@@ -84,29 +109,18 @@ flow_binds_init(struct flow_binds *b, const struct trace_set *set)
 	}
 	b->out = calloc(tuples + 1, sizeof *b->out);
 	b->in = calloc(tuples + 1, sizeof *b->in);
-	if (!b->ring0 || !b->first || !b->out || !b->in) {
-		free(b->ring0);
-		free(b->first);
-		free(b->out);
-		free(b->in);
+	b->early = calloc(tuples + 1, sizeof *b->early);
+	if (!b->ring0 || !b->first || !b->out || !b->in || !b->early) {
+		flow_binds_fini(b);
 		return GROVE_ENOMEM;
 	}
 	return 0;
 }
 
 static void
-flow_binds_fini(struct flow_binds *b)
-{
-	free(b->ring0);
-	free(b->first);
-	free(b->out);
-	free(b->in);
-}
-
-static void
 put_slice(FILE *f, const struct trace_set *set, uint32_t pi, uint32_t r,
           const grove_trace_tuple *t, uint64_t origin, size_t out_id,
-          size_t in_id)
+          size_t in_id, uint64_t early_ns)
 {
 	const struct trace_proc *p = &set->p[pi];
 	const struct trace_collector_entry *e =
@@ -138,7 +152,47 @@ put_slice(FILE *f, const struct trace_set *set, uint32_t pi, uint32_t r,
 	trace_json_str(f, e ? e->where : "");
 	fputs(",\"position\":", f);
 	trace_json_str(f, e ? e->position : "");
+	if (early_ns) {
+		fputc(',', f);
+		put_us(f, "before_send_us", (int64_t)early_ns);
+	}
 	fputs("}}", f);
+}
+
+/* Where the timestamp form places an arrow's tail (the send's start) or
+ * head (the receive's end). */
+static uint64_t
+flow_end_ns(const struct trace_proc *p, const grove_trace_tuple *t, int tail)
+{
+	return trace_proc_ns(p, tail ? t->t_start : t->t_end);
+}
+
+/* By how much the head of message m's arrow would come before its tail
+ * in Perfetto's import order (by start, the longer slice first on a
+ * tie), in ns; 0 when it does not.  by_time: the timestamp form. */
+static uint64_t
+arrow_early_ns(const struct trace_set *set, const struct trace_msg *m,
+               int by_time)
+{
+	const struct trace_proc *ps = &set->p[m->send.proc];
+	const struct trace_proc *pr = &set->p[m->recv.proc];
+	const grove_trace_tuple *ts = trace_ref_tuple(set, m->send);
+	const grove_trace_tuple *tr = trace_ref_tuple(set, m->recv);
+	uint64_t tail, head;
+	if (by_time) {
+		tail = flow_end_ns(ps, ts, 1);
+		head = flow_end_ns(pr, tr, 0);
+	} else {
+		tail = trace_proc_ns(ps, ts->t_start);
+		head = trace_proc_ns(pr, tr->t_start);
+		uint64_t ds = trace_proc_ns(ps, ts->t_end) - tail;
+		uint64_t dr = trace_proc_ns(pr, tr->t_end) - head;
+		/* A tie goes to the longer slice: a longer receive would be
+		 * imported first.  One ns stands for "by nothing". */
+		if (head == tail && (int64_t)dr > (int64_t)ds)
+			return 1;
+	}
+	return head < tail ? tail - head : 0;
 }
 
 static void
@@ -149,7 +203,7 @@ put_flow(FILE *f, const struct trace_set *set, struct trace_ref ref,
 	const grove_trace_tuple *t = trace_ref_tuple(set, ref);
 	/* "s" sits at the send's start, "f" at the receive's end; "bp":"e"
 	 * binds the arrow head to the slice enclosing that instant. */
-	uint64_t at = trace_proc_ns(p, ph[0] == 's' ? t->t_start : t->t_end);
+	uint64_t at = flow_end_ns(p, t, ph[0] == 's');
 	fprintf(f, ",\n{\"ph\":\"%s\",\"name\":\"message\",\"cat\":\"link\","
 	        "\"id\":%zu,\"pid\":%u,\"tid\":%" PRId64 ",", ph, id,
 	        ref.proc + 1, ring_tid(p, ref.ring));
@@ -215,16 +269,25 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 		free(msgs);
 		return GROVE_ENOMEM;
 	}
+	size_t n_early = 0;
 	for (size_t m = 0; m < nmsg; m++) {
 		size_t so = bind_slot(&binds, msgs[m].send);
 		size_t ri = bind_slot(&binds, msgs[m].recv);
-		if (binds.out[so] || binds.in[so] || binds.out[ri] ||
-		    binds.in[ri]) {
-			by_time[m] = 1;
-			continue;
+		by_time[m] = binds.out[so] || binds.in[so] || binds.out[ri] ||
+		             binds.in[ri];
+		uint64_t e = arrow_early_ns(set, &msgs[m], by_time[m]);
+		if (e) {
+			binds.early[ri] = e;
+			n_early++;
 		}
-		binds.out[so] = m + 1;
-		binds.in[ri] = m + 1;
+		if (by_time[m])
+			continue;
+		/* Perfetto starts an arrow at whichever end it meets first
+		 * and draws it from the earlier slice to the later: an
+		 * arrow whose receive comes first starts there, or is
+		 * dropped. */
+		binds.out[e ? ri : so] = m + 1;
+		binds.in[e ? so : ri] = m + 1;
 	}
 	uint64_t origin = trace_set_origin_ns(set);
 	uint64_t lost = 0;
@@ -264,7 +327,7 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 			for (size_t k = 0; k < p->rings[r].n; k++, slot++)
 				put_slice(f, set, i, r, &p->rings[r].t[k],
 				          origin, binds.out[slot],
-				          binds.in[slot]);
+				          binds.in[slot], binds.early[slot]);
 	}
 	for (size_t m = 0; m < nmsg; m++)
 		if (by_time[m]) {
@@ -272,8 +335,16 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 			put_flow(f, set, msgs[m].recv, "f", m + 1, origin);
 		}
 	fprintf(f, "\n],\"otherData\":{\"processes\":%zu,\"messages\":%zu,"
+	        "\"receives_before_send\":%zu,"
 	        "\"lost\":%" PRIu64 ",\"origin_mono_ns\":%" PRIu64,
-	        set->n, nmsg, lost, origin);
+	        set->n, nmsg, n_early, lost, origin);
+	if (n_early)
+		fprintf(stderr, "grove trace: %zu of %zu messages have a "
+		        "receive that starts before its send on this timeline "
+		        "(a receive that waited, or the clocks of several "
+		        "hosts, placed within their bounds): their receives "
+		        "carry args.before_send_us, and Perfetto draws their "
+		        "arrows from the receive to the send\n", n_early, nmsg);
 	if (aligned)
 		put_clocks(f, set);
 	fputs("}}\n", f);

@@ -208,6 +208,81 @@ test_chrome(void **state)
 	free(s);
 }
 
+/* On a timeline of several hosts a receive can come before its send
+ * (within the clocks' bounds); Perfetto then drops the arrow, so the
+ * receive says by how much and otherData counts them.  Moving the CP a
+ * second back puts every back-end's packet into it before it was sent;
+ * its own packets to the front-end stay in order. */
+static struct trace_proc *
+proc_labelled(const char *label)
+{
+	for (size_t i = 0; i < set.n; i++)
+		if (!strcmp(set.p[i].label, label))
+			return &set.p[i];
+	fail_msg("no process '%s'", label);
+	return NULL;
+}
+
+/* Exports with the CP and the front-end moved by cp_s and fe_s seconds
+ * (the sample's receives are spans around blocking reads, which can
+ * begin before their send: moving whole processes makes the order
+ * certain). */
+static char *
+export_moved(int cp_s, int fe_s)
+{
+	struct trace_proc *cp = proc_labelled("cp 0");
+	struct trace_proc *fe = proc_labelled("fe 0");
+	cp->m0 += (uint64_t)(int64_t)cp_s * 1000000000u;
+	fe->m0 += (uint64_t)(int64_t)fe_s * 1000000000u;
+	char *s = run_to_string(trace_export_chrome);
+	cp->m0 -= (uint64_t)(int64_t)cp_s * 1000000000u;
+	fe->m0 -= (uint64_t)(int64_t)fe_s * 1000000000u;
+	return s;
+}
+
+/* On a timeline of several hosts a receive can come before its send
+ * (within the clocks' bounds).  Perfetto would drop such an arrow, so its
+ * binding is turned round (flow_out on the receive), the receive says by
+ * how much it came first and otherData counts them. */
+static void
+test_chrome_receive_before_send(void **state)
+{
+	(void)state;
+	/* Every receiver a second after its sender: none first. */
+	char *s = export_moved(1, 2);
+	assert_int_equal(count(s, "\"receives_before_send\":0,"), 1);
+	assert_int_equal(count(s, "before_send_us"), 0);
+	free(s);
+
+	/* The CP a second back: every back-end's packet reaches it before
+	 * it was sent; the CP's own packets reach the front-end (a second
+	 * ahead) after. */
+	s = export_moved(-1, 1);
+	char want[64];
+	snprintf(want, sizeof want, "\"receives_before_send\":%d,",
+	         NBE * WAVES);
+	assert_int_equal(count(s, want), 1);
+	assert_int_equal(count(s, "\"before_send_us\":"), NBE * WAVES);
+	/* By about the second the CP was moved (give or take the sample's
+	 * latencies and waits, milliseconds). */
+	const char *b = strstr(s, "\"before_send_us\":");
+	double us = 0;
+	assert_int_equal(sscanf(b, "\"before_send_us\":%lf", &us), 1);
+	assert_true(us > 900000.0 && us < 1100000.0);
+	/* Each of those receives starts its arrow; every arrow still joins
+	 * the two ends of one message. */
+	for (const char *p = s; (p = strstr(p, "\"before_send_us\":")); p++) {
+		const char *slice = p;
+		while (slice > s && strncmp(slice, "{\"ph\":\"X\"", 9))
+			slice--;
+		const char *out = strstr(slice, "\"flow_out\":true");
+		assert_true(out && out < p);
+	}
+	assert_int_equal(count(s, "\"flow_out\":true"), NBE * WAVES + WAVES);
+	check_flow_ends(s);
+	free(s);
+}
+
 static void
 test_text(void **state)
 {
@@ -406,6 +481,7 @@ main(void)
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_matching),
 		cmocka_unit_test(test_chrome),
+		cmocka_unit_test(test_chrome_receive_before_send),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_otf2),
