@@ -18,8 +18,7 @@
  * begin before the send it waits for.  Such a message's binding is
  * turned round (flow_out on the receive), so that Perfetto keeps the
  * arrow; the receive's slice says by how much it came first
- * (args.before_send_us), otherData counts them, and a note on stderr
- * says so. */
+ * (args.before_send_us), and otherData counts them. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -338,13 +337,6 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 	        "\"receives_before_send\":%zu,"
 	        "\"lost\":%" PRIu64 ",\"origin_mono_ns\":%" PRIu64,
 	        set->n, nmsg, n_early, lost, origin);
-	if (n_early)
-		fprintf(stderr, "grove trace: %zu of %zu messages have a "
-		        "receive that starts before its send on this timeline "
-		        "(a receive that waited, or the clocks of several "
-		        "hosts, placed within their bounds): their receives "
-		        "carry args.before_send_us, and Perfetto draws their "
-		        "arrows from the receive to the send\n", n_early, nmsg);
 	if (aligned)
 		put_clocks(f, set);
 	fputs("}}\n", f);
