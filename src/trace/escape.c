@@ -44,18 +44,29 @@ void
 trace_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+	/* Characters that need no escape go out in runs, one fwrite each:
+	 * a call per character cost half the time of a large export. */
+	const unsigned char *run = (const unsigned char *)s;
+	const unsigned char *p = run;
+	while (*p) {
 		size_t n = utf8_len(p);
+		if (n && *p != '"' && *p != '\\' && *p >= 0x20 && *p != 0x7f) {
+			p += n;
+			continue;
+		}
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(f, "\\u%04x", *p);
-		else if (n == 0)
-			fputs("\\ufffd", f); /* not UTF-8: the replacement */
 		else
-			fwrite(p, 1, n, f);
-		p += n ? n : 1;
+			fputs("\\ufffd", f); /* not UTF-8: the replacement */
+		p++;
+		run = p;
 	}
+	if (p > run)
+		fwrite(run, 1, (size_t)(p - run), f);
 	fputc('"', f);
 }
 

@@ -57,6 +57,10 @@ test_json(void **state)
 	expect_json("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
 	expect_json("\xe2\x82", "\"\\ufffd\\ufffd\"");             /* cut short */
 	expect_json("x\xe2\x82y", "\"x\\ufffd\\ufffdy\"");
+	/* Runs of plain characters between escapes, and none at all. */
+	expect_json("ab\"cd\xff\xc3\xa9" "f\n",
+	    "\"ab\\\"cd\\ufffd\xc3\xa9" "f\\u000a\"");
+	expect_json("", "\"\"");
 }
 
 static void
