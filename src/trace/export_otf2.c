@@ -18,6 +18,7 @@
  * location: tuples are replayed in start order and a span that outlives
  * its enclosing span (overlapping, not nested) is cut at the enclosing
  * span's end. */
+#include "trace/memo.h"
 #include "trace/trace_impl.h"
 
 #include "grove/error.h"
@@ -73,8 +74,12 @@ struct ctx {
 	uint64_t origin, last;
 };
 
+/* The region of tuple t (found or added), or -1 when out of memory.  A
+ * linear search over the regions: write_location asks once per
+ * collector and op (memo), not per tuple. */
 static int64_t
-region_id(struct ctx *c, const struct trace_proc *p, const grove_trace_tuple *t)
+region_find(struct ctx *c, const struct trace_proc *p,
+            const grove_trace_tuple *t)
 {
 	const struct trace_collector_entry *e =
 		trace_proc_collector(p, t->collector);
@@ -104,6 +109,16 @@ region_id(struct ctx *c, const struct trace_proc *p, const grove_trace_tuple *t)
 	c->reg[c->nreg].op = t->op;
 	snprintf(c->reg[c->nreg].name, sizeof c->reg->name, "%s", name);
 	return (int64_t)c->nreg++;
+}
+
+static int64_t
+region_id(struct ctx *c, struct trace_memo *memo, const struct trace_proc *p,
+          const grove_trace_tuple *t)
+{
+	int64_t r = trace_memo_get(memo, t->collector, t->op);
+	if (r < 0 && (r = region_find(c, p, t)) >= 0)
+		trace_memo_put(memo, t->collector, t->op, r);
+	return r;
 }
 
 static uint32_t
@@ -179,10 +194,12 @@ write_location(struct ctx *c, OTF2_Archive *a, uint32_t pi, uint32_t r)
 	uint32_t loc = c->loc_base[pi] + r;
 	struct item *it = malloc((rs->n ? rs->n : 1) * sizeof *it);
 	struct frame *st = malloc((rs->n ? rs->n : 1) * sizeof *st);
+	struct trace_memo memo;
+	int memo_ok = trace_memo_init(&memo, p->n_collectors) == 0;
 	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, loc);
 	int rc = 0;
-	if (!it || !st || !w) {
-		rc = it && st ? GROVE_ESYS : GROVE_ENOMEM;
+	if (!it || !st || !memo_ok || !w) {
+		rc = it && st && memo_ok ? GROVE_ESYS : GROVE_ENOMEM;
 		goto out;
 	}
 	for (size_t k = 0; k < rs->n; k++) {
@@ -200,7 +217,7 @@ write_location(struct ctx *c, OTF2_Archive *a, uint32_t pi, uint32_t r)
 		if (depth && e > st[depth - 1].e)
 			e = st[depth - 1].e;
 		const grove_trace_tuple *t = &rs->t[it[k].idx];
-		int64_t reg = region_id(c, p, t);
+		int64_t reg = region_id(c, &memo, p, t);
 		if (reg < 0) {
 			rc = GROVE_ENOMEM;
 			goto out;
@@ -224,6 +241,8 @@ write_location(struct ctx *c, OTF2_Archive *a, uint32_t pi, uint32_t r)
 out:
 	if (w)
 		OTF2_Archive_CloseEvtWriter(a, w);
+	if (memo_ok)
+		trace_memo_fini(&memo);
 	free(it);
 	free(st);
 	return rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grove/error.h"
+#include "trace/memo.h"
 #include "trace/trace_impl.h"
 
 #define NBUCKET 64
@@ -102,8 +103,11 @@ is_api(uint16_t op, const struct trace_collector_entry *e)
 	       (e && !strcmp(e->layer, "api"));
 }
 
-static struct prim *
-prim_get(struct model *m, uint16_t op, const struct trace_collector_entry *e)
+/* The primitive's index in m->prims (found or added), or -1 when out of
+ * memory.  A linear search: memo (model_build) calls it once per
+ * collector of a process, not per tuple. */
+static int64_t
+prim_find(struct model *m, uint16_t op, const struct trace_collector_entry *e)
 {
 	char ob[32];
 	const char *layer = e && e->layer[0] ? e->layer : "-";
@@ -117,13 +121,13 @@ prim_get(struct model *m, uint16_t op, const struct trace_collector_entry *e)
 		struct prim *p = &m->prims[i];
 		if (p->op == op && !strcmp(p->layer, layer) &&
 		    !strcmp(p->name, name))
-			return p;
+			return (int64_t)i;
 	}
 	if (m->nprim == m->cap) {
 		size_t nc = m->cap ? m->cap * 2 : 16;
 		struct prim *np = realloc(m->prims, nc * sizeof *np);
 		if (!np)
-			return NULL;
+			return -1;
 		m->prims = np;
 		m->cap = nc;
 	}
@@ -131,12 +135,27 @@ prim_get(struct model *m, uint16_t op, const struct trace_collector_entry *e)
 	memset(p, 0, sizeof *p);
 	p->per = calloc(m->set->n ? m->set->n : 1, sizeof *p->per);
 	if (!p->per)
-		return NULL;
+		return -1;
 	p->op = op;
 	snprintf(p->layer, sizeof p->layer, "%s", layer);
 	snprintf(p->name, sizeof p->name, "%s", name);
-	m->nprim++;
-	return p;
+	return (int64_t)m->nprim++;
+}
+
+/* The primitive of tuple t of process p, looked up once per collector
+ * and op (memo) rather than per tuple. */
+static struct prim *
+prim_get(struct model *m, struct trace_memo *memo,
+         const struct trace_proc *p, const grove_trace_tuple *t)
+{
+	int64_t i = trace_memo_get(memo, t->collector, t->op);
+	if (i < 0) {
+		i = prim_find(m, t->op, trace_proc_collector(p, t->collector));
+		if (i < 0)
+			return NULL;
+		trace_memo_put(memo, t->collector, t->op, i);
+	}
+	return &m->prims[i];
 }
 
 static int
@@ -211,15 +230,18 @@ model_build(struct model *m, const struct trace_set *set)
 		const struct trace_proc *p = &set->p[pi];
 		m->tuples += p->tuples;
 		m->lost += p->lost;
+		struct trace_memo memo;
+		if (trace_memo_init(&memo, p->n_collectors))
+			return GROVE_ENOMEM;
 		for (uint32_t r = 0; r < p->n_rings; r++) {
 			const struct trace_ring_snap *rs = &p->rings[r];
 			for (size_t k = 0; k < rs->n; k++) {
 				const grove_trace_tuple *t = &rs->t[k];
-				const struct trace_collector_entry *e =
-					trace_proc_collector(p, t->collector);
-				struct prim *pr = prim_get(m, t->op, e);
-				if (!pr)
+				struct prim *pr = prim_get(m, &memo, p, t);
+				if (!pr) {
+					trace_memo_fini(&memo);
 					return GROVE_ENOMEM;
+				}
 				uint64_t s = trace_proc_ns(p, t->t_start);
 				uint64_t en = trace_proc_ns(p, t->t_end);
 				uint64_t d = en > s ? en - s : 0;
@@ -230,9 +252,12 @@ model_build(struct model *m, const struct trace_set *set)
 					        (uint64_t)t->result);
 			}
 			int rc = ring_api(m, pi, rs);
-			if (rc)
+			if (rc) {
+				trace_memo_fini(&memo);
 				return rc;
+			}
 		}
+		trace_memo_fini(&memo);
 	}
 	qsort(m->prims, m->nprim, sizeof *m->prims, prim_cmp);
 	return 0;

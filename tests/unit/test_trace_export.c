@@ -398,6 +398,73 @@ file_has(const char *path, const char *s)
 	return found;
 }
 
+/* The statistics and the OTF2 regions look a collector's primitive or
+ * region up once and remember it: a collector that records another op,
+ * and tuples of no registered collector, still land where they belong. */
+static void
+test_collector_with_two_ops(void **state)
+{
+	(void)state;
+	char own[64];
+	snprintf(own, sizeof own, "t%ldm", (long)getpid());
+	grove_trace_collector a, b, none = {0, 0};
+	assert_int_equal(grove_trace_init(own, "be", 0), 0);
+	assert_int_equal(grove_trace_user_register(&a, "a"), 0);
+	assert_int_equal(grove_trace_user_register(&b, "b"), 0);
+	grove_trace_instant(&a, GROVE_OP_USER, 1);
+	grove_trace_instant(&a, GROVE_OP_USER + 1, 1);
+	grove_trace_instant(&a, GROVE_OP_USER, 1);
+	grove_trace_instant(&b, GROVE_OP_USER, 1);
+	grove_trace_instant(&none, GROVE_OP_USER, 1);
+	grove_trace_instant(&none, GROVE_OP_USER + 1, 1);
+	grove_trace_instant(&a, GROVE_OP_USER + 1, 1);
+	grove_trace_instant(&a, GROVE_OP_USER + 1, 1);
+	grove_trace_fini(1);
+	struct trace_set own_set;
+	assert_int_equal(trace_set_collect(own, &own_set), 0);
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(trace_stats_json(&own_set, f), 0);
+	fclose(f);
+	static const char *const want[] = {
+		"{\"name\":\"a\",\"op\":\"user+0\",\"layer\":\"user\","
+		"\"all\":{\"count\":2,",
+		"{\"name\":\"a\",\"op\":\"user+1\",\"layer\":\"user\","
+		"\"all\":{\"count\":3,",
+		"{\"name\":\"b\",\"op\":\"user+0\",\"layer\":\"user\","
+		"\"all\":{\"count\":1,",
+		"{\"name\":\"user+0\",\"op\":\"user+0\",\"layer\":\"-\","
+		"\"all\":{\"count\":1,",
+		"{\"name\":\"user+1\",\"op\":\"user+1\",\"layer\":\"-\","
+		"\"all\":{\"count\":1,",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (count(buf, want[i]) != 1)
+			fail_msg("stats lack %s in %s", want[i], buf);
+	free(buf);
+
+	char dir[] = "/tmp/grove-otf2-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	int rc = trace_export_otf2(&own_set, dir);
+	if (rc != GROVE_ENOTSUP) {
+		assert_int_equal(rc, 0);
+		char defs[256];
+		snprintf(defs, sizeof defs, "%s/traces.def", dir);
+		assert_true(file_has(defs, "user:a"));
+		assert_true(file_has(defs, "user:b"));
+		assert_true(file_has(defs, "unregistered:user+0"));
+		assert_true(file_has(defs, "unregistered:user+1"));
+	}
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	trace_set_free(&own_set);
+	char seg[128];
+	snprintf(seg, sizeof seg, "grove.%s.be.0", own);
+	shm_unlink(seg);
+}
+
 /* A collector registered with an empty layer is not "unregistered":
  * that is for tuples of no registered collector (id 0). */
 static void
@@ -486,6 +553,7 @@ main(void)
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_otf2),
 		cmocka_unit_test(test_empty_layer_not_unregistered),
+		cmocka_unit_test(test_collector_with_two_ops),
 		cmocka_unit_test(test_sample_child_fails),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
