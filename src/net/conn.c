@@ -469,6 +469,8 @@ on_write(uv_write_t *req, int status)
 		grove_packet_unref(wr->pkts[i]);
 	c->inflight_bytes -= wr->bytes;
 	c->in_write = 0;
+	if (status >= 0)
+		c->tx_bytes += wr->bytes;
 	free(wr);
 	if (c->closing)
 		return;

@@ -83,6 +83,8 @@ struct conn {
 	uint64_t t_flush_start, t_flush_end;
 	/* collectors: per-packet send/recv and per-batch writev/read */
 	grove_trace_collector tc_send, tc_recv, tc_writev, tc_read;
+	/* Bytes read, and bytes the socket took (written at once or later
+	 * by the loop). */
 	uint64_t rx_frames, tx_frames, rx_bytes, tx_bytes;
 };
 

@@ -18,6 +18,7 @@
 #include "net/boot.h"
 #include "net/conn.h"
 #include "net/emu_setup.h"
+#include "net/exit_wait.h"
 #include "net/sockio.h"
 #include "net/uplink.h"
 #include "tbon/connfile.h"
@@ -27,6 +28,10 @@
 #include "tbon/skew.h"
 #include "tbon/waitfd.h"
 #include "trace/space.h"
+
+/* A leaving back-end gives up its link after this long without a byte
+ * taken (exit_wait.h): it has no subtree to wait for. */
+#define BE_EXIT_IDLE_MS 2000u
 
 struct grove_be {
 	uv_loop_t loop;
@@ -319,10 +324,15 @@ grove_be_destroy(grove_be *be)
 		return;
 	if (be->loop_ready) {
 		if (be->parent) {
+			/* What is queued (an event space shipped home can be
+			 * megabytes) goes while the link takes it; a link
+			 * that takes nothing for BE_EXIT_IDLE_MS is given up. */
 			conn_flush(be->parent);
-			uint64_t until = sockio_now_ms() + 2000;
+			struct exit_wait w;
+			exit_wait_start(&w, sockio_now_ms(), be->parent->tx_bytes);
 			while (be->parent && conn_queued(be->parent) &&
-			    sockio_now_ms() < until)
+			    exit_wait_idle(&w, sockio_now_ms(),
+			    be->parent->tx_bytes) <= BE_EXIT_IDLE_MS)
 				loop_run_for(&be->loop, &be->wait_timer, 50);
 			if (be->parent)
 				conn_close(be->parent, 0, "back-end leaving");

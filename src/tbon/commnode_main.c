@@ -24,6 +24,7 @@
 #include "net/auth.h"
 #include "net/boot.h"
 #include "net/conn.h"
+#include "net/exit_wait.h"
 #include "net/sockio.h"
 #include "net/spawn.h"
 #include "net/uplink.h"
@@ -39,7 +40,7 @@ typedef struct commnode {
 	int reported_failure;
 	int parent_is_cp;
 	int exiting;
-	uint64_t shutdown_at_ms;
+	struct exit_wait exit_wait; /* leaving: while bytes still move */
 	uint64_t last_hb_ms;     /* last heartbeat sent to the parent */
 	uv_signal_t sigchld;
 	uv_timer_t ctl_tick;
@@ -68,9 +69,11 @@ static int
 exit_done(commnode *cn, uint64_t now)
 {
 	node *n = &cn->n;
-	if (now - cn->shutdown_at_ms > 5000)
+	/* Idle: no byte came from the children or went to the parent. */
+	uint64_t idle = exit_wait_idle(&cn->exit_wait, now, node_link_bytes(n));
+	if (idle > EXIT_WAIT_IDLE_MS)
 		return 1;
-	if (node_children_connected(n) > 0 && now - cn->shutdown_at_ms <= 2000)
+	if (node_children_connected(n) > 0 && idle <= 2000)
 		return 0;
 	return !n->parent || conn_queued(n->parent) == 0;
 }
@@ -82,9 +85,10 @@ begin_exit(commnode *cn, int code, grove_packet *msg)
 		return;
 	cn->exiting = 1;
 	cn->exit_code = code;
-	cn->shutdown_at_ms = sockio_now_ms();
+	uint64_t now = sockio_now_ms();
+	exit_wait_start(&cn->exit_wait, now, node_link_bytes(&cn->n));
 	node_shutdown_children(&cn->n, msg);
-	if (exit_done(cn, cn->shutdown_at_ms))
+	if (exit_done(cn, now))
 		uv_stop(&cn->n.loop);
 }
 

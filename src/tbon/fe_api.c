@@ -14,6 +14,7 @@
 #include "codec/wire.h"
 #include "core/log.h"
 #include "grove/trace.h"
+#include "net/exit_wait.h"
 #include "net/sockio.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
@@ -52,6 +53,23 @@ remove_segments(const char *netid, const char *keep_name)
 	closedir(d);
 }
 
+/* Children still connected when the wait for them ended are killed:
+ * say which, and that their event spaces (and those of the processes
+ * below them) may be missing from a trace collected now. */
+static void
+warn_children_left(const node *n, int collecting)
+{
+	for (uint32_t i = 0; i < n->n_children; i++) {
+		const node_child *ch = &n->children[i];
+		if (!ch->c)
+			continue;
+		char who[128];
+		node_describe_child(n, ch, who, sizeof who);
+		log_warn("%s did not leave in time; killed%s", who, collecting ?
+		    ": the event spaces of its subtree may be missing" : "");
+	}
+}
+
 /* Shut the network down: tell the children, wait for them (killing the
  * late ones), finish this process's share of the event space, export it
  * if asked, and remove what the network left in /dev/shm and on disk. */
@@ -76,12 +94,21 @@ net_shutdown(grove_net *net)
 			    0, PROTO_SHUTDOWN, host,
 			    (int32_t)(ship && !strcmp(ship, "all")));
 		}
+		int collecting = bye != NULL;
 		node_shutdown_children(n, bye);
 		grove_packet_unref(bye);
-		uint64_t until = sockio_now_ms() + 5000;
-		while (node_children_connected(n) > 0 && sockio_now_ms() < until)
+		/* The children leave once their subtrees have; event spaces
+		 * shipped home can take a while, so the wait goes on while
+		 * bytes arrive (exit_wait.h). */
+		struct exit_wait w;
+		exit_wait_start(&w, sockio_now_ms(), node_link_bytes(n));
+		while (node_children_connected(n) > 0 &&
+		    exit_wait_idle(&w, sockio_now_ms(), node_link_bytes(n)) <=
+		    EXIT_WAIT_IDLE_MS)
 			fe_run(net, 50);
 		/* Children that did not leave within the grace period die. */
+		if (node_children_connected(n) > 0)
+			warn_children_left(n, collecting);
 		node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
 	}
 	/* Our own event space must be final before it is read (when this

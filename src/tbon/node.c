@@ -139,6 +139,16 @@ node_children_connected(const node *n)
 	return k;
 }
 
+uint64_t
+node_link_bytes(const node *n)
+{
+	uint64_t b = n->parent ? n->parent->tx_bytes : 0;
+	for (uint32_t i = 0; i < n->n_children; i++)
+		if (n->children[i].c)
+			b += n->children[i].c->rx_bytes;
+	return b;
+}
+
 void node_streams_child_gone(node *n, uint32_t child);
 void node_loads_child_gone(node *n, uint32_t child);
 

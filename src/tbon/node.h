@@ -299,6 +299,9 @@ void node_filter_unload(node *n, uint32_t req, const char *name);
 void node_shutdown_children(node *n, grove_packet *msg);
 /* Children still connected. */
 uint32_t node_children_connected(const node *n);
+/* Bytes read from the children and written to the parent so far: what a
+ * node that leaves watches to see its links still moving (exit_wait.h). */
+uint64_t node_link_bytes(const node *n);
 /* Kill and reap processes this node started (after the grace period). */
 void node_reap_children(node *n, int kill_them);
 /* Reap children as they exit, for up to grace_ms; then kill the rest. */

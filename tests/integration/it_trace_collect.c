@@ -18,6 +18,11 @@
 
 
 /* Segments of a network left in /dev/shm. */
+/* The front-end's links in run("slow"): the two CPs' event spaces and
+ * their back-ends' (tens of KiB each) take more than 5 s to cross them,
+ * one frame at a time, each in less. */
+#define SLOW_BANDWIDTH "4KB/s"
+
 static int
 segments_left(const char *netid)
 {
@@ -33,19 +38,35 @@ segments_left(const char *netid)
 	return k;
 }
 
+/* mode: "local"; "ship" (every process ships its event space); "slow":
+ * shipping as well, over emulated links into the front-end slow enough
+ * that the event spaces take several seconds longer to arrive than the
+ * 5 s a leaving process once gave its children (the front-end killed the
+ * CPs then, and their subtrees' spaces were missing). */
 static void
 run(const char *mode)
 {
-	char path[4096], netid[64];
+	char path[4096], netid[64], map[4096];
 	snprintf(path, sizeof path, "%s/trace-%s.json", it_tmpdir(), mode);
 	setenv("GROVE_TRACE_DUMP", path, 1);
-	if (!strcmp(mode, "ship"))
+	if (strcmp(mode, "local"))
 		setenv("GROVE_TRACE_SHIP", "all", 1);
 	else
 		unsetenv("GROVE_TRACE_SHIP");
 	it_step("--- collection at exit, %s", mode);
 	unsetenv("GROVE_TRACE_KEEP");
-	grove_net *net = it_net_spawn("kary:2", 4);
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", 4);
+	if (!strcmp(mode, "slow")) {
+		snprintf(map, sizeof map, "%s/slow.map", it_tmpdir());
+		FILE *f = fopen(map, "w");
+		CHECK(f != NULL);
+		fprintf(f, "wan latency 1ms bandwidth %s\ncluster 0 nodes 0\n"
+		    "cluster 1 nodes 1-6\n", SLOW_BANDWIDTH);
+		CHECK(fclose(f) == 0);
+		o.cluster_map_file = map;
+	}
+	grove_net *net = it_net_create(&o);
 	snprintf(netid, sizeof netid, "%s", grove_net_id(net));
 	/* The children are told to keep their event spaces in their
 	 * bootstrap: the tool's environment stays as it was. */
@@ -53,7 +74,10 @@ run(const char *mode)
 	grove_stream *s = it_stream(net, NULL, "sum", NULL);
 	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
 	CHECK_INT_EQ(it_recv_int(net, s, WORKER_RANK), 6);
+	uint64_t t0 = it_now_ms();
 	it_net_destroy(net);
+	it_step("%s: shut down in %llu ms", mode,
+	    (unsigned long long)(it_now_ms() - t0));
 
 	char *j = it_slurp(path);
 	/* kary:2 with 4 BEs: the FE, CPs 1 and 4, BEs 0..3. */
@@ -185,6 +209,7 @@ main(void)
 	it_init("it_trace_collect", 120);
 	run("local");
 	run("ship");
+	run("slow");
 	live();
 	live_cli();
 	return it_done();
