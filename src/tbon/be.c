@@ -323,9 +323,8 @@ grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out)
  * event space, no write to the shared eventfd).  The loop is renewed
  * first: closing the link's handle in the shared loop would take the
  * joiner's link out of the joiner's epoll set, and the joiner would never
- * wake for its parent's traffic again.  0 when the loop may be closed
- * (it is this process's own now), -1 when it may not. */
-static int
+ * wake for its parent's traffic again. */
+static void
 be_forget(grove_be *be)
 {
 	/* The link's close callback signals the application's descriptor:
@@ -336,14 +335,13 @@ be_forget(grove_be *be)
 		 * its handles' memory and descriptors stay until the process
 		 * exits. */
 		be->loop_ready = 0;
-		return -1;
+		return;
 	}
 	if (be->parent)
 		conn_close(be->parent, 0, "back-end copy of a forked child");
 	uv_close((uv_handle_t *)&be->wait_timer, NULL);
 	uv_run(&be->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&be->loop);
-	return 0;
 }
 
 void
