@@ -95,6 +95,8 @@ tool_space(int fini_first)
 	char tool[64];
 	snprintf(tool, sizeof tool, "itown%d%s", (int)getpid(),
 	    fini_first ? "f" : "l");
+	/* Removed at exit if the test fails before the space goes. */
+	it_note_network(tool);
 	CHECK_OK(grove_trace_init(tool, "tool", 0));
 	grove_net *net = it_net_spawn("flat", 2);
 	char id[64];
