@@ -469,13 +469,13 @@ cmd_trace(int argc, char **argv)
 			return 1;
 		if (collect && collect_live(netbuf, (int)timeout_ms))
 			return 1;
-		rc = trace_collect_and_export(netbuf, format, out ? out : "-");
+		rc = trace_collect_and_export(netbuf, NULL, format, out ? out : "-");
 	} else if (!strcmp(sub, "stats")) {
 		if (pick_net(net, netbuf, sizeof netbuf))
 			return 1;
 		if (collect && collect_live(netbuf, (int)timeout_ms))
 			return 1;
-		rc = trace_stats_write(netbuf, out ? out : "-", json);
+		rc = trace_stats_write(netbuf, NULL, out ? out : "-", json);
 	} else {
 		return 2; /* check_sub_options refused it */
 	}

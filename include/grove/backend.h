@@ -42,7 +42,12 @@ int grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
     uint32_t node, uint32_t rank, uint32_t backends, const char *secret_hex,
     grove_be **out);
 
-/* Leave the network (the parent sees an orderly close) and free. */
+/* Leave the network (the parent sees an orderly close) and free.  In a
+ * process forked from the one that joined, it only frees this copy and
+ * closes the child's copies of the descriptors: nothing is flushed or
+ * sent and the parent sees no close; the joiner's back-end goes on as
+ * before (its libuv loop's epoll set, shared with the child, is left
+ * alone). */
 void grove_be_destroy(grove_be *be);
 
 uint32_t grove_be_rank(const grove_be *be);

@@ -46,6 +46,9 @@ struct grove_be {
 	int closed;        /* shutdown received or parent gone */
 	int trace_keep;    /* keep the event space at exit (the bootstrap's
 	                      trace-keep, or GROVE_TRACE_KEEP when attached) */
+	pid_t joiner;      /* the process that joined: a forked child shares
+	                      its link, loop and descriptors (see
+	                      be_forget) */
 	waitfd wfd;
 	uv_timer_t wait_timer;
 	char err[512];
@@ -168,6 +171,7 @@ be_connect(grove_be *be, int parent_rfd, int parent_wfd, const char *host,
 	}
 	log_set_identity("be", be->rank);
 	grove_trace_init(netid, "be", be->rank);
+	be->joiner = getpid();
 	be->clock_inject_ns = skew_inject_from_env(0, be->rank);
 	if (uv_loop_init(&be->loop) != 0) {
 		uplink_close(&u);
@@ -317,12 +321,42 @@ grove_be_attach(const char *connect_file, uint32_t rank, grove_be **out)
 	return rc;
 }
 
+/* In a process forked from the one that joined, the link, the loop's
+ * epoll instance and the descriptor of grove_be_fd() are shared with the
+ * joiner: close this process's copies and nothing else (no flush, no
+ * orderly close of the link, no release of the joiner's reference on the
+ * event space, no write to the shared eventfd).  The loop is renewed
+ * first: closing the link's handle in the shared loop would take the
+ * joiner's link out of the joiner's epoll set, and the joiner would never
+ * wake for its parent's traffic again. */
+static void
+be_forget(grove_be *be)
+{
+	/* The link's close callback signals the application's descriptor:
+	 * the eventfd is the joiner's. */
+	be->wfd.used = 0;
+	if (uv_loop_fork(&be->loop) != 0) {
+		/* Without a loop of its own the copy cannot be closed safely:
+		 * its handles' memory and descriptors stay until the process
+		 * exits. */
+		be->loop_ready = 0;
+		return;
+	}
+	if (be->parent)
+		conn_close(be->parent, 0, "back-end copy of a forked child");
+	uv_close((uv_handle_t *)&be->wait_timer, NULL);
+	uv_run(&be->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&be->loop);
+}
+
 void
 grove_be_destroy(grove_be *be)
 {
 	if (!be)
 		return;
-	if (be->loop_ready) {
+	if (be->loop_ready && be->joiner != getpid()) {
+		be_forget(be);
+	} else if (be->loop_ready) {
 		if (be->parent) {
 			/* What is queued (an event space shipped home can be
 			 * megabytes) goes while the link takes it; a link

@@ -116,24 +116,33 @@ net_shutdown(grove_net *net)
 	char space[128] = "";
 	int closed = net->trace_joined ?
 	    trace_space_release(1, space, sizeof space) : 0;
+	char live[128] = "";
+	if (!closed && trace_space_name(live, sizeof live) != 0)
+		live[0] = 0;
+	/* The space this front-end recorded into: the process's, which is
+	 * named after whoever opened it first (a tool's own
+	 * grove_trace_init, another network) and then is none of this
+	 * network's segments.  The collection takes it by name as well;
+	 * when it is this network's own, that changes nothing. */
+	const char *own = !net->trace_joined ? NULL : closed ? space : live;
+	if (own && !own[0])
+		own = NULL;
 	if (dump && *dump) {
 		const char *fmt = getenv("GROVE_TRACE_FORMAT");
-		if (trace_collect_and_export(net->netid, fmt && *fmt ? fmt :
+		if (trace_collect_and_export(net->netid, own, fmt && *fmt ? fmt :
 		    "perfetto", dump) != 0)
 			log_warn("trace export to %s failed", dump);
 	}
 	if (stats && *stats)
-		trace_stats_write(net->netid, stats,
+		trace_stats_write(net->netid, own, stats,
 		    getenv("GROVE_TRACE_STATS_JSON") != NULL);
 	if (net->connect_file[0])
 		unlink(net->connect_file);
 	/* The event spaces of the whole network go away with it, including
 	 * those of children that were killed before they could clean up,
-	 * but not the process's space while another user records into it.
-	 * The last user removes that space, whichever network named it. */
-	char live[128] = "";
-	if (!closed && trace_space_name(live, sizeof live) != 0)
-		live[0] = 0;
+	 * but not the process's space while another user records into it
+	 * (live).  The last user removes that space, whichever network
+	 * named it. */
 	remove_segments(net->netid, live);
 	if (closed && space[0])
 		shm_unlink(space);

@@ -90,11 +90,12 @@ make_archive_dir(const char *path)
 	return GROVE_ESYS;
 }
 
-/* A snapshot of the network, which must have at least one event space. */
+/* A snapshot of the network (and of the segment `also`, when not NULL),
+ * which must have at least one event space. */
 static int
-collect_some(const char *network_id, struct trace_set *set)
+collect_some(const char *network_id, const char *also, struct trace_set *set)
 {
-	int rc = trace_set_collect(network_id, set);
+	int rc = trace_set_collect_with(network_id, also, set);
 	if (rc) {
 		fprintf(stderr, "grove trace: cannot read the event spaces in "
 		        "/dev/shm: %s\n", rc == GROVE_ESYS ? strerror(errno) :
@@ -111,8 +112,8 @@ collect_some(const char *network_id, struct trace_set *set)
 }
 
 int
-trace_collect_and_export(const char *network_id, const char *format,
-                         const char *path)
+trace_collect_and_export(const char *network_id, const char *also,
+                         const char *format, const char *path)
 {
 	struct trace_set set;
 	int rc;
@@ -146,7 +147,7 @@ trace_collect_and_export(const char *network_id, const char *format,
 		        "one)\n");
 		return GROVE_ENOTSUP;
 	}
-	if ((rc = collect_some(network_id, &set)))
+	if ((rc = collect_some(network_id, also, &set)))
 		return rc;
 	if (otf2) {
 		/* OTF2 adds its files inside; a path it cannot be made at is
@@ -170,12 +171,13 @@ trace_collect_and_export(const char *network_id, const char *format,
 }
 
 int
-trace_stats_write(const char *network_id, const char *path_or_dash, int json)
+trace_stats_write(const char *network_id, const char *also,
+                  const char *path_or_dash, int json)
 {
 	struct trace_set set;
 	if (!path_ok(path_or_dash))
 		return GROVE_EINVAL;
-	int rc = collect_some(network_id, &set);
+	int rc = collect_some(network_id, also, &set);
 	if (rc)
 		return rc;
 	FILE *f = open_out(path_or_dash);

@@ -564,6 +564,13 @@ name_cmp(const void *x, const void *y)
 int
 trace_list(const char *network_id, char ***names, size_t *n)
 {
+	return trace_list_with(network_id, NULL, names, n);
+}
+
+int
+trace_list_with(const char *network_id, const char *also, char ***names,
+                size_t *n)
+{
 	*names = NULL;
 	*n = 0;
 	DIR *d = opendir("/dev/shm");
@@ -579,7 +586,8 @@ trace_list(const char *network_id, char ***names, size_t *n)
 		if (trace_parse_name(e->d_name, net, sizeof net, role,
 		                     sizeof role, &rank))
 			continue;
-		if (network_id && strcmp(net, network_id))
+		if (network_id && strcmp(net, network_id) &&
+		    !(also && !strcmp(e->d_name, also)))
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -814,11 +822,18 @@ warn_damaged(const struct trace_proc *p)
 int
 trace_set_collect(const char *network_id, struct trace_set *out)
 {
+	return trace_set_collect_with(network_id, NULL, out);
+}
+
+int
+trace_set_collect_with(const char *network_id, const char *also,
+                       struct trace_set *out)
+{
 	char **names;
 	size_t n;
 	out->n = 0;
 	out->p = NULL;
-	int rc = trace_list(network_id, &names, &n);
+	int rc = trace_list_with(network_id, also, &names, &n);
 	if (rc)
 		return rc;
 	out->p = calloc(n ? n : 1, sizeof *out->p);

@@ -136,6 +136,11 @@ int trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
 /* Names of the segments in /dev/shm of one network (or of all networks
  * when network_id is NULL), sorted: fe, cp, be, others; by rank. */
 int trace_list(const char *network_id, char ***names, size_t *n);
+/* The same, and also the segment named `also` (NULL: none) when it is in
+ * /dev/shm and not one of the network's: a front-end's own event space
+ * when the process opened it under another name (docs/tracing.md). */
+int trace_list_with(const char *network_id, const char *also, char ***names,
+                    size_t *n);
 void trace_list_free(char **names, size_t n);
 
 /* Splits "grove.<net>.<role>.<rank>"; 0 or GROVE_EINVAL. */
@@ -202,6 +207,9 @@ void trace_proc_free(struct trace_proc *p);
  * it, and a ring with a damaged head is named there too; the others are
  * collected all the same. */
 int trace_set_collect(const char *network_id, struct trace_set *out);
+/* The same, with the segment named `also` (trace_list_with). */
+int trace_set_collect_with(const char *network_id, const char *also,
+                           struct trace_set *out);
 void trace_set_free(struct trace_set *set);
 
 static inline uint64_t

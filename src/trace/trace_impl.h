@@ -12,17 +12,20 @@
 /* The two functions below say every failure on stderr, once, with the
  * path or the segment concerned; callers add no message of their own.
  *
- * Collects every event space of network_id on this host and exports it.
+ * Collects every event space of network_id on this host, and the segment
+ * named `also` (NULL: none; the front-end's own event space when the
+ * process opened it under another name), and exports them.
  * format: "perfetto" (alias "chrome", "json"), "otf2" or "text"; path:
  * a file ("-" for stdout) or, for otf2, the archive directory (its
  * anchor file is PATH/traces.otf2).  The segments are left in place. */
-int trace_collect_and_export(const char *network_id, const char *format,
-                             const char *path);
+int trace_collect_and_export(const char *network_id, const char *also,
+                             const char *format, const char *path);
 
-/* Collects the event spaces of network_id (NULL: all) and writes the
- * statistics tables to path ("-" for stdout), as text or JSON. */
-int trace_stats_write(const char *network_id, const char *path_or_dash,
-                      int json);
+/* Collects the event spaces of network_id (NULL: all) and the segment
+ * `also` (NULL: none) and writes the statistics tables to path ("-" for
+ * stdout), as text or JSON. */
+int trace_stats_write(const char *network_id, const char *also,
+                      const char *path_or_dash, int json);
 
 /* Measures the real fast path in this process: ns per recorded event
  * (two timestamps + record) and per disabled record, and (when not NULL)

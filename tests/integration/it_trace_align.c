@@ -185,7 +185,7 @@ export_as(grove_net *net, const char *timeline, const char *name,
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s.json", it_tmpdir(), name);
 	setenv("GROVE_TRACE_TIMELINE", timeline, 1);
-	CHECK_INT_EQ(trace_collect_and_export(grove_net_id(net), "perfetto",
+	CHECK_INT_EQ(trace_collect_and_export(grove_net_id(net), NULL, "perfetto",
 	    path), 0);
 	unsetenv("GROVE_TRACE_TIMELINE");
 	parse(path, t);

@@ -118,7 +118,7 @@ live(void)
 	unsetenv("GROVE_TRACE_SHIP");
 	char path[4096];
 	snprintf(path, sizeof path, "%s/live.json", it_tmpdir());
-	CHECK_INT_EQ(trace_collect_and_export(grove_net_id(net), "perfetto",
+	CHECK_INT_EQ(trace_collect_and_export(grove_net_id(net), NULL, "perfetto",
 	    path), 0);
 	char *j = it_slurp(path);
 	CHECK(strstr(j, "\"cp 4\"") != NULL);

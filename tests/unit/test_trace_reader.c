@@ -670,11 +670,71 @@ test_reused_pid_is_dead(void **state)
 	assert_false(trace_writer_alive(0, 0));
 }
 
+/* A segment of another network, removed by teardown. */
+static char other_seg[128];
+
+/* trace_list_with takes one more segment by name: the front-end's own
+ * event space when the process opened it under another name.  It is
+ * listed once, also when it is one of the network's, and a name that is
+ * not in /dev/shm adds nothing. */
+static void
+test_list_with_one_more(void **state)
+{
+	(void)state;
+	new_net("lw");
+	make_segment(0, "16", 3);
+	make_segment(1, "16", 3);
+	char other[64];
+	snprintf(other, sizeof other, "%so", net);
+	snprintf(other_seg, sizeof other_seg, "grove.%s.tool.0", other);
+	assert_int_equal(grove_trace_init(other, "tool", 0), 0);
+	grove_trace_collector c;
+	assert_int_equal(grove_trace_user_register(&c, "tool_work"), 0);
+	grove_trace_record(&c, GROVE_OP_USER, 7, 1000, 2000);
+	grove_trace_fini(1);
+
+	char **names;
+	size_t n;
+	assert_int_equal(trace_list_with(net, other_seg, &names, &n), 0);
+	assert_int_equal(n, 3);
+	int seen = 0;
+	for (size_t i = 0; i < n; i++)
+		seen += !strcmp(names[i], other_seg);
+	assert_int_equal(seen, 1);
+	trace_list_free(names, n);
+
+	char own[128];
+	seg_name(own, sizeof own, 1);
+	assert_int_equal(trace_list_with(net, own, &names, &n), 0);
+	assert_int_equal(n, 2);
+	trace_list_free(names, n);
+	assert_int_equal(trace_list_with(net, "grove.nosuchnet.fe.0", &names,
+	                                 &n), 0);
+	assert_int_equal(n, 2);
+	trace_list_free(names, n);
+	assert_int_equal(trace_list_with(net, NULL, &names, &n), 0);
+	assert_int_equal(n, 2);
+	trace_list_free(names, n);
+
+	struct trace_set set;
+	assert_int_equal(trace_set_collect_with(net, other_seg, &set), 0);
+	assert_int_equal(set.n, 3);
+	uint64_t tuples = 0;
+	for (size_t i = 0; i < set.n; i++)
+		tuples += set.p[i].tuples;
+	assert_int_equal(tuples, 7);
+	trace_set_free(&set);
+}
+
 /* Removes the test's segments even when it failed half-way. */
 static int
 teardown(void **state)
 {
 	(void)state;
+	if (other_seg[0]) {
+		shm_unlink(other_seg);
+		other_seg[0] = 0;
+	}
 	if (truncator > 0) {
 		kill(truncator, SIGKILL);
 		waitpid(truncator, NULL, 0);
@@ -700,6 +760,7 @@ main(void)
 		cmocka_unit_test_teardown(test_killed_writer_oldest_slot_lost,
 		                          teardown),
 		cmocka_unit_test_teardown(test_reused_pid_is_dead, teardown),
+		cmocka_unit_test_teardown(test_list_with_one_more, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
