@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "grove/error.h"
 #include "net/sockio.h"
 #include "trace/align.h"
+#include "trace/owner.h"
 #include "trace/trace_impl.h"
 
 /* Asks the running front-end of network `net` (its control socket) to
@@ -88,7 +90,9 @@ usage(FILE *f)
 	        "       grove trace sample --net ID [--backends N]\n"
 	        "\n"
 	        "Event spaces are the per-process trace segments\n"
-	        "/dev/shm/grove.<net>.<role>.<rank>.  dump and stats read the\n"
+	        "/dev/shm/grove.<net>.<role>.<rank>, per user: another\n"
+	        "user's file of that name is named on stderr, never read or\n"
+	        "removed.  dump and stats read the\n"
 	        "segments of one network (--net may be left out when only one\n"
 	        "network has segments); perfetto JSON opens in ui.perfetto.dev;\n"
 	        "otf2 writes an archive directory PATH (PATH/traces.otf2).\n"
@@ -135,7 +139,9 @@ pick_net(const char *given, char *out, size_t len)
 	}
 	char **names;
 	size_t n;
-	if (trace_list(NULL, &names, &n)) {
+	/* Quiet: other users' segments are named by the reading that
+	 * follows, for the network chosen. */
+	if (trace_list(NULL, NULL, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
@@ -169,7 +175,7 @@ do_list(void)
 {
 	char **names;
 	size_t n;
-	if (trace_list(NULL, &names, &n)) {
+	if (trace_list(NULL, stderr, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
@@ -257,6 +263,11 @@ segment_owner_state(const char *name)
 	int fd = shm_open(name, O_RDONLY, 0);
 	if (fd < 0)
 		return errno == ENOENT ? SEG_GONE : SEG_UNKNOWN;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !trace_owner_mine(&st)) {
+		close(fd); /* replaced since it was listed */
+		return SEG_UNKNOWN;
+	}
 	/* A short read leaves zeros: a segment just created and not yet
 	 * sized, which the checks below call unknown. */
 	ssize_t got = pread(fd, &h, sizeof h, 0);
@@ -279,7 +290,9 @@ do_clean(const char *net, int force)
 	char **names;
 	size_t n;
 	unsigned removed = 0, kept = 0, unknown = 0;
-	if (trace_list(net, &names, &n)) {
+	/* Only this user's segments: another user's file is named on
+	 * stderr and never removed (nor counted as removed), even by root. */
+	if (trace_list(net, stderr, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}

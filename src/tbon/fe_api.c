@@ -19,6 +19,7 @@
 #include "tbon/proto.h"
 #include "tbon/segment.h"
 #include "trace/align.h"
+#include "trace/owner.h"
 #include "trace/space.h"
 #include "trace/trace_impl.h"
 
@@ -35,9 +36,12 @@ fe_deadline_left(uint64_t deadline, int timeout_ms)
 
 /* Remove the event spaces of a network that were kept for collection,
  * except keep_name: the process's own space while another user (a second
- * network, a back-end) still records into it. */
+ * network, a back-end) still records into it.  Only this user's files: a
+ * file of that name made by another user (the network id is not secret)
+ * is left alone, even by root, and named unless `quiet` (a collection
+ * named it already). */
 static void
-remove_segments(const char *netid, const char *keep_name)
+remove_segments(const char *netid, const char *keep_name, int quiet)
 {
 	char prefix[64];
 	int pl = snprintf(prefix, sizeof prefix, "grove.%s.", netid);
@@ -45,10 +49,19 @@ remove_segments(const char *netid, const char *keep_name)
 	if (!d)
 		return;
 	struct dirent *e;
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, prefix, (size_t)pl) &&
-		    strcmp(e->d_name, keep_name))
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, (size_t)pl) ||
+		    !strcmp(e->d_name, keep_name))
+			continue;
+		char why[200];
+		int mine = trace_owner_check_at(dirfd(d), e->d_name, why,
+		                                sizeof why);
+		if (mine > 0)
 			unlinkat(dirfd(d), e->d_name, 0);
+		else if (mine == 0 && !quiet)
+			log_warn("trace: left /dev/shm/%s: it %s", e->d_name,
+			         why);
+	}
 	closedir(d);
 }
 
@@ -107,7 +120,8 @@ net_shutdown(grove_net *net)
 	char live[128] = "";
 	if (!closed && trace_space_name(live, sizeof live) != 0)
 		live[0] = 0;
-	remove_segments(net->netid, live);
+	remove_segments(net->netid, live,
+	                (dump && *dump) || (stats && *stats));
 	if (closed && space[0])
 		shm_unlink(space);
 }

@@ -18,6 +18,7 @@
 
 #include "grove/error.h"
 #include "trace/align.h"
+#include "trace/owner.h"
 
 /* Reads len bytes at off; a short read means the file shrank. */
 static int
@@ -286,7 +287,22 @@ trace_seg_open(const char *name, struct trace_seg *s, char *err,
 		return fail(err, errlen, errno == ENOENT ? GROVE_ENOENT :
 		            GROVE_ESYS, "/dev/shm/%s: cannot open%.0lu", name, 0);
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < TRACE_HEADER_SIZE ||
+	/* Only this user's segments are trusted (trace/owner.h); asked of
+	 * the descriptor, so the name cannot be swapped after the check. */
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return fail(err, errlen, GROVE_ESYS, "/dev/shm/%s: cannot "
+		            "examine%.0lu", name, 0);
+	}
+	if (!trace_owner_mine(&st)) {
+		char why[200];
+		trace_owner_why(&st, why, sizeof why);
+		close(fd);
+		if (err && errlen)
+			snprintf(err, errlen, "/dev/shm/%s %s", name, why);
+		return GROVE_EAUTH;
+	}
+	if ((uint64_t)st.st_size < TRACE_HEADER_SIZE ||
 	    pread_all(fd, &s->hdr, sizeof s->hdr, 0) != 0) {
 		close(fd);
 		return fail(err, errlen, GROVE_EFORMAT,
@@ -562,7 +578,7 @@ name_cmp(const void *x, const void *y)
 }
 
 int
-trace_list(const char *network_id, char ***names, size_t *n)
+trace_list(const char *network_id, FILE *warn, char ***names, size_t *n)
 {
 	*names = NULL;
 	*n = 0;
@@ -581,6 +597,17 @@ trace_list(const char *network_id, char ***names, size_t *n)
 			continue;
 		if (network_id && strcmp(net, network_id))
 			continue;
+		char why[200];
+		int mine = trace_owner_check_at(dirfd(d), e->d_name, why,
+		                                sizeof why);
+		if (mine < 0)
+			continue; /* removed meanwhile */
+		if (!mine) {
+			if (warn)
+				fprintf(warn, "grove trace: ignoring /dev/shm/%s: "
+				        "it %s\n", e->d_name, why);
+			continue;
+		}
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
 			char **nv = realloc(v, cap * sizeof *v);
@@ -818,7 +845,7 @@ trace_set_collect(const char *network_id, struct trace_set *out)
 	size_t n;
 	out->n = 0;
 	out->p = NULL;
-	int rc = trace_list(network_id, &names, &n);
+	int rc = trace_list(network_id, stderr, &names, &n);
 	if (rc)
 		return rc;
 	out->p = calloc(n ? n : 1, sizeof *out->p);

@@ -46,7 +46,7 @@ remove_net(void)
 {
 	char **names;
 	size_t n;
-	if (trace_list(net, &names, &n))
+	if (trace_list(net, stderr, &names, &n))
 		return;
 	for (size_t i = 0; i < n; i++)
 		shm_unlink(names[i]);
