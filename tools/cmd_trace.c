@@ -1,4 +1,5 @@
 /* grove trace: list, dump, stats and clean the event spaces in /dev/shm. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +30,26 @@ collect_live(const char *net, int timeout_ms)
 	if (fd < 0) {
 		fprintf(stderr, "grove trace: network %s has no running "
 		        "front-end to collect from (%s)\n", net, err);
+		return 1;
+	}
+	/* An abstract socket's name is anyone's to take and the network id
+	 * is not secret: the answer is trusted only from a process of this
+	 * user (or root), as the front-end trusts only such clients. */
+	struct ucred cr;
+	socklen_t crlen = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0) {
+		fprintf(stderr, "grove trace: cannot tell who holds the control "
+		        "socket of network %s: %s\n", net, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (cr.uid != geteuid() && cr.uid != 0) {
+		fprintf(stderr, "grove trace: the control socket of network %s "
+		        "(@%s) is someone else's: it is held by pid %ld of uid "
+		        "%u, not by this user (uid %u); not asking it to "
+		        "collect\n", net, name, (long)cr.pid, (unsigned)cr.uid,
+		        (unsigned)geteuid());
+		close(fd);
 		return 1;
 	}
 	int n = snprintf(line, sizeof line, "collect %d\n", timeout_ms);

@@ -96,6 +96,8 @@ net_shutdown(grove_net *net)
 			fe_run(net, 50);
 		/* Children that did not leave within the grace period die. */
 		node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
+	} else {
+		fe_ctl_unbind(net); /* a create that failed early */
 	}
 	/* Our own event space must be final before it is read (when this
 	 * network is its last user; otherwise it is read as it stands). */
@@ -136,8 +138,10 @@ static void
 net_forget(grove_net *net)
 {
 	node *n = &net->n;
-	if (!n->loop_ready)
+	if (!n->loop_ready) {
+		fe_ctl_unbind(net); /* a create that failed early */
 		return;
+	}
 	fe_ctl *ctl = &net->ctl;
 	if (uv_loop_fork(&n->loop) != 0) {
 		/* Without a loop of its own the copy cannot be closed safely:
@@ -153,6 +157,8 @@ net_forget(grove_net *net)
 		close(ctl->lfd);
 		ctl->lfd = -1;
 		ctl->open = 0;
+	} else {
+		fe_ctl_unbind(net); /* bound, never served */
 	}
 }
 
