@@ -1,4 +1,5 @@
 /* grove trace: list, dump, stats and clean the event spaces in /dev/shm. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -6,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "grove/error.h"
 #include "net/sockio.h"
 #include "trace/align.h"
+#include "trace/owner.h"
 #include "trace/trace_impl.h"
 
 /* Asks the running front-end of network `net` (its control socket) to
@@ -26,6 +30,26 @@ collect_live(const char *net, int timeout_ms)
 	if (fd < 0) {
 		fprintf(stderr, "grove trace: network %s has no running "
 		        "front-end to collect from (%s)\n", net, err);
+		return 1;
+	}
+	/* An abstract socket's name is anyone's to take and the network id
+	 * is not secret: the answer is trusted only from a process of this
+	 * user (or root), as the front-end trusts only such clients. */
+	struct ucred cr;
+	socklen_t crlen = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0) {
+		fprintf(stderr, "grove trace: cannot tell who holds the control "
+		        "socket of network %s: %s\n", net, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (cr.uid != geteuid() && cr.uid != 0) {
+		fprintf(stderr, "grove trace: the control socket of network %s "
+		        "(@%s) is someone else's: it is held by pid %ld of uid "
+		        "%u, not by this user (uid %u); not asking it to "
+		        "collect\n", net, name, (long)cr.pid, (unsigned)cr.uid,
+		        (unsigned)geteuid());
+		close(fd);
 		return 1;
 	}
 	int n = snprintf(line, sizeof line, "collect %d\n", timeout_ms);
@@ -88,7 +112,9 @@ usage(FILE *f)
 	        "       grove trace sample --net ID [--backends N]\n"
 	        "\n"
 	        "Event spaces are the per-process trace segments\n"
-	        "/dev/shm/grove.<net>.<role>.<rank>.  dump and stats read the\n"
+	        "/dev/shm/grove.<net>.<role>.<rank>, per user: another\n"
+	        "user's file of that name is named on stderr, never read or\n"
+	        "removed.  dump and stats read the\n"
 	        "segments of one network (--net may be left out when only one\n"
 	        "network has segments); perfetto JSON opens in ui.perfetto.dev;\n"
 	        "otf2 writes an archive directory PATH (PATH/traces.otf2).\n"
@@ -135,7 +161,9 @@ pick_net(const char *given, char *out, size_t len)
 	}
 	char **names;
 	size_t n;
-	if (trace_list(NULL, &names, &n)) {
+	/* Quiet: other users' segments are named by the reading that
+	 * follows, for the network chosen. */
+	if (trace_list(NULL, NULL, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
@@ -169,7 +197,7 @@ do_list(void)
 {
 	char **names;
 	size_t n;
-	if (trace_list(NULL, &names, &n)) {
+	if (trace_list(NULL, stderr, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}
@@ -257,6 +285,11 @@ segment_owner_state(const char *name)
 	int fd = shm_open(name, O_RDONLY, 0);
 	if (fd < 0)
 		return errno == ENOENT ? SEG_GONE : SEG_UNKNOWN;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !trace_owner_mine(&st)) {
+		close(fd); /* replaced since it was listed */
+		return SEG_UNKNOWN;
+	}
 	/* A short read leaves zeros: a segment just created and not yet
 	 * sized, which the checks below call unknown. */
 	ssize_t got = pread(fd, &h, sizeof h, 0);
@@ -279,7 +312,9 @@ do_clean(const char *net, int force)
 	char **names;
 	size_t n;
 	unsigned removed = 0, kept = 0, unknown = 0;
-	if (trace_list(net, &names, &n)) {
+	/* Only this user's segments: another user's file is named on
+	 * stderr and never removed (nor counted as removed), even by root. */
+	if (trace_list(net, stderr, &names, &n)) {
 		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
 		return 1;
 	}

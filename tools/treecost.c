@@ -133,7 +133,7 @@ for_each_ring(const char *netid, ring_fn fn, void *arg)
 	char **names = NULL;
 	size_t nn = 0;
 	int rc = 0;
-	if (trace_list(netid, &names, &nn) != 0)
+	if (trace_list(netid, stderr, &names, &nn) != 0)
 		return 0;
 	for (size_t i = 0; i < nn && rc == 0; i++) {
 		struct trace_seg s;

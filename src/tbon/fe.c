@@ -511,6 +511,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		return GROVE_ENOMEM;
 	*out = net;
 	net->creator = getpid();
+	net->ctl.lfd = -1;
 	net->wfd.ep = net->wfd.ev = net->wfd.tf = -1;
 	net->next_stream = 1;
 	net->next_req = 1;
@@ -535,6 +536,13 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		return GROVE_ESYS;
 	}
 	auth_network_id(secret, net->netid);
+	/* The control socket's name is taken before the network id shows
+	 * anywhere (the node's socket in /proc/net/unix, the event space in
+	 * /dev/shm): another local user who reads the id there cannot bind
+	 * the name first and answer `grove trace dump --collect`.  Served
+	 * once the network is up (fe_ctl_open); without it only that
+	 * command is missing. */
+	fe_ctl_bind(net);
 	const char *bind = o->bind_addr ? o->bind_addr
 	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
 	char err[1024];
@@ -630,7 +638,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		if ((rc = fe_write_connect_file(net)) != 0)
 			return rc;
 	}
-	/* Without it only `grove trace dump --collect` is missing. */
+	/* Bound at the start; clients that came since wait in its backlog. */
 	fe_ctl_open(net);
 	return 0;
 }

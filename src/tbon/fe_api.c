@@ -20,6 +20,7 @@
 #include "tbon/proto.h"
 #include "tbon/segment.h"
 #include "trace/align.h"
+#include "trace/owner.h"
 #include "trace/space.h"
 #include "trace/trace_impl.h"
 
@@ -36,9 +37,12 @@ fe_deadline_left(uint64_t deadline, int timeout_ms)
 
 /* Remove the event spaces of a network that were kept for collection,
  * except keep_name: the process's own space while another user (a second
- * network, a back-end) still records into it. */
+ * network, a back-end) still records into it.  Only this user's files: a
+ * file of that name made by another user (the network id is not secret)
+ * is left alone, even by root, and named unless `quiet` (a collection
+ * named it already). */
 static void
-remove_segments(const char *netid, const char *keep_name)
+remove_segments(const char *netid, const char *keep_name, int quiet)
 {
 	char prefix[64];
 	int pl = snprintf(prefix, sizeof prefix, "grove.%s.", netid);
@@ -46,10 +50,19 @@ remove_segments(const char *netid, const char *keep_name)
 	if (!d)
 		return;
 	struct dirent *e;
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, prefix, (size_t)pl) &&
-		    strcmp(e->d_name, keep_name))
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, (size_t)pl) ||
+		    !strcmp(e->d_name, keep_name))
+			continue;
+		char why[200];
+		int mine = trace_owner_check_at(dirfd(d), e->d_name, why,
+		                                sizeof why);
+		if (mine > 0)
 			unlinkat(dirfd(d), e->d_name, 0);
+		else if (mine == 0 && !quiet)
+			log_warn("trace: left /dev/shm/%s: it %s", e->d_name,
+			         why);
+	}
 	closedir(d);
 }
 
@@ -110,6 +123,8 @@ net_shutdown(grove_net *net)
 		if (node_children_connected(n) > 0)
 			warn_children_left(n, collecting);
 		node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
+	} else {
+		fe_ctl_unbind(net); /* a create that failed early */
 	}
 	/* Our own event space must be final before it is read (when this
 	 * network is its last user; otherwise it is read as it stands). */
@@ -142,8 +157,10 @@ net_shutdown(grove_net *net)
 	 * those of children that were killed before they could clean up,
 	 * but not the process's space while another user records into it
 	 * (live).  The last user removes that space, whichever network
-	 * named it. */
-	remove_segments(net->netid, live);
+	 * named it.  Another user's files are left (named unless the
+	 * collection above named them already). */
+	remove_segments(net->netid, live,
+	                (dump && *dump) || (stats && *stats));
 	if (closed && space[0])
 		shm_unlink(space);
 }
@@ -158,8 +175,10 @@ static void
 net_forget(grove_net *net)
 {
 	node *n = &net->n;
-	if (!n->loop_ready)
+	if (!n->loop_ready) {
+		fe_ctl_unbind(net); /* a create that failed early */
 		return;
+	}
 	fe_ctl *ctl = &net->ctl;
 	if (uv_loop_fork(&n->loop) != 0) {
 		/* Without a loop of its own the copy cannot be closed safely:
@@ -175,6 +194,8 @@ net_forget(grove_net *net)
 		close(ctl->lfd);
 		ctl->lfd = -1;
 		ctl->open = 0;
+	} else {
+		fe_ctl_unbind(net); /* bound, never served */
 	}
 }
 

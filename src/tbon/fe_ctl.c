@@ -5,7 +5,12 @@
  * It is the abstract Unix socket "grove.<netid>.ctl": no file to clean
  * up, gone with the process.  Abstract sockets have no permissions, so
  * every client's credentials are checked (SO_PEERCRED): only the
- * front-end's own user, or root, is served.  Like the rest of the
+ * front-end's own user, or root, is served; and the client checks the
+ * front-end's the same way (tools/cmd_trace.c).  The network id is not
+ * secret (/proc/net/unix lists the node sockets that carry it), so the
+ * name is bound first thing in grove_net_create, before the id appears
+ * anywhere (fe_ctl_bind), and served once the network is up
+ * (fe_ctl_open): another user cannot take the name in between.  Like the rest of the
  * front-end it is served inside the tool's Grove calls (no hidden thread);
  * a tool that never calls Grove never answers, and the client times out
  * saying so.
@@ -79,8 +84,10 @@ void
 fe_ctl_trace_finished(grove_net *net, int rc)
 {
 	fe_ctl *ctl = &net->ctl;
-	if (!ctl->open)
+	if (!ctl->open) {
+		fe_ctl_unbind(net);
 		return;
+	}
 	for (int i = 0; i < FE_CTL_MAX_CLIENTS; i++) {
 		fe_ctl_client *c = &ctl->cl[i];
 		if (c->state != FE_CTL_WAITING)
@@ -260,16 +267,44 @@ on_listen_readable(uv_poll_t *p, int status, int events)
 }
 
 int
-fe_ctl_open(grove_net *net)
+fe_ctl_bind(grove_net *net)
 {
 	fe_ctl *ctl = &net->ctl;
 	char name[96], err[256];
 	snprintf(name, sizeof name, "grove.%s.ctl", net->netid);
 	ctl->lfd = sockio_listen_unix(name, err, sizeof err);
 	if (ctl->lfd < 0) {
-		log_warn("no control socket: %s", err);
-		return ctl->lfd;
+		int e = errno;
+		if (e == EADDRINUSE)
+			log_warn("no control socket: another process already "
+			    "holds the name '%s', although this network's id "
+			    "was not published yet; grove trace dump "
+			    "--collect cannot reach this front-end", name);
+		else
+			log_warn("no control socket (grove trace dump --collect "
+			    "cannot reach this front-end): %s", err);
+		ctl->lfd = -1;
+		return GROVE_ESYS;
 	}
+	return 0;
+}
+
+void
+fe_ctl_unbind(grove_net *net)
+{
+	fe_ctl *ctl = &net->ctl;
+	if (ctl->open || ctl->lfd < 0)
+		return;
+	close(ctl->lfd);
+	ctl->lfd = -1;
+}
+
+int
+fe_ctl_open(grove_net *net)
+{
+	fe_ctl *ctl = &net->ctl;
+	if (ctl->lfd < 0)
+		return GROVE_ESYS; /* fe_ctl_bind said why */
 	if (uv_poll_init(&net->n.loop, &ctl->lpoll, ctl->lfd) != 0) {
 		close(ctl->lfd);
 		ctl->lfd = -1;
@@ -290,8 +325,10 @@ void
 fe_ctl_close(grove_net *net)
 {
 	fe_ctl *ctl = &net->ctl;
-	if (!ctl->open)
+	if (!ctl->open) {
+		fe_ctl_unbind(net);
 		return;
+	}
 	for (int i = 0; i < FE_CTL_MAX_CLIENTS; i++)
 		if (ctl->cl[i].state == FE_CTL_WAITING)
 			reply(&ctl->cl[i], "error the network is shutting "

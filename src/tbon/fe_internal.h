@@ -203,8 +203,13 @@ int fe_trace_request(grove_net *net);
 #define FE_TRACE_SKEW_MS 2000 /* at most this long, before collecting */
 void fe_trace_offsets_store(grove_net *net, const grove_skew *sk, uint32_t n);
 int fe_trace_offsets_measure(grove_net *net, int budget_ms);
-/* Control socket: open (after the network is up), close (before the loop
- * goes), and the collection hooks. */
+/* Control socket: bind its name (as soon as the network id exists,
+ * before the id is visible anywhere; says on failure why), unbind (a
+ * bound socket never opened: a failed create), open (serve it, after the
+ * network is up), close (before the loop goes), and the collection
+ * hooks.  ctl.lfd is -1 when no socket is bound. */
+int fe_ctl_bind(grove_net *net);
+void fe_ctl_unbind(grove_net *net);
 int fe_ctl_open(grove_net *net);
 void fe_ctl_close(grove_net *net);
 void fe_ctl_trace_progress(grove_net *net);

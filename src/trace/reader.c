@@ -18,6 +18,7 @@
 
 #include "grove/error.h"
 #include "trace/align.h"
+#include "trace/owner.h"
 
 /* Reads len bytes at off; a short read means the file shrank. */
 static int
@@ -286,7 +287,22 @@ trace_seg_open(const char *name, struct trace_seg *s, char *err,
 		return fail(err, errlen, errno == ENOENT ? GROVE_ENOENT :
 		            GROVE_ESYS, "/dev/shm/%s: cannot open%.0lu", name, 0);
 	struct stat st;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < TRACE_HEADER_SIZE ||
+	/* Only this user's segments are trusted (trace/owner.h); asked of
+	 * the descriptor, so the name cannot be swapped after the check. */
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return fail(err, errlen, GROVE_ESYS, "/dev/shm/%s: cannot "
+		            "examine%.0lu", name, 0);
+	}
+	if (!trace_owner_mine(&st)) {
+		char why[200];
+		trace_owner_why(&st, why, sizeof why);
+		close(fd);
+		if (err && errlen)
+			snprintf(err, errlen, "/dev/shm/%s %s", name, why);
+		return GROVE_EAUTH;
+	}
+	if ((uint64_t)st.st_size < TRACE_HEADER_SIZE ||
 	    pread_all(fd, &s->hdr, sizeof s->hdr, 0) != 0) {
 		close(fd);
 		return fail(err, errlen, GROVE_EFORMAT,
@@ -562,14 +578,14 @@ name_cmp(const void *x, const void *y)
 }
 
 int
-trace_list(const char *network_id, char ***names, size_t *n)
+trace_list(const char *network_id, FILE *warn, char ***names, size_t *n)
 {
-	return trace_list_with(network_id, NULL, names, n);
+	return trace_list_with(network_id, NULL, warn, names, n);
 }
 
 int
-trace_list_with(const char *network_id, const char *also, char ***names,
-                size_t *n)
+trace_list_with(const char *network_id, const char *also, FILE *warn,
+                char ***names, size_t *n)
 {
 	*names = NULL;
 	*n = 0;
@@ -589,6 +605,17 @@ trace_list_with(const char *network_id, const char *also, char ***names,
 		if (network_id && strcmp(net, network_id) &&
 		    !(also && !strcmp(e->d_name, also)))
 			continue;
+		char why[200];
+		int mine = trace_owner_check_at(dirfd(d), e->d_name, why,
+		                                sizeof why);
+		if (mine < 0)
+			continue; /* removed meanwhile */
+		if (!mine) {
+			if (warn)
+				fprintf(warn, "grove trace: ignoring /dev/shm/%s: "
+				        "it %s\n", e->d_name, why);
+			continue;
+		}
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 16;
 			char **nv = realloc(v, cap * sizeof *v);
@@ -833,7 +860,7 @@ trace_set_collect_with(const char *network_id, const char *also,
 	size_t n;
 	out->n = 0;
 	out->p = NULL;
-	int rc = trace_list_with(network_id, also, &names, &n);
+	int rc = trace_list_with(network_id, also, stderr, &names, &n);
 	if (rc)
 		return rc;
 	out->p = calloc(n ? n : 1, sizeof *out->p);

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace/space.h"
 
@@ -74,7 +75,9 @@ struct trace_seg {
 };
 
 /* Opens /dev/shm/<name> read-only and validates its header.  On failure
- * writes a reason (with the byte offset of a bad field) into err. */
+ * writes a reason (with the byte offset of a bad field) into err.  A
+ * file that is not this user's is refused with GROVE_EAUTH, whatever it
+ * holds (event spaces are per user: trace/owner.h). */
 int trace_seg_open(const char *name, struct trace_seg *s, char *err,
                    size_t errlen);
 void trace_seg_close(struct trace_seg *s);
@@ -133,14 +136,18 @@ int trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
 
 /* ---- listing ---- */
 
-/* Names of the segments in /dev/shm of one network (or of all networks
- * when network_id is NULL), sorted: fe, cp, be, others; by rank. */
-int trace_list(const char *network_id, char ***names, size_t *n);
+/* Names of this user's segments in /dev/shm of one network (or of all
+ * networks when network_id is NULL), sorted: fe, cp, be, others; by
+ * rank.  Files of the name pattern that are another user's (or not
+ * regular files) are left out, each named on warn with its owner unless
+ * warn is NULL.  trace_set_collect says them on stderr. */
+int trace_list(const char *network_id, FILE *warn, char ***names, size_t *n);
 /* The same, and also the segment named `also` (NULL: none) when it is in
- * /dev/shm and not one of the network's: a front-end's own event space
- * when the process opened it under another name (docs/tracing.md). */
-int trace_list_with(const char *network_id, const char *also, char ***names,
-                    size_t *n);
+ * /dev/shm, this user's, and not one of the network's: a front-end's own
+ * event space when the process opened it under another name
+ * (docs/tracing.md). */
+int trace_list_with(const char *network_id, const char *also, FILE *warn,
+                    char ***names, size_t *n);
 void trace_list_free(char **names, size_t n);
 
 /* Splits "grove.<net>.<role>.<rank>"; 0 or GROVE_EINVAL. */
@@ -202,8 +209,9 @@ struct trace_set {
 int trace_proc_read(const struct trace_seg *s, struct trace_proc *p);
 void trace_proc_free(struct trace_proc *p);
 
-/* Snapshots every segment of a network (NULL: all).  A segment that
- * cannot be opened or read is skipped with a message on stderr naming
+/* Snapshots every segment of this user of a network (NULL: all); another
+ * user's file of that name is left out and named on stderr.  A segment
+ * that cannot be opened or read is skipped with a message on stderr naming
  * it, and a ring with a damaged head is named there too; the others are
  * collected all the same. */
 int trace_set_collect(const char *network_id, struct trace_set *out);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "trace/space.h"
 #include "trace/reader.h"
+#include "trace/owner.h"
 #include "trace/trace_impl.h"
 
 #include <ctype.h>
@@ -344,6 +345,43 @@ segment_owner(int fd)
 	return h.pid;
 }
 
+/* GROVE_EAUTH (after a message) when the existing segment `name`, open
+ * as old (or not openable: old < 0, errno says why), is not this user's:
+ * it is taken, never reused nor removed.  0 when it is this user's. */
+static int
+foreign_segment(const char *name, int old)
+{
+	struct stat st;
+	char why[200];
+	if (old >= 0) {
+		/* The owner of the file opened, not of the name now. */
+		if (fstat(old, &st) != 0)
+			snprintf(why, sizeof why, "cannot be examined (%s)",
+			         strerror(errno));
+		else if (trace_owner_mine(&st))
+			return 0;
+		else
+			trace_owner_why(&st, why, sizeof why);
+	} else {
+		/* This user's segments are 0600 files of its own: one it
+		 * cannot open is someone else's.  The name is looked up for
+		 * the message only. */
+		int e = errno;
+		char path[sizeof sp.name + 16];
+		snprintf(path, sizeof path, "/dev/shm/%s", name);
+		if (stat(path, &st) == 0 && st.st_uid != geteuid())
+			trace_owner_why(&st, why, sizeof why);
+		else
+			snprintf(why, sizeof why, "cannot be opened (%s)",
+			         strerror(e));
+	}
+	/* Said whatever GROVE_LOG is, like a segment in use: someone may
+	 * be interfering with this user's tracing. */
+	fprintf(stderr, "grove: trace segment /dev/shm/%s already exists and "
+	        "%s; tracing off (event spaces are per user)\n", name, why);
+	return GROVE_EAUTH;
+}
+
 static int
 open_segment(const char *name, uint64_t size)
 {
@@ -361,11 +399,19 @@ open_segment(const char *name, uint64_t size)
 			return GROVE_ESYS;
 		/* Left over by a process that died without fini (or kept on
 		 * purpose and never collected): replace it unless its owner
-		 * is still alive. */
+		 * is still alive.  Only when it is this user's: the name is
+		 * not secret, and another local user may have made the file
+		 * first (root could remove it, and would then write into a
+		 * name chosen by someone else). */
 		int old = shm_open(name, O_RDONLY, 0);
-		pid_t pid = old >= 0 ? segment_owner(old) : 0;
+		if (old < 0 && errno == ENOENT)
+			continue; /* removed meanwhile */
+		int rc = foreign_segment(name, old);
+		pid_t pid = old >= 0 && !rc ? segment_owner(old) : 0;
 		if (old >= 0)
 			close(old);
+		if (rc)
+			return rc;
 		if (pid > 0 && pid != getpid()) {
 			fprintf(stderr, "grove: trace segment /dev/shm/%s is in "
 			        "use by live pid %d; tracing off\n", name,
@@ -412,8 +458,10 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	int fd = open_segment(name, size);
 	if (fd < 0) {
 		pthread_mutex_unlock(&sp.lock);
-		log_warn("trace: cannot create /dev/shm/%s: %s", name,
-		         strerror(errno));
+		/* A segment that is taken was said by open_segment. */
+		if (fd == GROVE_ESYS)
+			log_warn("trace: cannot create /dev/shm/%s: %s", name,
+			         strerror(errno));
 		return fd;
 	}
 	/* Reserve the header and the first registry pages now, the rest of

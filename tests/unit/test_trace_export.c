@@ -43,7 +43,7 @@ teardown(void **state)
 	char **names;
 	size_t n;
 	trace_set_free(&set);
-	if (trace_list(net, &names, &n) == 0) {
+	if (trace_list(net, stderr, &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			shm_unlink(names[i]);
 		trace_list_free(names, n);
@@ -534,7 +534,7 @@ test_sample_child_fails(void **state)
 	grove_trace_fini(0);
 	char **names;
 	size_t n;
-	if (trace_list(other, &names, &n) == 0) {
+	if (trace_list(other, stderr, &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			shm_unlink(names[i]);
 		trace_list_free(names, n);

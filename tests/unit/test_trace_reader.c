@@ -46,7 +46,7 @@ remove_net(void)
 {
 	char **names;
 	size_t n;
-	if (trace_list(net, &names, &n))
+	if (trace_list(net, stderr, &names, &n))
 		return;
 	for (size_t i = 0; i < n; i++)
 		shm_unlink(names[i]);
@@ -695,7 +695,8 @@ test_list_with_one_more(void **state)
 
 	char **names;
 	size_t n;
-	assert_int_equal(trace_list_with(net, other_seg, &names, &n), 0);
+	assert_int_equal(trace_list_with(net, other_seg, stderr, &names, &n),
+	                 0);
 	assert_int_equal(n, 3);
 	int seen = 0;
 	for (size_t i = 0; i < n; i++)
@@ -705,14 +706,14 @@ test_list_with_one_more(void **state)
 
 	char own[128];
 	seg_name(own, sizeof own, 1);
-	assert_int_equal(trace_list_with(net, own, &names, &n), 0);
+	assert_int_equal(trace_list_with(net, own, stderr, &names, &n), 0);
 	assert_int_equal(n, 2);
 	trace_list_free(names, n);
-	assert_int_equal(trace_list_with(net, "grove.nosuchnet.fe.0", &names,
-	                                 &n), 0);
+	assert_int_equal(trace_list_with(net, "grove.nosuchnet.fe.0", stderr,
+	                                 &names, &n), 0);
 	assert_int_equal(n, 2);
 	trace_list_free(names, n);
-	assert_int_equal(trace_list_with(net, NULL, &names, &n), 0);
+	assert_int_equal(trace_list_with(net, NULL, stderr, &names, &n), 0);
 	assert_int_equal(n, 2);
 	trace_list_free(names, n);
 
