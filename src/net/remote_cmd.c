@@ -5,7 +5,13 @@
 
 #include "grove/error.h"
 
-#define REMOTE_PREFIX "env GROVE_BOOTSTRAP=stdin"
+/* env sets the variable whatever the remote user's shell is (csh has no
+ * VAR=value prefix).  The program is not given to env: env takes every
+ * word with a '=' before the command for one more assignment, quoted or
+ * not, so a program under a directory like "d=1" would never run (env
+ * would print its environment and exit 0).  sh runs it instead, as $0 of
+ * a fixed script, which no word can change. */
+#define REMOTE_PREFIX "env GROVE_BOOTSTRAP=stdin /bin/sh -c 'exec \"$0\" \"$@\"'"
 
 /* Bytes of word quoted, without the terminating NUL. */
 static size_t

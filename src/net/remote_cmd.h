@@ -16,9 +16,10 @@
  * Returns a malloc'd string the caller frees, or NULL if out of memory. */
 char *remote_quote(const char *word);
 
-/* "env GROVE_BOOTSTRAP=stdin 'exe' 'argv[1]' ..." (argv[0] is not sent:
- * exe takes its place; argv may be NULL).  Returns a malloc'd string the
- * caller frees, or NULL if out of memory. */
+/* "env GROVE_BOOTSTRAP=stdin /bin/sh -c 'exec "$0" "$@"' 'exe' 'argv[1]'
+ * ..." (argv[0] is not sent: exe takes its place; argv may be NULL).  sh,
+ * not env, runs exe, so an exe with a '=' in its path still runs.
+ * Returns a malloc'd string the caller frees, or NULL if out of memory. */
 char *remote_command(const char *exe, char *const argv[]);
 
 /* Splits rsh on blanks (spaces and tabs) into a NULL-terminated vector

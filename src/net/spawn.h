@@ -4,9 +4,9 @@
  * front-end) and die with their parent (PR_SET_PDEATHSIG), so a crashed
  * parent leaves no orphans.  Remote children are started through a remote
  * shell: its words, the host, and the command quoted for the remote
- * user's shell as one argument (ssh host "env GROVE_BOOTSTRAP=stdin 'exe'
- * 'arg'...", see remote_cmd.h).  Either way the bootstrap text is written
- * to the child's stdin and the pipe is closed.
+ * user's shell as one argument (ssh host "env GROVE_BOOTSTRAP=stdin
+ * /bin/sh -c ... 'exe' 'arg'...", see remote_cmd.h).  Either way the
+ * bootstrap text is written to the child's stdin and the pipe is closed.
  */
 #ifndef GROVE_SPAWN_H
 #define GROVE_SPAWN_H

@@ -1,6 +1,7 @@
 /* The TBON node: connections, children, dispatch, periodic work.
- * Authenticating children is in node_accept.c, streams and waves in
- * node_stream.c, launching in node_launch.c. */
+ * Authenticating children is in node_accept.c, their READY reports in
+ * node_ready.c, streams and waves in node_stream.c, launching in
+ * node_launch.c. */
 #include "tbon/node.h"
 
 #include <errno.h>
@@ -90,8 +91,8 @@ node_up_ctl(node *n, uint16_t type, int32_t tag, const char *fmt, ...)
 
 /* ---- children -------------------------------------------------------- */
 
-static void
-child_mark_ready(node *n, node_child *ch, uint32_t bes)
+void
+node_child_mark_ready(node *n, node_child *ch, uint32_t bes)
 {
 	if (ch->state == CHILD_READY || ch->state == CHILD_GONE)
 		return;
@@ -109,7 +110,7 @@ node_child_attached(node *n, uint32_t idx)
 	node_child *ch = &n->children[idx];
 	ch->state = CHILD_UP;
 	if (ch->role == GROVE_ROLE_BE) {
-		child_mark_ready(n, ch, 1);
+		node_child_mark_ready(n, ch, 1);
 		if (n->attach)
 			node_up_ctl(n, WIRE_T_BE_ATTACHED, 0, PROTO_BE_ATTACHED,
 			    ch->be_lo);
@@ -280,38 +281,6 @@ void node_stream_refused(node *n, uint32_t child, grove_packet *p);
 void node_stream_share(node *n, uint32_t child, grove_packet *p);
 
 static void
-child_ready_msg(node *n, uint32_t idx, grove_packet *p)
-{
-	uint32_t bes = 0;
-	const uint32_t *ids = NULL, *ports = NULL;
-	const char *const *hosts = NULL;
-	uint64_t ni = 0, np = 0, nh = 0;
-	if (grove_packet_unpack(p, PROTO_READY, &bes, &ids, &ni, &ports, &np,
-		&hosts, &nh) != 0 || ni != np || ni != nh) {
-		conn_close(n->children[idx].c, GROVE_EPROTO, "malformed READY");
-		return;
-	}
-	for (uint64_t i = 0; i < ni; i++) {
-		uint32_t *a = realloc(n->ep_node, (n->n_ep + 1) * sizeof *a);
-		if (a)
-			n->ep_node = a;
-		uint32_t *b = realloc(n->ep_port, (n->n_ep + 1) * sizeof *b);
-		if (b)
-			n->ep_port = b;
-		char **h = realloc(n->ep_host, (n->n_ep + 1) * sizeof *h);
-		if (h)
-			n->ep_host = h;
-		if (!a || !b || !h)
-			break;
-		n->ep_node[n->n_ep] = ids[i];
-		n->ep_port[n->n_ep] = ports[i];
-		n->ep_host[n->n_ep] = strdup(hosts[i]);
-		n->n_ep++;
-	}
-	child_mark_ready(n, &n->children[idx], bes);
-}
-
-static void
 child_on_packet(conn *c, grove_packet *p)
 {
 	node *n = c->owner;
@@ -330,7 +299,7 @@ child_on_packet(conn *c, grove_packet *p)
 		n->hooks->up(n, p);
 		break;
 	case WIRE_T_READY:
-		child_ready_msg(n, idx, p);
+		node_child_ready_msg(n, idx, p);
 		break;
 	case WIRE_T_FILTER_ACK:
 		node_load_ack(n, idx, p);

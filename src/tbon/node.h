@@ -125,10 +125,11 @@ struct node {
 	uint32_t n_children;
 	uint32_t n_ready;       /* children in CHILD_READY (or GONE) */
 	uint32_t ready_bes;     /* BEs reported ready below */
-	/* attach endpoints reported from below (node, port, host) */
+	/* attach endpoints reported from below (node, port, host): at most
+	 * one per CP below, each child's once (node_ready.c) */
 	uint32_t *ep_node, *ep_port;
 	char **ep_host;
-	size_t n_ep;
+	size_t n_ep, cap_ep;
 
 	conn **pending;         /* accepted, not yet authenticated */
 	uint8_t (*pending_nonce)[AUTH_NONCE_LEN];
@@ -258,6 +259,13 @@ void node_child_attached(node *n, uint32_t idx);
  * node_fini closes. */
 extern const conn_ops node_child_ops;
 extern const conn_ops node_fini_ops;
+/* Between node.c and node_ready.c. */
+/* A child's READY message: checked against what its subtree can send
+ * (else its link is closed as a protocol error), its endpoints kept, the
+ * child marked ready. */
+void node_child_ready_msg(node *n, uint32_t idx, grove_packet *p);
+/* The child's subtree is up with bes back-ends (repeats are ignored). */
+void node_child_mark_ready(node *n, node_child *ch, uint32_t bes);
 /* 1 when every child this node waits for has reported ready. */
 int node_children_ready(const node *n);
 

@@ -6,9 +6,10 @@
  * options it was asked for.  Checked: back-end arguments with blanks,
  * quotes and shell syntax arrive intact and run nothing, whether the FE
  * or a remote CP starts the back-end; a remote shell setting with options
- * reaches every remote launch, CPs' included; an empty setting is an
- * error; a remote shell that cannot start the program is reported with
- * the host, and leaves nothing behind.
+ * reaches every remote launch, CPs' included; a CP program and a back-end
+ * whose paths have a '=' in them run (env would take them for
+ * assignments); an empty setting is an error; a remote shell that cannot
+ * start the program is reported with the host, and leaves nothing behind.
  */
 #include <stdio.h>
 #include <sys/stat.h>
@@ -138,6 +139,37 @@ main(void)
 	CHECK_INT_EQ(count_lines_with(log, "options"), 0);
 	check_args(net, 4);
 	it_net_destroy(net);
+
+	/* env, which sets GROVE_BOOTSTRAP on the remote host, takes any
+	 * word with a '=' before the command for one more assignment, even
+	 * a quoted path: such a program must still be the one that runs. */
+	it_step("--- kary:2, 4 back-ends, grove-commnode and the back-end "
+	    "under a directory named d=1");
+	char eqdir[4200], eq_be[4300], eq_cn[4300];
+	snprintf(eqdir, sizeof eqdir, "%s/d=1", it_tmpdir());
+	snprintf(eq_be, sizeof eq_be, "%s/be=worker", eqdir);
+	snprintf(eq_cn, sizeof eq_cn, "%s/grove-commnode", eqdir);
+	CHECK(mkdir(eqdir, 0700) == 0);
+	CHECK(symlink(it_be_worker_path(), eq_be) == 0);
+	CHECK(symlink(it_commnode_path(), eq_cn) == 0);
+	unlink(log);
+	it_net_opts(&o, "kary:2", 4);
+	o.hosts_file = hosts;
+	o.rsh = rsh;
+	o.be_exe = eq_be;
+	o.be_argv = be_argv;
+	o.commnode_exe = eq_cn;
+	o.bind_addr = "127.0.0.1";
+	net = it_net_create(&o);
+	CHECK_INT_EQ(count_lines_with(log, "far-"), 2 + 4);
+	it_check_rank_sum(net);
+	check_args(net, 4);
+	it_net_destroy(net);
+	it_check_no_procs(NULL, 0, 5000);
+	/* The scratch directory is emptied of files only. */
+	unlink(eq_be);
+	unlink(eq_cn);
+	rmdir(eqdir);
 
 	/* The "far" hosts are this machine under other names: its children
 	 * are not told to keep their event spaces (the FE keeps only its own
