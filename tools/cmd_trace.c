@@ -282,7 +282,7 @@ segment_owner_state(const char *name)
 		return SEG_UNKNOWN;
 	struct trace_header h;
 	memset(&h, 0, sizeof h);
-	int fd = shm_open(name, O_RDONLY, 0);
+	int fd = shm_open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
 	if (fd < 0)
 		return errno == ENOENT ? SEG_GONE : SEG_UNKNOWN;
 	struct stat st;

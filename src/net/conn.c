@@ -484,6 +484,20 @@ on_write(uv_write_t *req, int status)
 		c->ops->on_drain(c);
 }
 
+uint64_t
+conn_bytes_sent(const conn *c)
+{
+	uint64_t b = c->tx_bytes;
+	/* One write request at a time (in_write): libuv's queue holds what
+	 * is left of it, and shrinks as the socket takes parts of it. */
+	if (c->in_write && c->ws) {
+		size_t left = uv_stream_get_write_queue_size(c->ws);
+		if (left < c->inflight_bytes)
+			b += c->inflight_bytes - left;
+	}
+	return b;
+}
+
 int
 conn_flush(conn *c)
 {

@@ -129,6 +129,11 @@ conn_queued(const conn *c)
 	return c->wq_bytes + c->inflight_bytes + c->held_bytes;
 }
 
+/* Bytes the socket has taken so far, including those of a write still
+ * in progress: what a leaving process watches to see a large write
+ * (an event space shipped home) still moving (net/exit_wait.h). */
+uint64_t conn_bytes_sent(const conn *c);
+
 /* Emulate a slower link on this conn's sending side (see net/emu.h):
  * every frame sent from now on waits for latency + size/bandwidth behind
  * the frames before it.  Parameters that change nothing leave the conn

@@ -363,10 +363,11 @@ grove_be_destroy(grove_be *be)
 			 * that takes nothing for BE_EXIT_IDLE_MS is given up. */
 			conn_flush(be->parent);
 			struct exit_wait w;
-			exit_wait_start(&w, sockio_now_ms(), be->parent->tx_bytes);
+			exit_wait_start(&w, sockio_now_ms(),
+			    conn_bytes_sent(be->parent));
 			while (be->parent && conn_queued(be->parent) &&
 			    exit_wait_idle(&w, sockio_now_ms(),
-			    be->parent->tx_bytes) <= BE_EXIT_IDLE_MS)
+			    conn_bytes_sent(be->parent)) <= BE_EXIT_IDLE_MS)
 				loop_run_for(&be->loop, &be->wait_timer, 50);
 			if (be->parent)
 				conn_close(be->parent, 0, "back-end leaving");

@@ -143,7 +143,7 @@ node_children_connected(const node *n)
 uint64_t
 node_link_bytes(const node *n)
 {
-	uint64_t b = n->parent ? n->parent->tx_bytes : 0;
+	uint64_t b = n->parent ? conn_bytes_sent(n->parent) : 0;
 	for (uint32_t i = 0; i < n->n_children; i++)
 		if (n->children[i].c)
 			b += n->children[i].c->rx_bytes;

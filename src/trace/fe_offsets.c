@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grove/error.h"
+#include "trace/owner.h"
 
 struct host_off {
 	char host[TRACE_HOST_LEN];
@@ -74,9 +76,15 @@ trace_fe_offsets_set(struct trace_fe_offsets *o, const grove_skew *sk,
 static int
 header_rw(const char *name, int *fd, struct trace_header *h)
 {
-	*fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+	/* Only this user's segment is written (trace/owner.h). */
+	*fd = shm_open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0);
 	if (*fd < 0)
 		return GROVE_ENOENT;
+	struct stat st;
+	if (fstat(*fd, &st) != 0 || !trace_owner_mine(&st)) {
+		close(*fd);
+		return GROVE_ENOENT;
+	}
 	if (pread(*fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
 	    h->magic != TRACE_MAGIC || h->version != TRACE_VERSION ||
 	    h->header_size != TRACE_HEADER_SIZE) {

@@ -281,7 +281,9 @@ trace_seg_open(const char *name, struct trace_seg *s, char *err,
 	    (int)sizeof s->name || strchr(name, '/'))
 		return fail(err, errlen, GROVE_EINVAL, "%s: bad segment name%.0lu",
 		            name, 0);
-	int fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	/* O_NONBLOCK: a FIFO put under the name would block the open;
+	 * the owner check below refuses anything but this user's file. */
+	int fd = shm_open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(err, errlen, errno == ENOENT ? GROVE_ENOENT :
 		            GROVE_ESYS, "/dev/shm/%s: cannot open%.0lu", name, 0);

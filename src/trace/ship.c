@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "grove/error.h"
+#include "trace/owner.h"
 #include "trace/reader.h"
 #include "trace/space.h"
 #include "trace/trace_impl.h"
@@ -119,9 +120,24 @@ materialize(const char *name, const uint8_t *buf, size_t len, int replace)
 		else
 			trace_seg_close(&seg);
 	}
-	if (rc == 0 && renameat2(AT_FDCWD, from, AT_FDCWD, to, replace ? 0 :
-	    RENAME_NOREPLACE) != 0)
+	/* Never over another user's file (trace/owner.h), root or not: a
+	 * copy that replaces goes over an existing segment only once that
+	 * one is seen to be this user's (which no other user can remove or
+	 * swap in sticky /dev/shm). */
+	if (rc == 0 && renameat2(AT_FDCWD, from, AT_FDCWD, to,
+	    RENAME_NOREPLACE) != 0) {
 		rc = errno == EEXIST ? GROVE_EINVAL : GROVE_ESYS;
+		if (rc == GROVE_EINVAL && replace) {
+			char why[200];
+			int mine = trace_owner_check_at(AT_FDCWD, to, why,
+			                                sizeof why);
+			if (mine > 0)
+				rc = rename(from, to) == 0 ? 0 : GROVE_ESYS;
+			else if (mine == 0)
+				fprintf(stderr, "grove trace: not replacing %s: it "
+				        "%s\n", to, why);
+		}
+	}
 	if (rc != 0)
 		shm_unlink(stage);
 	return rc;

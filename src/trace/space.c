@@ -293,7 +293,9 @@ open_segment(const char *name, uint64_t size)
 		 * not secret, and another local user may have made the file
 		 * first (root could remove it, and would then write into a
 		 * name chosen by someone else). */
-		int old = shm_open(name, O_RDONLY, 0);
+		/* O_NONBLOCK: the name may be another user's FIFO, whose
+		 * open would wait for a writer (with sp.lock held). */
+		int old = shm_open(name, O_RDONLY | O_NONBLOCK, 0);
 		if (old < 0 && errno == ENOENT)
 			continue; /* removed meanwhile */
 		int rc = foreign_segment(name, old);

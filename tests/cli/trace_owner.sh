@@ -11,21 +11,44 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "skipped: only root can give a test file another owner"
-	exit 0
-fi
-other=65534 # nobody
-
 net="own$$x$RANDOM"
 net2="own2$$x$RANDOM"
+net3="own3$$x$RANDOM"
 cleanup() {
 	"$grove" trace clean --net "$net" --force >/dev/null 2>&1 || true
 	"$grove" trace clean --net "$net2" --force >/dev/null 2>&1 || true
-	rm -f "/dev/shm/grove.$net."* "/dev/shm/grove.$net2."*
+	"$grove" trace clean --net "$net3" --force >/dev/null 2>&1 || true
+	rm -f "/dev/shm/grove.$net."* "/dev/shm/grove.$net2."* \
+		"/dev/shm/grove.$net3."*
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+# Any user: a FIFO under a segment's name (anyone can make one) is no
+# event space.  Opening it would wait for a writer: a process whose
+# segment name it takes goes on without tracing, and the readers pass it
+# by, none of them blocked.
+mkfifo "/dev/shm/grove.$net3.be.1"
+got=0
+timeout 60 "$grove" trace sample --net "$net3" --backends 2 \
+	>"$tmp/out" 2>"$tmp/err" || got=$?
+[ "$got" -eq 1 ] || fail "sample beside a FIFO exited $got: $(cat "$tmp/err")"
+grep -q "grove.$net3.be.1 already exists and is not a regular file" \
+	"$tmp/err" || fail "sample beside a FIFO: $(cat "$tmp/err")"
+for sub in "list" "dump --net $net3 --format text" "stats --net $net3" \
+	"clean --net $net3 --force"; do
+	got=0
+	timeout 60 "$grove" trace $sub >"$tmp/out" 2>"$tmp/err" || got=$?
+	[ "$got" -ne 124 ] || fail "trace $sub blocked on a FIFO"
+done
+[ -p "/dev/shm/grove.$net3.be.1" ] || fail "clean removed the FIFO"
+rm -f "/dev/shm/grove.$net3.be.1"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skipped the rest: only root can give a test file another owner"
+	exit 0
+fi
+other=65534 # nobody
 
 # mine FILE: the lines of FILE about this test's networks (/dev/shm is
 # shared with whatever else runs).

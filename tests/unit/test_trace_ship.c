@@ -4,6 +4,7 @@
  * copy is kept without replace, replaced with it, and kept when its
  * replacement is refused. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -132,6 +134,39 @@ test_bad_header(void **state)
 	shm_unlink(copy);
 }
 
+/* A copy never goes over a file that is not this user's segment, not
+ * even one that replaces (the name is not secret: another user may have
+ * made it).  A FIFO is such a file for any user; as root, so is a file
+ * of another owner. */
+static void
+test_not_over_a_foreign_file(void **state)
+{
+	(void)state;
+	char path[160];
+	snprintf(path, sizeof path, "/dev/shm/%s", copy);
+	shm_unlink(copy);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(trace_space_materialize_replace(copy, snap, snap_len),
+	    GROVE_EINVAL);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	unlink(path);
+	if (geteuid() == 0) {
+		int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(fchown(fd, 65534, 65534), 0);
+		close(fd);
+		assert_int_equal(trace_space_materialize_replace(copy, snap,
+		    snap_len), GROVE_EINVAL);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_int_equal(st.st_uid, 65534);
+		assert_int_equal(st.st_size, 0);
+		unlink(path);
+	}
+	assert_nothing_left(copy);
+}
+
 static void
 test_bad_names(void **state)
 {
@@ -155,6 +190,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_copy),
 		cmocka_unit_test(test_bad_header),
+		cmocka_unit_test(test_not_over_a_foreign_file),
 		cmocka_unit_test(test_bad_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
