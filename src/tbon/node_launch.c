@@ -249,7 +249,10 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 			continue;
 		}
 		if (pid == 0) {
-			/* What spawn_child does for a local child. */
+			/* What spawn_child does for a local child.  The signal
+			 * state is grove-commnode's own, which main() reset
+			 * (spawn_signals_reset) and nothing has changed since:
+			 * SIGPIPE ignored, nothing blocked, SIGTERM at default. */
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			if (getppid() != parent)
 				_exit(1);
