@@ -64,7 +64,7 @@ set_target_properties(it_filter_load PROPERTIES ENABLE_EXPORTS ON)
 # Local children get pipes to their parent; these tests run once more
 # with Unix sockets (GROVE_LOCAL_LINK=socket), the transport of a child
 # that finds no descriptors for pipes, so both paths stay tested.
-foreach(name it_trees it_faults it_streams)
+foreach(name it_trees it_faults it_streams it_be_forks)
   add_test(NAME it.${name}.socket COMMAND ${name})
   set_tests_properties(it.${name}.socket PROPERTIES TIMEOUT 300
     LABELS integration ENVIRONMENT

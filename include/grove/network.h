@@ -82,7 +82,8 @@ typedef struct grove_net_opts {
 	 * holds the network secret).  NULL: none (use grove_net_attach_info). */
 	const char *connect_file;
 	/* Heartbeat interval for CP links, ms (0: default 1000; a peer silent
-	 * for 5 intervals is declared lost). */
+	 * for 5 intervals is declared lost); also how often the FE looks for
+	 * children of its own that exited. */
 	int heartbeat_ms;
 	/* Link emulation (docs/emulation.md): a cluster map, programmatic
 	 * (copied; wins) or a file; NULL for both: the file named by

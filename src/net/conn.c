@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,23 @@ parse_frames(conn *c, uint64_t t_read)
 	}
 }
 
+/* n bytes were read into the space rxbuf_space gave: frame them. */
+static void
+took_bytes(conn *c, size_t n)
+{
+	trace_ring_settle();
+	uint64_t t0 = grove_trace_begin();
+	rxbuf_commit(&c->rx, n);
+	c->rx_bytes += (uint64_t)n;
+	/* The loop read the clock when the poll returned: ms enough for the
+	 * silence checks, and no clock read of our own per read. */
+	c->last_rx_ms = uv_now(c->h.handle.loop);
+	parse_frames(c, t0);
+	/* An instant at the read: a second clock read per batch would cost
+	 * more than the span says. */
+	grove_trace_record(&c->tc_read, GROVE_OP_READ, (int32_t)n, t0, t0);
+}
+
 static void
 on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
@@ -247,17 +265,35 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 			conn_close(c, GROVE_ECLOSED, uv_strerror((int)nread));
 		return;
 	}
-	trace_ring_settle();
-	uint64_t t0 = grove_trace_begin();
-	rxbuf_commit(&c->rx, (size_t)nread);
-	c->rx_bytes += (uint64_t)nread;
-	/* The loop read the clock when the poll returned: ms enough for the
-	 * silence checks, and no clock read of our own per read. */
-	c->last_rx_ms = uv_now(s->loop);
-	parse_frames(c, t0);
-	/* An instant at the read: a second clock read per batch would cost
-	 * more than the span says. */
-	grove_trace_record(&c->tc_read, GROVE_OP_READ, (int32_t)nread, t0, t0);
+	took_bytes(c, (size_t)nread);
+}
+
+void
+conn_read_rest(conn *c)
+{
+	int fd = -1;
+	if (c->closing || uv_fileno(&c->h.handle, &fd) != 0)
+		return;
+	while (!c->closing) {
+		/* Only what is there now: the descriptor may be blocking for
+		 * all this knows, and another process may still hold the
+		 * peer's end open. */
+		struct pollfd pfd = {fd, POLLIN, 0};
+		if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+			return;
+		uint8_t *p;
+		size_t len;
+		if (rxbuf_space(&c->rx, &p, &len) != 0) {
+			conn_close(c, GROVE_ENOMEM, "out of memory for receive buffer");
+			return;
+		}
+		ssize_t r = read(fd, p, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return; /* EOF or an error: the caller closes the link */
+		took_bytes(c, (size_t)r);
+	}
 }
 
 /* Append to the write queue, taking over the caller's reference. */

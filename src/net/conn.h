@@ -154,6 +154,12 @@ conn_over_limit(const conn *c)
 	return conn_queued(c) > CONN_HWM;
 }
 
+/* Reads and hands to on_packet what the peer has already sent, whether
+ * or not reads are stopped, without waiting for more: for a peer known to
+ * have died whose link may never reach EOF (a process it forked holds its
+ * end).  May close c (a bad frame).  The caller closes it after. */
+void conn_read_rest(conn *c);
+
 /* Close: queued data is dropped; on_close(c, err, why) runs later from the
  * loop.  Safe to call more than once. */
 void conn_close(conn *c, int err, const char *why);

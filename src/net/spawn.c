@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -72,6 +73,41 @@ spawn_children_sched_other(void)
 	children_sched_other = 1;
 }
 
+/* The signals a terminal sends to a whole process group (hang-up,
+ * interrupt, quit, job control).  Our children are in the tool's group:
+ * when the tool ignores one (nohup, a background job of a script), so must
+ * they, or the terminal would take them from under a tool that stays. */
+static int
+terminal_signal(int sig)
+{
+	switch (sig) {
+	case SIGHUP: case SIGINT: case SIGQUIT:
+	case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void
+spawn_signals_reset(void)
+{
+	struct sigaction sa;
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &sa) != 0 || sa.sa_handler == SIG_DFL)
+			continue;
+		if (sa.sa_handler == SIG_IGN && terminal_signal(sig))
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_DFL;
+		sigaction(sig, &sa, NULL);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* vfork+exec in a function of its own, so nothing of the caller's frame
  * is live across vfork.  The child only makes system calls. */
 static pid_t __attribute__((noinline))
@@ -79,9 +115,21 @@ start_process(const char *path, char *const *av, char **env, int in_fd,
     int err_fd, const spawn_local *local)
 {
 	pid_t parent = getpid();
+	/* Every signal blocked until the child has reset its handlers: it
+	 * shares our memory, and a handler of the tool's run in it would run
+	 * on our stack and data (what posix_spawn does too).  The child's
+	 * dispositions are its own (vfork does not share them), so resetting
+	 * them leaves ours alone. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid_t pid = vfork();
-	if (pid != 0)
+	if (pid != 0) {
+		int e = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		errno = e;
 		return pid;
+	}
 	int e;
 	if (dup2(in_fd, 0) < 0)
 		goto fail;
@@ -103,6 +151,9 @@ start_process(const char *path, char *const *av, char **env, int in_fd,
 		if (local->cpus)
 			sched_setaffinity(0, sizeof *local->cpus, local->cpus);
 	}
+	/* Last: the death signal set above, if the parent already died,
+	 * is delivered here. */
+	spawn_signals_reset();
 	execvpe(path, av, env);
 fail:
 	e = errno;

@@ -2,7 +2,8 @@
  *
  * Local children are started with vfork+exec (cheap even from a large
  * front-end) and die with their parent (PR_SET_PDEATHSIG), so a crashed
- * parent leaves no orphans.  Remote children are started through a remote
+ * parent leaves no orphans; they do not inherit the tool's blocked
+ * signals or ignored SIGTERM (spawn_signals_reset).  Remote children are started through a remote
  * shell: its words, the host, and the command quoted for the remote
  * user's shell as one argument (ssh host "env GROVE_BOOTSTRAP=stdin
  * /bin/sh -c ... 'exe' 'arg'...", see remote_cmd.h).  Either way the
@@ -24,6 +25,16 @@ int spawn_host_is_local(const char *host);
  * under another policy (a CP under SCHED_BATCH, which children would
  * inherit).  Call once, before starting any. */
 void spawn_children_sched_other(void);
+
+/* Gives the calling process the signal state a child of ours starts
+ * with, whatever the tool's is: no signal blocked, and every signal at its
+ * default action, but for those a terminal sends to the whole process
+ * group (SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU), which stay
+ * ignored if they are.  A blocked or ignored SIGTERM would keep a child
+ * alive past its parent's death (PR_SET_PDEATHSIG), an ignored SIGCHLD
+ * would take a CP its children's exit statuses.  Async-signal-safe (a
+ * vfork child runs it). */
+void spawn_signals_reset(void);
 
 /* What a child on this host gets besides its program; ignored for a
  * remote host. */

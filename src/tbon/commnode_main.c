@@ -443,6 +443,10 @@ main(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
+	/* Whoever started us (a remote shell, a wrapper), a CP must die by
+	 * its parent's death signal and see its children's exits; the CPs
+	 * it copies (node_fork_local_cps) inherit this. */
+	spawn_signals_reset();
 	signal(SIGPIPE, SIG_IGN);
 	keep_frame_memory();
 	commnode *cn = calloc(1, sizeof *cn);

@@ -112,13 +112,17 @@ net_shutdown(grove_net *net)
 		grove_packet_unref(bye);
 		/* The children leave once their subtrees have; event spaces
 		 * shipped home can take a while, so the wait goes on while
-		 * bytes arrive (exit_wait.h). */
+		 * bytes arrive (exit_wait.h).  A child that has exited is
+		 * reaped at once: a process it forked may hold its link open,
+		 * and no bytes would come. */
 		struct exit_wait w;
 		exit_wait_start(&w, sockio_now_ms(), node_link_bytes(n));
 		while (node_children_connected(n) > 0 &&
 		    exit_wait_idle(&w, sockio_now_ms(), node_link_bytes(n)) <=
-		    EXIT_WAIT_IDLE_MS)
+		    EXIT_WAIT_IDLE_MS) {
 			fe_run(net, 50);
+			node_reap_exited(n);
+		}
 		/* Children that did not leave within the grace period die. */
 		if (node_children_connected(n) > 0)
 			warn_children_left(n, collecting);

@@ -202,6 +202,19 @@ child_lost(node *n, uint32_t idx, const char *why)
 		n->hooks->child_lost(n, idx, why);
 }
 
+void
+node_child_exited(node *n, uint32_t idx, const char *why)
+{
+	node_child *ch = &n->children[idx];
+	if (!ch->c)
+		return;
+	/* What it sent before it died comes first: the loop may not have
+	 * read it yet when its exit is seen. */
+	conn_read_rest(ch->c);
+	if (ch->c)
+		child_lost(n, idx, why);
+}
+
 static void
 child_on_close(conn *c, int err, const char *why)
 {
@@ -342,6 +355,9 @@ on_tick(uv_timer_t *t)
 	int stale = n->last_tick_ms &&
 	    now - n->last_tick_ms > 2u * (uint64_t)n->heartbeat_ms;
 	n->last_tick_ms = now;
+	/* The FE has no SIGCHLD handler (the signal is the tool's): a child
+	 * that died while something else keeps its link open is found here. */
+	node_reap_exited(n);
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
 		if (!ch->c || ch->role != GROVE_ROLE_CP)

@@ -326,6 +326,21 @@ node_note_flushed(node *n, conn *c)
 		n->child_backlog = 1;
 }
 void node_parent_drained(node *n);
+/* Reaps the children this node started that have exited (waitpid on
+ * their pids only).  One that had not connected fails the launch, naming
+ * its exit status.  A local one that had connected is lost ("process
+ * exited with status N", "killed by signal S") once what it sent is read:
+ * its link may never reach EOF, since a process it forked without exec
+ * keeps copies of its descriptors.  One reaped by someone else (ECHILD)
+ * is left to its link. */
+void node_reap_exited(node *n);
+/* Child idx, connected, has exited: read what it sent, then lose it with
+ * reason why. */
+void node_child_exited(node *n, uint32_t idx, const char *why);
+/* node_reap_exited, then whether the launch has failed (a child that
+ * exited or was lost before it was ready, or the launch deadline passed
+ * with children not ready): 1 when it has (n->launch_error says why).
+ * After the launch (n->launched) only the reaping is done. */
 int node_check_launch(node *n);
 /* Record why the launch failed (the first reason wins). */
 void node_launch_fail(node *n, const char *msg);

@@ -249,7 +249,10 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 			continue;
 		}
 		if (pid == 0) {
-			/* What spawn_child does for a local child. */
+			/* What spawn_child does for a local child.  The signal
+			 * state is grove-commnode's own, which main() reset
+			 * (spawn_signals_reset) and nothing has changed since:
+			 * SIGPIPE ignored, nothing blocked, SIGTERM at default. */
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			if (getppid() != parent)
 				_exit(1);
@@ -440,13 +443,9 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 	return 0;
 }
 
-/* Children that exited before connecting, and the launch deadline.
- * Returns 1 when the launch has failed (n->launch_error says why). */
-int
-node_check_launch(node *n)
+void
+node_reap_exited(node *n)
 {
-	if (n->launch_failed)
-		return 1;
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
 		if (ch->pid <= 0)
@@ -459,9 +458,27 @@ node_check_launch(node *n)
 		if (r != ch->pid && !unknown)
 			continue;
 		ch->pid = 0;
-		if (ch->state != CHILD_PENDING)
-			continue; /* its connection reports the loss */
 		char who[128], msg[300];
+		if (ch->state != CHILD_PENDING) {
+			/* Its link closes when its last holder goes, which need
+			 * not be it: a process it forked without exec (a daemon)
+			 * keeps copies of its descriptors, and the loss would
+			 * never be seen.  A remote child's pid is its remote
+			 * shell's, whose exit says nothing certain of the child;
+			 * an unknown status may be a process that is not ours
+			 * (this is a forked copy of the FE): both are left to the
+			 * link. */
+			if (unknown || !ch->c || !spawn_host_is_local(ch->host))
+				continue;
+			if (WIFEXITED(st))
+				snprintf(msg, sizeof msg, "process exited with status "
+				    "%d", WEXITSTATUS(st));
+			else
+				snprintf(msg, sizeof msg, "process killed by signal "
+				    "%d", WTERMSIG(st));
+			node_child_exited(n, i, msg);
+			continue;
+		}
 		node_describe_child(n, ch, who, sizeof who);
 		if (unknown)
 			snprintf(msg, sizeof msg, "%s exited before connecting (its "
@@ -478,9 +495,21 @@ node_check_launch(node *n)
 		else
 			snprintf(msg, sizeof msg, "%s was killed by signal %d before "
 			    "connecting", who, WTERMSIG(st));
+		/* The first reason is kept; the other children are reaped
+		 * all the same. */
 		node_launch_fail(n, msg);
-		return 1;
 	}
+}
+
+int
+node_check_launch(node *n)
+{
+	node_reap_exited(n);
+	if (n->launch_failed)
+		return 1;
+	/* A child lost since is an event, not a launch that never ends. */
+	if (n->launched)
+		return 0;
 	if (!node_children_ready(n) && n->launch_deadline_ms &&
 	    sockio_now_ms() > n->launch_deadline_ms) {
 		char msg[600];
