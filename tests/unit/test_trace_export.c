@@ -116,16 +116,24 @@ test_matching(void **state)
 	free(m);
 }
 
+/* What fn writes for set s, as a string (free it). */
 static char *
-run_to_string(int (*fn)(const struct trace_set *, FILE *))
+set_to_string(int (*fn)(const struct trace_set *, FILE *),
+              const struct trace_set *s)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	assert_int_equal(fn(&set, f), 0);
+	assert_int_equal(fn(s, f), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *
+run_to_string(int (*fn)(const struct trace_set *, FILE *))
+{
+	return set_to_string(fn, &set);
 }
 
 /* The seq and where of the slice bound to id `id` in direction `dir`. */
@@ -398,6 +406,50 @@ file_has(const char *path, const char *s)
 	return found;
 }
 
+/* Exports s as OTF2 into a fresh directory and calls check with the path
+ * of its definitions file; nothing when OTF2 export is not built. */
+static void
+with_otf2_defs(const struct trace_set *s, void (*check)(const char *defs))
+{
+	char dir[] = "/tmp/grove-otf2-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	int rc = trace_export_otf2(s, dir);
+	if (rc != GROVE_ENOTSUP) {
+		assert_int_equal(rc, 0);
+		char defs[256];
+		snprintf(defs, sizeof defs, "%s/traces.def", dir);
+		check(defs);
+	}
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The set of this process's own event space "grove.<own>.be.0", which
+ * the caller has recorded and finished; drop_own removes it. */
+static void
+collect_own(const char *own, struct trace_set *s)
+{
+	assert_int_equal(trace_set_collect(own, s), 0);
+	assert_int_equal(s->n, 1);
+}
+
+static void
+drop_own(const char *own, struct trace_set *s)
+{
+	trace_set_free(s);
+	char seg[128];
+	snprintf(seg, sizeof seg, "grove.%s.be.0", own);
+	shm_unlink(seg);
+}
+
+static void
+two_ops_regions(const char *defs)
+{
+	assert_true(file_has(defs, "user:a"));
+	assert_true(file_has(defs, "user:b"));
+	assert_true(file_has(defs, "unregistered:user+0"));
+	assert_true(file_has(defs, "unregistered:user+1"));
+}
+
 /* The statistics and the OTF2 regions look a collector's primitive or
  * region up once and remember it: a collector that records another op,
  * and tuples of no registered collector, still land where they belong. */
@@ -421,14 +473,9 @@ test_collector_with_two_ops(void **state)
 	grove_trace_instant(&a, GROVE_OP_USER + 1, 1);
 	grove_trace_fini(1);
 	struct trace_set own_set;
-	assert_int_equal(trace_set_collect(own, &own_set), 0);
+	collect_own(own, &own_set);
 
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(trace_stats_json(&own_set, f), 0);
-	fclose(f);
+	char *buf = set_to_string(trace_stats_json, &own_set);
 	static const char *const want[] = {
 		"{\"name\":\"a\",\"op\":\"user+0\",\"layer\":\"user\","
 		"\"all\":{\"count\":2,",
@@ -445,24 +492,17 @@ test_collector_with_two_ops(void **state)
 		if (count(buf, want[i]) != 1)
 			fail_msg("stats lack %s in %s", want[i], buf);
 	free(buf);
+	with_otf2_defs(&own_set, two_ops_regions);
+	drop_own(own, &own_set);
+}
 
-	char dir[] = "/tmp/grove-otf2-XXXXXX";
-	assert_non_null(mkdtemp(dir));
-	int rc = trace_export_otf2(&own_set, dir);
-	if (rc != GROVE_ENOTSUP) {
-		assert_int_equal(rc, 0);
-		char defs[256];
-		snprintf(defs, sizeof defs, "%s/traces.def", dir);
-		assert_true(file_has(defs, "user:a"));
-		assert_true(file_has(defs, "user:b"));
-		assert_true(file_has(defs, "unregistered:user+0"));
-		assert_true(file_has(defs, "unregistered:user+1"));
-	}
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	trace_set_free(&own_set);
-	char seg[128];
-	snprintf(seg, sizeof seg, "grove.%s.be.0", own);
-	shm_unlink(seg);
+/* OTF2 regions: "name" alone, and "unregistered:op". */
+static void
+empty_layer_regions(const char *defs)
+{
+	assert_true(file_has(defs, "nolayer"));
+	assert_false(file_has(defs, ":nolayer"));
+	assert_true(file_has(defs, "unregistered:user+1"));
 }
 
 /* A collector registered with an empty layer is not "unregistered":
@@ -481,37 +521,15 @@ test_empty_layer_not_unregistered(void **state)
 	grove_trace_instant(&none, GROVE_OP_USER + 1, 2);
 	grove_trace_fini(1);
 	struct trace_set own_set;
-	assert_int_equal(trace_set_collect(own, &own_set), 0);
-	assert_int_equal(own_set.n, 1);
+	collect_own(own, &own_set);
 
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(trace_export_chrome(&own_set, f), 0);
-	fclose(f);
+	char *buf = set_to_string(trace_export_chrome, &own_set);
 	assert_int_equal(count(buf, "\"name\":\"nolayer\",\"cat\":\"\","), 1);
 	assert_int_equal(count(buf, "\"name\":\"user+1\",\"cat\":"
 	                            "\"unregistered\","), 1);
 	free(buf);
-
-	/* OTF2 regions: "name" alone, and "unregistered:op". */
-	char dir[] = "/tmp/grove-otf2-XXXXXX";
-	assert_non_null(mkdtemp(dir));
-	int rc = trace_export_otf2(&own_set, dir);
-	if (rc != GROVE_ENOTSUP) {
-		assert_int_equal(rc, 0);
-		char defs[256];
-		snprintf(defs, sizeof defs, "%s/traces.def", dir);
-		assert_true(file_has(defs, "nolayer"));
-		assert_false(file_has(defs, ":nolayer"));
-		assert_true(file_has(defs, "unregistered:user+1"));
-	}
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	trace_set_free(&own_set);
-	char seg[128];
-	snprintf(seg, sizeof seg, "grove.%s.be.0", own);
-	shm_unlink(seg);
+	with_otf2_defs(&own_set, empty_layer_regions);
+	drop_own(own, &own_set);
 }
 
 /* A process of the sample whose event space cannot be opened (its name is
