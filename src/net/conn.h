@@ -134,6 +134,15 @@ conn_queued(const conn *c)
  * (an event space shipped home) still moving (net/exit_wait.h). */
 uint64_t conn_bytes_sent(const conn *c);
 
+/* 1 while the link emulator holds frames of c for their due time: they
+ * leave then without the peer's help (a leaving process counts the link
+ * as moving). */
+static inline int
+conn_emu_holding(const conn *c)
+{
+	return c->held_bytes > 0;
+}
+
 /* Emulate a slower link on this conn's sending side (see net/emu.h):
  * every frame sent from now on waits for latency + size/bandwidth behind
  * the frames before it.  Parameters that change nothing leave the conn

@@ -26,6 +26,15 @@ exit_wait_start(struct exit_wait *w, uint64_t now_ms, uint64_t moved)
 	w->moved = moved;
 }
 
+/* Notes that bytes move though no count shows it yet: an emulated line
+ * (net/emu.h) holds a frame whole until its due time, and always lets it
+ * go then. */
+static inline void
+exit_wait_moving(struct exit_wait *w, uint64_t now_ms)
+{
+	w->last_ms = now_ms;
+}
+
 /* Notes the bytes moved so far (a count that only grows); returns the
  * ms since bytes last moved, or UINT64_MAX once the whole wait is over
  * EXIT_WAIT_MAX_MS. */

@@ -365,10 +365,15 @@ grove_be_destroy(grove_be *be)
 			struct exit_wait w;
 			exit_wait_start(&w, sockio_now_ms(),
 			    conn_bytes_sent(be->parent));
-			while (be->parent && conn_queued(be->parent) &&
-			    exit_wait_idle(&w, sockio_now_ms(),
-			    conn_bytes_sent(be->parent)) <= BE_EXIT_IDLE_MS)
+			while (be->parent && conn_queued(be->parent)) {
+				uint64_t now = sockio_now_ms();
+				if (conn_emu_holding(be->parent))
+					exit_wait_moving(&w, now);
+				if (exit_wait_idle(&w, now,
+				    conn_bytes_sent(be->parent)) > BE_EXIT_IDLE_MS)
+					break;
 				loop_run_for(&be->loop, &be->wait_timer, 50);
+			}
 			if (be->parent)
 				conn_close(be->parent, 0, "back-end leaving");
 		}

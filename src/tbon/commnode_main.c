@@ -70,6 +70,8 @@ exit_done(commnode *cn, uint64_t now)
 {
 	node *n = &cn->n;
 	/* Idle: no byte came from the children or went to the parent. */
+	if (n->parent && conn_emu_holding(n->parent))
+		exit_wait_moving(&cn->exit_wait, now);
 	uint64_t idle = exit_wait_idle(&cn->exit_wait, now, node_link_bytes(n));
 	if (idle > EXIT_WAIT_IDLE_MS)
 		return 1;

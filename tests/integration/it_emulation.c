@@ -31,6 +31,9 @@
 
 /* Replies of WORKER_ARRAY n: 4n payload bytes. */
 static const int32_t sizes[] = {0, 4096, 16384, 32768, 65536};
+
+/* last_message: bytes per second of the back-end's emulated uplink. */
+#define LAST_BANDWIDTH 1e6
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* Tags the workers do not know: they drop such packets (one line on
@@ -227,6 +230,44 @@ backpressure(const char *log, const char *map_path)
 	it_net_destroy(net);
 }
 
+/* A back-end's last message, sent just before it leaves, takes longer
+ * than the 2 s a leaving back-end gives a link that takes nothing: an
+ * emulated line holds a frame whole until its due time, so no byte shows
+ * progress meanwhile.  The back-end waits for it all the same (it gave
+ * up after 2 s, and the reply was lost). */
+static void
+last_message(const char *log, const char *map_path)
+{
+	it_step("a slow last message before the back-end leaves");
+	FILE *f = fopen(map_path, "w");
+	CHECK(f != NULL);
+	fprintf(f, "wan latency 10ms bandwidth %.0fB/s\n"
+	    "cluster 0 nodes 0\ncluster 1 nodes 1\n", LAST_BANDWIDTH);
+	CHECK(fclose(f) == 0);
+	grove_net_opts o;
+	it_net_opts(&o, "flat", 1);
+	o.cluster_map_file = map_path;
+	grove_net *net = create_quiet(&o, log);
+	/* A reply of about 3 MB (3 s on the line), then leave at once. */
+	int32_t n = (int32_t)(3.0 * LAST_BANDWIDTH / 4);
+	uint64_t t0 = it_now_us();
+	CHECK_OK_NET(net, grove_net_send_to(net, 0, WORKER_ARRAY, "%d", n));
+	CHECK_OK_NET(net, grove_net_send_to(net, 0, WORKER_EXIT, ""));
+	grove_stream *s = (grove_stream *)1;
+	grove_packet *p = NULL;
+	int32_t tag = 0;
+	CHECK_OK_NET(net, grove_net_recv(net, &s, &tag, &p, 30000));
+	CHECK_INT_EQ(tag, WORKER_ARRAY);
+	const int32_t *a = NULL;
+	uint64_t len = 0;
+	CHECK_OK(grove_packet_unpack(p, "%ad", &a, &len));
+	CHECK_UINT_EQ(len, (uint64_t)n);
+	grove_packet_unref(p);
+	it_step("%d elements arrived after %.2f s", n,
+	    (double)(it_now_us() - t0) * 1e-6);
+	it_net_destroy(net);
+}
+
 /* Attach mode: the back-end gets no bootstrap; it emulates its uplink
  * from $GROVE_CLUSTER_MAP in its own environment.  A round trip through
  * the CP -> BE link (emulated by the CP, from the FE's map) and back
@@ -326,6 +367,7 @@ main(void)
 	bad_maps(it_tmpdir());
 	timing(log);
 	backpressure(log, map);
+	last_message(log, map);
 	attached(it_tmpdir());
 	return it_done();
 }
