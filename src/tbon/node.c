@@ -299,6 +299,12 @@ child_on_packet(conn *c, grove_packet *p)
 	node *n = c->owner;
 	uint32_t idx = (uint32_t)c->tag;
 	const wire_hdr *h = wire_packet_hdr(p);
+	char why[200];
+	if (node_child_msg_wrong(n, idx, p, why, sizeof why)) {
+		log_warn("node %u: %s", n->id, why);
+		conn_close(c, GROVE_EPROTO, why);
+		return;
+	}
 	switch (h->type) {
 	case WIRE_T_DATA:
 		node_stream_upstream(n, idx, p);

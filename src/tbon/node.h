@@ -264,6 +264,10 @@ extern const conn_ops node_fini_ops;
  * (else its link is closed as a protocol error), its endpoints kept, the
  * child marked ready. */
 void node_child_ready_msg(node *n, uint32_t idx, grove_packet *p);
+/* Whether child idx may not send p (node_child_msg.c): 1 with the reason
+ * in why, naming the child and the message; the caller closes its link. */
+int node_child_msg_wrong(const node *n, uint32_t idx, const grove_packet *p,
+    char *why, size_t len);
 /* The child's subtree is up with bes back-ends (repeats are ignored). */
 void node_child_mark_ready(node *n, node_child *ch, uint32_t bes);
 /* 1 when every child this node waits for has reported ready. */
