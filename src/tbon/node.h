@@ -80,6 +80,11 @@ typedef struct node_hooks {
 typedef struct node_load_req {
 	uint32_t req;
 	uint32_t waiting;     /* CP children still to answer */
+	/* Per child index: 1 while that child was asked and has not
+	 * answered.  Every child knows the network secret: one answer per
+	 * CP child asked, no more, and a child lost after answering is not
+	 * one still awaited. */
+	uint8_t *pending;
 	uint32_t ok;
 	char **errors;
 	size_t n_errors;

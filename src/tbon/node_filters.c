@@ -25,6 +25,7 @@ node_load_req_free(node *n, node_load_req *r)
 	for (size_t i = 0; i < r->n_errors; i++)
 		free(r->errors[i]);
 	free(r->errors);
+	free(r->pending);
 	free(r);
 }
 
@@ -65,6 +66,10 @@ node_filter_load(node *n, uint32_t req, const char *name, const char *path,
 	if (!r)
 		return NULL;
 	r->req = req;
+	if (n->n_children && !(r->pending = calloc(n->n_children, 1))) {
+		free(r);
+		return NULL;
+	}
 	r->next = n->loads;
 	n->loads = r;
 	char err[512];
@@ -85,6 +90,7 @@ node_filter_load(node *n, uint32_t req, const char *name, const char *path,
 			node_child *ch = &n->children[c];
 			if (ch->role == GROVE_ROLE_CP && ch->c) {
 				node_send(n, ch->c, p);
+				r->pending[c] = 1;
 				r->waiting++;
 			}
 		}
@@ -92,6 +98,25 @@ node_filter_load(node *n, uint32_t req, const char *name, const char *path,
 	}
 	load_maybe_done(n, r);
 	return r;
+}
+
+/* CPs in the subtree of node id (itself included): topology ids are in
+ * pre-order, so the subtree runs up to the next node no deeper than it. */
+static uint32_t
+subtree_cps(const grove_topo *t, uint32_t id)
+{
+	const grove_topo_node *top = grove_topo_node_at(t, id);
+	uint32_t cps = 0;
+	if (!top)
+		return 0;
+	for (uint32_t i = id; i < grove_topo_size(t); i++) {
+		const grove_topo_node *k = grove_topo_node_at(t, i);
+		if (i > id && k->depth <= top->depth)
+			break;
+		if (k->role == GROVE_ROLE_CP)
+			cps++;
+	}
+	return cps;
 }
 
 void
@@ -106,15 +131,27 @@ node_load_ack(node *n, uint32_t child, grove_packet *p)
 		r = r->next;
 	if (!r || r->done)
 		return;
+	/* Only a CP child asked, and only its first answer: a BE child is
+	 * never asked, and a second answer would stand for a sibling that
+	 * has not answered yet. */
+	if (child >= n->n_children || !r->pending[child]) {
+		log_warn("node %u: filter-load answer from node %u dropped: %s",
+		    n->id, child < n->n_children ? n->children[child].node_id : 0,
+		    child < n->n_children && n->children[child].role ==
+		    GROVE_ROLE_CP ? "it has answered already" : "it was not asked");
+		return;
+	}
+	r->pending[child] = 0;
 	if (grove_packet_unpack(p, PROTO_FILTER_ACK, &ok, &errs, &ne) != 0) {
 		load_add_error(r, "malformed filter-load answer");
 	} else {
-		r->ok += ok;
+		/* A subtree loads on its CPs at most. */
+		uint32_t cps = subtree_cps(n->topo, n->children[child].node_id);
+		r->ok += ok < cps ? ok : cps;
 		for (uint64_t i = 0; i < ne; i++)
 			load_add_error(r, errs[i]);
 	}
-	if (r->waiting)
-		r->waiting--;
+	r->waiting--;
 	load_maybe_done(n, r);
 }
 
@@ -150,8 +187,9 @@ node_loads_child_gone(node *n, uint32_t child)
 		return;
 	for (node_load_req *r = n->loads, *next; r; r = next) {
 		next = r->next;
-		if (r->done || !r->waiting)
+		if (r->done || !r->pending || !r->pending[child])
 			continue;
+		r->pending[child] = 0;
 		char text[128];
 		snprintf(text, sizeof text, "node %u: lost before answering",
 		    ch->node_id);
