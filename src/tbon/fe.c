@@ -231,13 +231,30 @@ fe_up(node *n, grove_packet *p)
 		break;
 	}
 	case WIRE_T_TRACE_DATA: {
-		int got = ship_receive(net->netid, p, net->trace_offsets);
-		if (h->tag != 0 && (uint32_t)h->tag == net->trace_req) {
-			net->trace_answers++;
-			if (got > 0)
-				net->trace_copied++;
-			fe_ctl_trace_progress(net);
+		/* The source is one the child link may speak for
+		 * (node_child_msg.c).
+		 * Copies with tag 0 come with the shutdown only; an answer to
+		 * a live request counts once per process that was asked, and
+		 * a late one or a second one is not copied either. */
+		int64_t id = ship_src_node(net->topo, h->src);
+		if (id <= 0)
+			return;
+		if (h->tag == 0) {
+			if (n->shutting_down)
+				(void)ship_receive(net->netid, p, net->trace_offsets);
+			else
+				log_warn("event space from node %u before the "
+				    "shutdown: dropped", (uint32_t)id);
+			return;
 		}
+		if ((uint32_t)h->tag != net->trace_req || !net->trace_pending ||
+		    !net->trace_pending[id])
+			return;
+		net->trace_pending[id] = 0;
+		net->trace_answers++;
+		if (ship_receive(net->netid, p, net->trace_offsets) > 0)
+			net->trace_copied++;
+		fe_ctl_trace_progress(net);
 		break;
 	}
 	case WIRE_T_P2P:
@@ -528,7 +545,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	uint32_t nb = grove_topo_backends(topo);
 	/* From here on grove_net_destroy frees the topology. */
 	net->be_state = calloc(nb ? nb : 1, 1);
-	if (!net->be_state)
+	net->trace_pending = calloc(grove_topo_size(topo), 1);
+	if (!net->be_state || !net->trace_pending)
 		return GROVE_ENOMEM;
 	uint8_t secret[AUTH_SECRET_LEN];
 	if (auth_secret_new(secret) != 0) {

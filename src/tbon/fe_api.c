@@ -627,10 +627,12 @@ fe_trace_request(grove_net *net)
 	/* Every live process below answers once: live back-ends, and CPs
 	 * with a live back-end below them. */
 	uint32_t expect = 0;
+	memset(net->trace_pending, 0, grove_topo_size(net->topo));
 	for (uint32_t i = 1; i < grove_topo_size(net->topo); i++) {
 		const grove_topo_node *t = grove_topo_node_at(net->topo, i);
 		for (uint32_t r = t->be_lo; r < t->be_hi; r++)
 			if (net->be_state[r] == FE_BE_UP) {
+				net->trace_pending[i] = 1;
 				expect++;
 				break;
 			}

@@ -221,6 +221,7 @@ grove_net_destroy(grove_net *net)
 	free(net->events);
 	free(net->cb_events);
 	free(net->be_state);
+	free(net->trace_pending);
 	trace_fe_offsets_free(net->trace_offsets);
 	fe_filters_free(net);
 	free(net);

@@ -131,6 +131,8 @@ struct grove_net {
 	uint32_t trace_req;      /* live collection in progress (request id) */
 	uint32_t trace_answers, trace_copied;
 	uint32_t trace_expect;   /* processes that will answer it */
+	uint8_t *trace_pending;  /* per topology node: asked by the request
+	                            and yet to answer (one answer each) */
 	fe_ctl ctl;
 	grove_trace_collector tc_api_send, tc_api_recv;
 	struct trace_fe_offsets *trace_offsets; /* last clock offsets, for
@@ -194,7 +196,7 @@ int fe_inject(grove_net *net, grove_packet *p);
 int fe_stream_inject(grove_stream *s, grove_packet *p);
 int fe_write_connect_file(grove_net *net);
 /* Sends a live event-space request down the tree (sets trace_req,
- * trace_expect, and clears the answer counts). */
+ * trace_expect and trace_pending, and clears the answer counts). */
 int fe_trace_request(grove_net *net);
 /* Clock offsets for shipped event spaces (fe_trace_align.c): keep the
  * result of a grove_net_clock_skew; measure them (within budget_ms) when

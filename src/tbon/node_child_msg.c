@@ -13,7 +13,11 @@
  *   DATA, P2P      the source rank is the back-end child's own rank; from
  *                  a CP, a rank below it, or for DATA also the node rank
  *                  (PROTO_NODE_RANK) of a CP of its subtree, the source
- *                  of what a CP's filter builds.
+ *                  of what a CP's filter builds;
+ *   TRACE_DATA     the same, node ranks included: a process answers for
+ *                  its own event space (the FE counts answers per
+ *                  process, by source, and keeps only a copy named after
+ *                  it: fe.c, ship.c).
  *
  * A message that fails is a protocol error of that child: its link is
  * closed, with a reason naming the child and the message, and the message
@@ -140,6 +144,15 @@ node_child_msg_wrong(const node *n, uint32_t idx, const grove_packet *p,
 		    h->type == WIRE_T_DATA ? "DATA" : "P2P", ch->node_id, h->src,
 		    ch->role == GROVE_ROLE_BE ? ", not its own" :
 		    ", not a rank below it");
+		return 1;
+	case WIRE_T_TRACE_DATA:
+		if (src_ok(n, ch, h->src, 1))
+			return 0;
+		snprintf(why, len, "TRACE_DATA from node %u with source %s %u%s",
+		    ch->node_id, h->src & PROTO_NODE_RANK(0) ? "node" : "rank",
+		    h->src & ~PROTO_NODE_RANK(0),
+		    ch->role == GROVE_ROLE_BE ? ", not its own" :
+		    ", not it or one below it");
 		return 1;
 	case WIRE_T_NODE_LOST:
 		return lost_wrong(n, ch, p, why, len);

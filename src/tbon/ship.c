@@ -10,7 +10,12 @@
 #include "tbon/proto.h"
 #include "tbon/ship.h"
 #include "trace/align.h"
+#include "trace/space.h"
 #include "trace/trace_impl.h"
+
+/* A source is a BE rank, or a node's PROTO_NODE_RANK. */
+#define SRC_IS_NODE(s) (((s) & PROTO_NODE_RANK(0)) != 0)
+#define SRC_NODE(s) ((s) & ~PROTO_NODE_RANK(0))
 
 /* Whether a request from the FE on fe_host concerns this process. */
 static int
@@ -75,6 +80,16 @@ ship_event_space(uint32_t src, grove_packet **out)
 	return rc;
 }
 
+int64_t
+ship_src_node(const grove_topo *t, uint32_t src)
+{
+	if (!SRC_IS_NODE(src))
+		return grove_topo_be_node(t, src);
+	uint32_t id = SRC_NODE(src);
+	const grove_topo_node *k = grove_topo_node_at(t, id);
+	return k && k->role == GROVE_ROLE_CP ? (int64_t)id : -1;
+}
+
 int
 ship_receive(const char *netid, grove_packet *p,
     struct trace_fe_offsets *offsets)
@@ -86,11 +101,18 @@ ship_receive(const char *netid, grove_packet *p,
 		return GROVE_EPROTO;
 	if (!name[0])
 		return 0; /* on the FE's host: nothing to copy */
-	/* Only this network's segments may be created. */
-	char prefix[64];
-	size_t pl = (size_t)snprintf(prefix, sizeof prefix, "grove.%s.", netid);
-	if (strncmp(name, prefix, pl) != 0)
+	/* Only the sender's own segment of this network may be created. */
+	uint32_t src = wire_packet_hdr(p)->src;
+	char own[128];
+	if (trace_segment_name(own, sizeof own, netid,
+		SRC_IS_NODE(src) ? "cp" : "be",
+		SRC_IS_NODE(src) ? SRC_NODE(src) : src) != 0 ||
+	    strcmp(name, own) != 0) {
+		log_warn("event space %s from %s %u not kept: not its own (%s)",
+		    name, SRC_IS_NODE(src) ? "node" : "rank",
+		    SRC_IS_NODE(src) ? SRC_NODE(src) : src, own);
 		return GROVE_EINVAL;
+	}
 	/* Answers to a live request (tag != 0) replace an earlier copy. */
 	int rc = wire_packet_hdr(p)->tag
 	    ? trace_space_materialize_replace(name, bytes, (size_t)len)
