@@ -12,6 +12,14 @@
  * Load it with grove_net_load_filter(net, "ask_again",
  * "/path/filter_ask_again.so", "ask_again").  Per-stream state (a flag:
  * asked already) keeps it to one extra wave per CP.
+ *
+ * It needs every back-end to sit under a CP whose children are all
+ * back-ends (kary:K, levels:AxB..., uniform topology files).  A back-end
+ * right under the front-end, or under a CP that also has CP children, is
+ * never asked again, so the nodes above it get no second share from it
+ * and pair the next waves wrongly (knomial:K trees and uneven files are
+ * such trees).  Asking again from the front-end's filter alone (at->is_fe)
+ * works in every tree, at the cost of the trip to the root.
  */
 #include <stdlib.h>
 
