@@ -45,6 +45,12 @@ foreach(src ${GROVE_IT_TESTS})
   # A test that reaches into internals (includes a header of src/) links
   # the library's objects; the others link libgrove.so, as a tool does.
   file(STRINGS ${src} uses_internals REGEX "^#include \"(${GROVE_SRC_MODULES})/")
+  # The fake children of the tests of what a parent accepts speak the
+  # wire protocol themselves (internals): only those tests take them.
+  file(STRINGS ${src} uses_fake_child REGEX "^#include \"fake_child.h\"")
+  if(uses_fake_child)
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/integration/fake_child.c)
+  endif()
   if(uses_internals)
     grove_link_internal(${name})
   else()

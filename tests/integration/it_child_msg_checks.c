@@ -24,9 +24,6 @@
  * naming the child and the message (a lost node, at the front-end), and
  * change nothing the front-end knows of the other ranks.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,98 +33,12 @@
 #include "grove/error.h"
 #include "grove/topology.h"
 #include "helper_common.h"
-#include "net/auth.h"
-#include "net/boot.h"
-#include "net/uplink.h"
+#include "fake_child.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
 #include "../../examples/worker_protocol.h"
 
-#define FAKE_ENV "GROVE_IT_FAKE_PEER"
-
 /* ---- the fake child ----------------------------------------------------- */
-
-static int
-put_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
-send_packet(int fd, grove_packet *p)
-{
-	size_t len = 0;
-	const uint8_t *b = wire_packet_bytes(p, &len);
-	int rc = put_all(fd, b, len);
-	grove_packet_unref(p);
-	return rc;
-}
-
-/* A READY from node `node` (src `src`) with bes back-ends and n endpoints,
- * all naming node ep_node. */
-static int
-send_ready(int fd, uint32_t src, uint32_t bes, uint32_t ep_node, size_t n)
-{
-	uint32_t *ids = calloc(n ? n : 1, sizeof *ids);
-	uint32_t *ports = calloc(n ? n : 1, sizeof *ports);
-	const char **hosts = calloc(n ? n : 1, sizeof *hosts);
-	grove_packet *p = NULL;
-	int rc = -1;
-	if (ids && ports && hosts) {
-		for (size_t i = 0; i < n; i++) {
-			ids[i] = ep_node;
-			ports[i] = 1;
-			hosts[i] = "fake";
-		}
-		if (wire_pack(&p, WIRE_T_READY, 0, 0, src, 0, PROTO_READY, bes,
-			ids, (uint64_t)n, ports, (uint64_t)n, hosts,
-			(uint64_t)n) == 0)
-			rc = send_packet(fd, p);
-	}
-	free(ids);
-	free(ports);
-	free(hosts);
-	return rc;
-}
-
-/* The type of the next frame from fd, its bytes skipped; -1 at EOF. */
-static int
-next_frame_type(int fd)
-{
-	static uint8_t *buf;
-	static size_t cap;
-	size_t have = 0, need = WIRE_HDR_SIZE;
-	for (;;) {
-		wire_hdr h;
-		long n = wire_peek(buf, have, &h, &need);
-		if (n < 0)
-			return -1;
-		if (n > 0)
-			return h.type;
-		if (need > cap) {
-			uint8_t *b = realloc(buf, need);
-			if (!b)
-				return -1;
-			buf = b;
-			cap = need;
-		}
-		ssize_t r = read(fd, buf + have, need - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		have += (size_t)r;
-	}
-}
 
 /* The forbidden message of case `how`, from a child that sends as `src`. */
 static int
@@ -174,69 +85,30 @@ send_wrong(int fd, const char *how, uint32_t src)
 	else if (!strcmp(how, "cp_filter"))
 		rc = wire_pack(&p, WIRE_T_FILTER_ERROR, 0, 0, src, 0,
 		    PROTO_FILTER_ERROR, 4u, 7u, (int32_t)GROVE_EFILTER, "forged");
-	return rc == 0 ? send_packet(fd, p) : -1;
+	return rc == 0 ? fake_send(fd, p) : -1;
+}
+
+/* The case's message, once the test sends a message down. */
+static int
+on_frame(fake_child *f, grove_packet *p, void *arg)
+{
+	if (wire_packet_hdr(p)->type != WIRE_T_P2P)
+		return 0;
+	return send_wrong(f->up.wfd, arg, f->src);
 }
 
 static int
 fake_peer(const char *how)
 {
-	boot b;
-	char err[512];
-	uint8_t secret[AUTH_SECRET_LEN];
-	grove_topo *topo = NULL;
-	signal(SIGPIPE, SIG_IGN);
-	boot_init(&b);
-	if (boot_read_fd(0, &b, err, sizeof err) != 0 ||
-	    auth_secret_from_hex(b.secret_hex, secret) != 0) {
-		fprintf(stderr, "fake peer: bootstrap: %s\n", err);
-		return 2;
-	}
-	/* A CP gets the topology, a back-end does not. */
-	int is_cp = b.topology != NULL;
-	uint32_t below = 1, src = b.rank;
-	if (is_cp) {
-		if (grove_topo_parse_string(b.topology, &topo, err,
-			sizeof err) != 0) {
-			fprintf(stderr, "fake peer: topology: %s\n", err);
-			return 2;
-		}
-		const grove_topo_node *me = grove_topo_node_at(topo, b.node);
-		below = me->be_hi - me->be_lo;
-		src = PROTO_NODE_RANK(b.node);
-	}
-	uplink up;
-	if (uplink_open(b.parent_rfd, b.parent_wfd, b.parent_unix,
-		b.parent_host, b.parent_port, b.timeout_ms, &up, err,
-		sizeof err) != 0 ||
-	    auth_child_handshake(up.rfd, up.wfd, secret, b.node,
-		is_cp ? AUTH_NO_RANK : b.rank, AUTH_TIMEOUT_MS, err,
-		sizeof err) != 0) {
-		fprintf(stderr, "fake peer: node %u: %s\n", b.node, err);
-		return 1;
-	}
-	/* Plain blocking reads and writes (a pipe may come non-blocking). */
-	fcntl(up.rfd, F_SETFL, fcntl(up.rfd, F_GETFL) & ~O_NONBLOCK);
-	fcntl(up.wfd, F_SETFL, fcntl(up.wfd, F_GETFL) & ~O_NONBLOCK);
-	int rc = 0;
-	if (is_cp)
-		rc = send_ready(up.wfd, src, below, b.node, 1);
-	/* Then as a child that is up: heartbeats answered (a CP's parent
-	 * gives up on a silent one), and the case's message sent once the
-	 * test sends a message down to it. */
-	int type;
-	while (rc == 0 && (type = next_frame_type(up.rfd)) >= 0) {
-		grove_packet *p = NULL;
-		if (type == WIRE_T_SHUTDOWN)
-			break;
-		if (type == WIRE_T_HEARTBEAT && is_cp &&
-		    wire_pack(&p, WIRE_T_HEARTBEAT, 0, 0, src, 0, "") == 0)
-			rc = send_packet(up.wfd, p);
-		if (type == WIRE_T_P2P)
-			rc = send_wrong(up.wfd, how, src);
-	}
-	uplink_close(&up);
-	grove_topo_destroy(topo);
-	boot_fini(&b);
+	fake_child f;
+	int rc = fake_join(&f);
+	if (rc != 0)
+		return rc;
+	if (f.is_cp)
+		rc = fake_send_ready(f.up.wfd, f.src, f.below, f.b.node, 1);
+	if (rc == 0)
+		fake_serve(&f, on_frame, (void *)how);
+	fake_leave(&f);
 	return 0;
 }
 

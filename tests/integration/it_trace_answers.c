@@ -15,9 +15,6 @@
  *   unasked   rank 1 ships its event space with tag 0 (the shutdown
  *             copy) while the network is up: no copy is made.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,78 +25,14 @@
 #include "grove/error.h"
 #include "grove/trace.h"
 #include "helper_common.h"
-#include "net/auth.h"
-#include "net/boot.h"
-#include "net/uplink.h"
+#include "fake_child.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
 #include "trace/trace_impl.h"
 #include "../../examples/worker_protocol.h"
 
-#define FAKE_ENV "GROVE_IT_FAKE_PEER"
-
 /* ---- the fake child ----------------------------------------------------- */
-
-static int
-put_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
-send_packet(int fd, grove_packet *p)
-{
-	if (!p)
-		return -1;
-	size_t len = 0;
-	const uint8_t *b = wire_packet_bytes(p, &len);
-	int rc = put_all(fd, b, len);
-	grove_packet_unref(p);
-	return rc;
-}
-
-/* The next frame from fd, decoded; NULL at EOF. */
-static grove_packet *
-next_frame(int fd)
-{
-	static uint8_t *buf;
-	static size_t cap;
-	size_t have = 0, need = WIRE_HDR_SIZE;
-	for (;;) {
-		wire_hdr h;
-		long n = wire_peek(buf, have, &h, &need);
-		if (n < 0)
-			return NULL;
-		if (n > 0) {
-			grove_packet *p = NULL;
-			return wire_packet_from_bytes(buf, (size_t)n, &p) == 0 ?
-			    p : NULL;
-		}
-		if (need > cap) {
-			uint8_t *b = realloc(buf, need);
-			if (!b)
-				return NULL;
-			buf = b;
-			cap = need;
-		}
-		ssize_t r = read(fd, buf + have, need - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return NULL;
-		have += (size_t)r;
-	}
-}
 
 static int
 trace_answer(int fd, int32_t tag, uint32_t src, const char *name,
@@ -108,7 +41,7 @@ trace_answer(int fd, int32_t tag, uint32_t src, const char *name,
 	grove_packet *q = NULL;
 	wire_pack(&q, WIRE_T_TRACE_DATA, 0, tag, src, 0, PROTO_TRACE_DATA, name,
 	    snap ? snap : (const uint8_t *)"", (uint64_t)len);
-	return send_packet(fd, q);
+	return fake_send(fd, q);
 }
 
 static int
@@ -150,55 +83,36 @@ be_on_p2p(const char *how, const boot *b, int fd)
 		return 0;
 	grove_trace_init(b->netid, "be", b->rank);
 	grove_packet *q = NULL;
-	if (ship_event_space(b->rank, &q) != 0 || send_packet(fd, q) != 0)
+	if (ship_event_space(b->rank, &q) != 0 || fake_send(fd, q) != 0)
 		return -1;
 	q = NULL;
 	wire_pack(&q, WIRE_T_P2P, 0, WORKER_RANK, b->rank, 0, "%d",
 	    (int32_t)7);
-	return send_packet(fd, q);
+	return fake_send(fd, q);
 }
 
-/* A back-end: no topology, and its rank is its source. */
+static int
+on_frame(fake_child *f, grove_packet *p, void *arg)
+{
+	int type = wire_packet_hdr(p)->type;
+	if (type == WIRE_T_TRACE_REQ)
+		return be_on_trace_req(arg, &f->b, f->up.wfd,
+		    wire_packet_hdr(p)->tag);
+	if (type == WIRE_T_P2P)
+		return be_on_p2p(arg, &f->b, f->up.wfd);
+	return 0;
+}
+
+/* A back-end (the tests start no fake CPs): its rank is its source. */
 static int
 fake_peer(const char *how)
 {
-	boot b;
-	char err[512];
-	uint8_t secret[AUTH_SECRET_LEN];
-	signal(SIGPIPE, SIG_IGN);
-	boot_init(&b);
-	if (boot_read_fd(0, &b, err, sizeof err) != 0 ||
-	    auth_secret_from_hex(b.secret_hex, secret) != 0) {
-		fprintf(stderr, "fake peer: bootstrap: %s\n", err);
-		return 2;
-	}
-	uplink up;
-	if (uplink_open(b.parent_rfd, b.parent_wfd, b.parent_unix,
-		b.parent_host, b.parent_port, b.timeout_ms, &up, err,
-		sizeof err) != 0 ||
-	    auth_child_handshake(up.rfd, up.wfd, secret, b.node, b.rank,
-		AUTH_TIMEOUT_MS, err, sizeof err) != 0) {
-		fprintf(stderr, "fake peer: node %u: %s\n", b.node, err);
-		return 1;
-	}
-	/* Plain blocking reads and writes (a pipe may come non-blocking). */
-	fcntl(up.rfd, F_SETFL, fcntl(up.rfd, F_GETFL) & ~O_NONBLOCK);
-	fcntl(up.wfd, F_SETFL, fcntl(up.wfd, F_GETFL) & ~O_NONBLOCK);
-	int rc = 0;
-	grove_packet *p;
-	while (rc == 0 && (p = next_frame(up.rfd)) != NULL) {
-		int type = wire_packet_hdr(p)->type;
-		int32_t tag = wire_packet_hdr(p)->tag;
-		grove_packet_unref(p);
-		if (type == WIRE_T_SHUTDOWN)
-			break;
-		if (type == WIRE_T_TRACE_REQ)
-			rc = be_on_trace_req(how, &b, up.wfd, tag);
-		if (type == WIRE_T_P2P)
-			rc = be_on_p2p(how, &b, up.wfd);
-	}
-	uplink_close(&up);
-	boot_fini(&b);
+	fake_child f;
+	int rc = fake_join(&f);
+	if (rc != 0)
+		return rc;
+	fake_serve(&f, on_frame, (void *)how);
+	fake_leave(&f);
 	return 0;
 }
 
