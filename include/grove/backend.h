@@ -73,6 +73,9 @@ int grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag,
 int grove_be_send(grove_be *be, uint32_t stream, int32_t tag,
     const char *fmt, ...);
 int grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p);
+/* Wait until everything sent has been handed to the kernel: 0, or
+ * GROVE_ETIMEDOUT (timeout_ms 0: write what the socket takes now),
+ * GROVE_ECLOSED once the link to the parent is gone. */
 int grove_be_flush(grove_be *be, int timeout_ms);
 
 /* A file descriptor that is readable when grove_be_recv(..., 0) would find

@@ -167,7 +167,9 @@ int grove_net_attach_info(const grove_net *net, uint32_t rank,
  * the secret itself and nothing else is meant to join it). */
 #define GROVE_SECRET_HEX_LEN 64
 int grove_net_attach_secret(const grove_net *net, char *buf, size_t cap);
-/* Wait until `count` BEs are connected (timeout_ms < 0: forever).
+/* Wait until `count` BEs are connected (timeout_ms < 0: forever; 0:
+ * serve the handshakes that are ready, then GROVE_ETIMEDOUT if fewer are
+ * up).
  * GROVE_ERANGE when the network has fewer than `count` BEs; GROVE_ELOST
  * (the last error says how many are lost) once fewer than `count` are up
  * or may still attach: lost ranks never come back. */
@@ -294,7 +296,9 @@ int grove_stream_recv(grove_stream *s, int32_t *tag, grove_packet **p,
 int grove_net_recv(grove_net *net, grove_stream **s, int32_t *tag,
     grove_packet **p, int timeout_ms);
 
-/* Point-to-point: FE -> one BE, bypassing filters. */
+/* Point-to-point: FE -> one BE, bypassing filters.  GROVE_ERANGE for a
+ * rank outside the network, GROVE_ELOST for a lost one, GROVE_EAGAIN for
+ * one that has not attached yet (attach mode). */
 int grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
     const char *fmt, ...);
 

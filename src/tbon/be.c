@@ -581,10 +581,12 @@ grove_be_flush(grove_be *be, int timeout_ms)
 	if (!be || !be->loop_ready)
 		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	while (be->parent && conn_queued(be->parent)) {
+	/* The first pass runs the loop even with no time to wait: polling
+	 * with 0 writes what the socket takes now. */
+	for (int first = 1; be->parent && conn_queued(be->parent); first = 0) {
 		int left = timeout_ms < 0 ? 50 : (int)(deadline > sockio_now_ms() ?
 		    deadline - sockio_now_ms() : 0);
-		if (left == 0)
+		if (left == 0 && !first)
 			return GROVE_ETIMEDOUT;
 		be_run(be, left > 50 ? 50 : left);
 	}

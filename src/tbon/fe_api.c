@@ -180,7 +180,9 @@ grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 		return GROVE_ERANGE;
 	}
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	while (net->be_up < count) {
+	/* The first pass runs the loop even with no time to wait: a tool
+	 * that polls with 0 gets the handshakes that are ready served. */
+	for (int first = 1; net->be_up < count; first = 0) {
 		/* Checked on every pass: ranks are lost while we wait. */
 		if (net->be_up + fe_be_pending(net) < count) {
 			fe_set_error(net, "cannot wait for %u back-ends: %u lost, %u "
@@ -189,7 +191,7 @@ grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms)
 			return GROVE_ELOST;
 		}
 		int left = fe_deadline_left(deadline, timeout_ms);
-		if (left == 0) {
+		if (left == 0 && !first) {
 			fe_set_error(net, "%u of %u back-ends connected after %d ms",
 			    net->be_up, count, timeout_ms);
 			return GROVE_ETIMEDOUT;
@@ -430,6 +432,20 @@ fe_stream_listed(const grove_net *net, const grove_stream *s, uint32_t id)
 }
 
 int
+fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id)
+{
+	if (!fe_stream_listed(net, s, id)) {
+		fe_set_error(net, "stream %u was destroyed", id);
+		return GROVE_ECLOSED;
+	}
+	if (s->destroying) {
+		fe_set_error(net, "stream %u is being destroyed", id);
+		return GROVE_ECLOSED;
+	}
+	return 0;
+}
+
+int
 grove_stream_destroy(grove_stream *s)
 {
 	if (!s)
@@ -506,11 +522,17 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 /* ---- sending ------------------------------------------------------ */
 
 int
-fe_inject(grove_net *net, grove_packet *p)
+fe_inject(grove_net *net, const grove_stream *s, grove_packet *p)
 {
 	uint64_t t0 = grove_trace_begin();
-	/* Wait first: a send that gives up has queued nothing. */
-	int rc = fe_wait_writable(net, net->send_wait_ms);
+	uint32_t id = s ? s->id : 0;
+	int rc = s ? fe_stream_usable(net, s, id) : 0;
+	/* Wait first: a send that gives up has queued nothing.  The wait
+	 * runs event callbacks, which may destroy the stream. */
+	if (rc == 0)
+		rc = fe_wait_writable(net, net->send_wait_ms);
+	if (rc == 0 && s)
+		rc = fe_stream_usable(net, s, id);
 	if (rc == 0) {
 		node_from_parent(&net->n, p);
 		node_flush_all(&net->n);
@@ -568,8 +590,15 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 		fe_set_error(net, "rank %u out of range", be_rank);
 		return GROVE_ERANGE;
 	}
-	if (net->be_state[be_rank] != FE_BE_UP)
+	if (net->be_state[be_rank] == FE_BE_PENDING) {
+		/* Attach mode: it may still come; the tool may try again. */
+		fe_set_error(net, "rank %u has not attached yet", be_rank);
+		return GROVE_EAGAIN;
+	}
+	if (net->be_state[be_rank] != FE_BE_UP) {
+		fe_set_error(net, "rank %u is lost", be_rank);
 		return GROVE_ELOST;
+	}
 	grove_packet *p = NULL;
 	va_list ap;
 	va_start(ap, fmt);
@@ -577,7 +606,7 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 	va_end(ap);
 	if (rc != 0)
 		return rc;
-	rc = fe_inject(net, p);
+	rc = fe_inject(net, NULL, p);
 	grove_packet_unref(p);
 	return rc;
 }

@@ -172,6 +172,10 @@ int fe_deadline_left(uint64_t deadline, int timeout_ms);
  * still one of net's streams (callbacks run in waits may destroy it). */
 int fe_stream_listed(const grove_net *net, const grove_stream *s,
     uint32_t id);
+/* 0 while s (with this id) is listed and not being destroyed; else
+ * GROVE_ECLOSED with the error text saying so.  For calls whose waits
+ * run event callbacks, which may destroy the stream. */
+int fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id);
 /* Run the network's loop for at most timeout_ms (and settle). */
 void fe_run(grove_net *net, int timeout_ms);
 /* Before a public call returns to a tool that polls grove_net_fd(): run
@@ -189,8 +193,10 @@ void fe_untell_events(grove_net *net);
  * takes; 0: not at all).  0, or GROVE_EAGAIN (wait_ms 0) / GROVE_ETIMEDOUT with the
  * network's error naming the link that is full. */
 int fe_wait_writable(grove_net *net, int wait_ms);
-/* Send a DATA packet down from the FE as it is (fe_api.c). */
-int fe_inject(grove_net *net, grove_packet *p);
+/* Send a packet down from the FE as it is (fe_api.c): on stream s, or
+ * point-to-point with s NULL.  GROVE_ECLOSED when s is being destroyed or
+ * the wait for room destroyed it (nothing queued). */
+int fe_inject(grove_net *net, const grove_stream *s, grove_packet *p);
 /* Send a DATA packet on a stream: whole, or in segments when it is large
  * (fe_segment.c). */
 int fe_stream_inject(grove_stream *s, grove_packet *p);

@@ -63,11 +63,10 @@ recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
 	int rc;
 	for (int first = 1;; first = 0) {
 		/* An event callback run by the last pass may have destroyed
-		 * the stream this call waits on. */
-		if (only && !fe_stream_listed(net, only, only_id)) {
-			rc = GROVE_ECLOSED;
+		 * the stream this call waits on, or this call runs in a
+		 * callback of that stream's destroy: nothing can arrive. */
+		if (only && (rc = fe_stream_usable(net, only, only_id)) != 0)
 			break;
-		}
 		if (only) {
 			if (only->q.n) {
 				rc = take(net, &only->q, tag, p);

@@ -60,6 +60,8 @@ grove_net_set_logp(grove_net *net, const struct grove_logp_params *p)
  * forwarded by the CPs) while the last ones are still being cut. */
 struct seg_inject {
 	grove_net *net;
+	const grove_stream *s; /* may be destroyed by a wait's callbacks */
+	uint32_t id;
 	int first;
 	int overdue;        /* the send's time ran out after its start */
 	uint64_t deadline;  /* ms, for a bounded send_timeout_ms */
@@ -86,6 +88,8 @@ inject_segment(void *arg, grove_packet *seg)
 		rc = 0;
 	}
 	si->first = 0;
+	if (rc == 0)
+		rc = fe_stream_usable(net, si->s, si->id);
 	if (rc != 0)
 		return rc;
 	node_from_parent(&net->n, seg);
@@ -105,14 +109,18 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	    ? seg_size_for(s->seg_setting, net->seg_model, grove_packet_size(p))
 	    : 0;
 	if (!seg)
-		return fe_inject(net, p);
+		return fe_inject(net, s, p);
+	int rc = fe_stream_usable(net, s, s->id);
+	if (rc != 0)
+		return rc;
 	uint64_t t0 = grove_trace_begin();
-	struct seg_inject si = {net, 1, 0, 0};
+	struct seg_inject si = {net, s, s->id, 1, 0, 0};
 	if (net->send_wait_ms > 0)
 		si.deadline = sockio_now_ms() + (uint64_t)net->send_wait_ms;
-	int rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, &si);
+	rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, &si);
 	/* A wait that gave up named the full link itself. */
-	if (rc != 0 && rc != GROVE_EAGAIN && rc != GROVE_ETIMEDOUT)
+	if (rc != 0 && rc != GROVE_EAGAIN && rc != GROVE_ETIMEDOUT &&
+	    rc != GROVE_ECLOSED)
 		fe_set_error(net, "cutting a %zu-byte message into %zu-byte "
 		    "segments failed: %s", grove_packet_size(p), seg,
 		    grove_strerror(rc));

@@ -1,8 +1,10 @@
-/* grove_stream_destroy and grove_stream_set_params wait, running the
- * loop, while a link of the front-end is over its limit, and the loop
- * runs event callbacks, which may destroy the very stream the call is
- * about.  The outer call must notice: destroy returns without freeing the
- * stream again, set_params returns GROVE_ECLOSED without touching it.
+/* grove_stream_destroy, grove_stream_set_params and grove_stream_send
+ * wait, running the loop, while a link of the front-end is over its
+ * limit, and the loop runs event callbacks, which may destroy the very
+ * stream the call is about.  The outer call must notice: destroy returns
+ * without freeing the stream again, set_params and send return
+ * GROVE_ECLOSED without touching it; in a callback of the destroy itself, a send or receive on the
+ * stream returns GROVE_ECLOSED.
  *
  * The back-ends are this program, started with "--idle-be PATH": they
  * join, read nothing, and wait for PATH to exist; then rank 0 exits at
@@ -52,8 +54,11 @@ link_queue(grove_net *net, uint32_t rank)
 	return 0;
 }
 
+enum call { CALL_DESTROY, CALL_SET_PARAMS, CALL_SEND };
+
 static grove_stream *victim;
 static int armed;
+static enum call outer;
 
 static void
 on_event(grove_net *net, const grove_event *ev, void *arg)
@@ -62,15 +67,29 @@ on_event(grove_net *net, const grove_event *ev, void *arg)
 	if (!armed || ev->type != GROVE_EV_LOST)
 		return;
 	armed = 0;
-	it_step("callback: rank %u lost; destroying the stream", ev->rank_lo);
+	if (outer == CALL_DESTROY) {
+		/* The stream is on its way out: nothing can be sent on it or
+		 * arrive on it any more, and a receive must say so at once
+		 * (it waited out its whole timeout). */
+		it_step("callback: rank %u lost; using the stream being "
+		    "destroyed", ev->rank_lo);
+		CHECK_RC_NET(net, grove_stream_send(victim, 1, "%d", 1),
+		    GROVE_ECLOSED);
+		grove_packet *p = NULL;
+		CHECK_RC_NET(net, grove_stream_recv(victim, NULL, &p, 20000),
+		    GROVE_ECLOSED);
+		CHECK(p == NULL);
+	}
+	it_step("callback: destroying the stream");
 	CHECK_OK_NET(net, grove_stream_destroy(victim));
 }
 
 static void
-run(const char *self, int set_params)
+run(const char *self, enum call call)
 {
 	char exe[4096], go[4200];
-	snprintf(go, sizeof go, "%s/go.%d", it_tmpdir(), set_params);
+	snprintf(go, sizeof go, "%s/go.%d", it_tmpdir(), (int)call);
+	outer = call;
 	char *be_argv[] = {"it_destroy_in_wait", "--idle-be", go, NULL};
 	grove_net_opts o;
 	it_net_opts(&o, "flat", 2);
@@ -102,10 +121,17 @@ run(const char *self, int set_params)
 	FILE *f = fopen(go, "w");
 	CHECK(f != NULL);
 	fclose(f);
-	if (set_params) {
+	if (call == CALL_SET_PARAMS) {
 		int rc = grove_stream_set_params(s, GROVE_FILTER_UP, "%d", 1);
 		CHECK_INT_EQ(rc, GROVE_ECLOSED);
 		it_step("set_params: %s (%s)", grove_err_name(rc),
+		    grove_net_last_error(net));
+	} else if (call == CALL_SEND) {
+		/* The send waits for room; its stream is gone when the wait
+		 * ends: nothing was sent, and the tool must hear so. */
+		int rc = grove_stream_send(s, 1, "%d", 1);
+		CHECK_INT_EQ(rc, GROVE_ECLOSED);
+		it_step("send: %s (%s)", grove_err_name(rc),
 		    grove_net_last_error(net));
 	} else {
 		CHECK_OK_NET(net, grove_stream_destroy(s));
@@ -122,7 +148,8 @@ main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--idle-be"))
 		return idle_be(argc, argv);
 	it_init("it_destroy_in_wait", 120);
-	run("it_destroy_in_wait", 0);
-	run("it_destroy_in_wait", 1);
+	run("it_destroy_in_wait", CALL_DESTROY);
+	run("it_destroy_in_wait", CALL_SET_PARAMS);
+	run("it_destroy_in_wait", CALL_SEND);
 	return it_done();
 }
