@@ -432,9 +432,10 @@ fe_stream_listed(const grove_net *net, const grove_stream *s, uint32_t id)
 }
 
 int
-fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id)
+fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id,
+    uint64_t frees)
 {
-	if (!fe_stream_listed(net, s, id)) {
+	if (net->stream_frees != frees && !fe_stream_listed(net, s, id)) {
 		fe_set_error(net, "stream %u was destroyed", id);
 		return GROVE_ECLOSED;
 	}
@@ -473,6 +474,7 @@ grove_stream_destroy(grove_stream *s)
 	pktq_fini(&s->q);
 	free(s->members);
 	free(s);
+	net->stream_frees++;
 	fe_update_waitfd(net);
 	return 0;
 }
@@ -526,13 +528,14 @@ fe_inject(grove_net *net, const grove_stream *s, grove_packet *p)
 {
 	uint64_t t0 = grove_trace_begin();
 	uint32_t id = s ? s->id : 0;
-	int rc = s ? fe_stream_usable(net, s, id) : 0;
+	uint64_t frees = net->stream_frees;
+	int rc = s ? fe_stream_usable(net, s, id, frees) : 0;
 	/* Wait first: a send that gives up has queued nothing.  The wait
 	 * runs event callbacks, which may destroy the stream. */
 	if (rc == 0)
 		rc = fe_wait_writable(net, net->send_wait_ms);
 	if (rc == 0 && s)
-		rc = fe_stream_usable(net, s, id);
+		rc = fe_stream_usable(net, s, id, frees);
 	if (rc == 0) {
 		node_from_parent(&net->n, p);
 		node_flush_all(&net->n);

@@ -94,6 +94,10 @@ struct grove_net {
 	uint32_t next_seg_msg;  /* id of the next segmented multicast */
 	struct seg_model *seg_model; /* grove_net_set_logp; NULL: none */
 	grove_stream *streams;
+	/* Streams freed by grove_stream_destroy so far: a call that held a
+	 * stream across a wait (whose event callbacks may destroy it) looks
+	 * for it in the list only when this moved. */
+	uint64_t stream_frees;
 	grove_comm all;
 	pktq p2p;              /* point-to-point packets from BEs */
 	uint64_t seq;          /* arrival numbers across all queues */
@@ -174,8 +178,10 @@ int fe_stream_listed(const grove_net *net, const grove_stream *s,
     uint32_t id);
 /* 0 while s (with this id) is listed and not being destroyed; else
  * GROVE_ECLOSED with the error text saying so.  For calls whose waits
- * run event callbacks, which may destroy the stream. */
-int fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id);
+ * run event callbacks, which may destroy the stream: frees is
+ * net->stream_frees when the call last knew s was alive. */
+int fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id,
+    uint64_t frees);
 /* Run the network's loop for at most timeout_ms (and settle). */
 void fe_run(grove_net *net, int timeout_ms);
 /* Before a public call returns to a tool that polls grove_net_fd(): run

@@ -60,12 +60,14 @@ recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
 	uint64_t t0 = grove_trace_begin();
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	uint32_t only_id = only ? only->id : 0;
+	uint64_t frees = net->stream_frees;
 	int rc;
 	for (int first = 1;; first = 0) {
 		/* An event callback run by the last pass may have destroyed
 		 * the stream this call waits on, or this call runs in a
 		 * callback of that stream's destroy: nothing can arrive. */
-		if (only && (rc = fe_stream_usable(net, only, only_id)) != 0)
+		if (only && (rc = fe_stream_usable(net, only, only_id,
+		    frees)) != 0)
 			break;
 		if (only) {
 			if (only->q.n) {

@@ -62,6 +62,7 @@ struct seg_inject {
 	grove_net *net;
 	const grove_stream *s; /* may be destroyed by a wait's callbacks */
 	uint32_t id;
+	uint64_t frees;        /* net->stream_frees when s was known alive */
 	int first;
 	int overdue;        /* the send's time ran out after its start */
 	uint64_t deadline;  /* ms, for a bounded send_timeout_ms */
@@ -89,7 +90,7 @@ inject_segment(void *arg, grove_packet *seg)
 	}
 	si->first = 0;
 	if (rc == 0)
-		rc = fe_stream_usable(net, si->s, si->id);
+		rc = fe_stream_usable(net, si->s, si->id, si->frees);
 	if (rc != 0)
 		return rc;
 	node_from_parent(&net->n, seg);
@@ -110,11 +111,11 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	    : 0;
 	if (!seg)
 		return fe_inject(net, s, p);
-	int rc = fe_stream_usable(net, s, s->id);
+	int rc = fe_stream_usable(net, s, s->id, net->stream_frees);
 	if (rc != 0)
 		return rc;
 	uint64_t t0 = grove_trace_begin();
-	struct seg_inject si = {net, s, s->id, 1, 0, 0};
+	struct seg_inject si = {net, s, s->id, net->stream_frees, 1, 0, 0};
 	if (net->send_wait_ms > 0)
 		si.deadline = sockio_now_ms() + (uint64_t)net->send_wait_ms;
 	rc = seg_split(p, net->next_seg_msg++, seg, inject_segment, &si);
