@@ -18,6 +18,7 @@
 #include "grove/error.h"
 #include "net/boot.h"
 #include "net/cpu_share.h"
+#include "net/fd_budget.h"
 #include "net/sockio.h"
 #include "net/spawn.h"
 #include "tbon/node.h"
@@ -225,6 +226,11 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 		return 0;
 	const uint32_t *kids = grove_topo_children(topo, b->node);
 	node_forked *forked = NULL;
+	/* The copies' pipes stay open in this process for its launch, which
+	 * counts them then; the limit may still rise in node_init, so this
+	 * only errs towards a child that starts the usual way. */
+	fd_budget fds;
+	fd_budget_init(&fds);
 	cpu_plan plan;
 	cpu_plan_init(&plan, b->cpu_bind_subtree, topo, b->node, b->attach);
 	for (uint32_t i = 0; i < me->n_children; i++) {
@@ -237,9 +243,11 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 		if (!forked && !(forked = calloc(me->n_children, sizeof *forked)))
 			break; /* the children are spawned the usual way */
 		child_pipes cp;
-		child_pipes_open(&cp, 1);
+		child_pipes_open(&cp, fd_budget_pipes_fit(&fds,
+		    me->n_children - i - 1));
 		if (cp.child_r < 0)
 			continue;
+		fd_budget_take(&fds, 1);
 		/* Nothing buffered twice: the copy would write it again. */
 		fflush(NULL);
 		pid_t parent = getpid();
@@ -321,15 +329,20 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 	cpu_plan plan;
 	cpu_plan_init(&plan, tmpl->cpu_bind_subtree, n->topo, n->id, n->attach);
 	const uint32_t *kids = grove_topo_children(n->topo, n->id);
+	fd_budget fds;
+	fd_budget_init(&fds);
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
 		cpu_set_t share;
 		const cpu_set_t *cpus = cpu_plan_next(&plan,
 		    grove_topo_node_at(n->topo, kids[i]), n->attach, &share);
-		if (n->attach && ch->role == GROVE_ROLE_BE)
+		if (n->attach && ch->role == GROVE_ROLE_BE) {
+			fd_budget_take(&fds, 0); /* it connects to us */
 			continue;
+		}
 		node_forked *fk = n->forked ? &n->forked[i] : NULL;
 		if (fk && fk->pid > 0) {
+			/* Its pipes were open, and counted, already. */
 			ch->pid = fk->pid;
 			int rc = node_adopt_child_pipes(n, fk->rfd, fk->wfd);
 			fk->rfd = fk->wfd = -1;
@@ -364,10 +377,14 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 			b.parent_unix[0] = 0;
 		/* A local child's link is a pair of pipes made here, unless
 		 * the network asked for sockets (grove_local_link); without
-		 * them (e.g. out of descriptors) it connects to the socket. */
+		 * them it connects to the socket: when pipes would leave too
+		 * few descriptors for the children after it (fd_budget.h), or
+		 * pipe2 fails. */
 		child_pipes cp;
 		child_pipes_open(&cp, spawn_host_is_local(ch->host) &&
-		    !n->local_link_socket);
+		    !n->local_link_socket &&
+		    fd_budget_pipes_fit(&fds, n->n_children - i - 1));
+		fd_budget_take(&fds, cp.child_r >= 0);
 		b.parent_rfd = cp.child_r;
 		b.parent_wfd = cp.child_w;
 		/* Same host, same CPU: spare the child its CPUIDs. */
