@@ -116,6 +116,10 @@ struct node {
 	char attach_host[256];
 	char rsh[256];
 	char commnode[1024];
+	/* FE: the places of its own grove-commnode that were not executable
+	 * when it is started from PATH instead ("path: reason; ..."), named
+	 * should starting it fail; "" otherwise. */
+	char commnode_refused[1024];
 	char be_exe[1024];
 	char **be_argv;         /* NULL-terminated, argv[0] = be_exe */
 

@@ -447,7 +447,15 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		if (rc != 0) {
 			char who[128];
 			node_describe_child(n, ch, who, sizeof who);
-			snprintf(err, errlen, "%s: %s", who, why);
+			/* A bare name failed on PATH: the copies beside Grove
+			 * that were passed over say what to fix. */
+			if (is_cp && n->commnode_refused[0] &&
+			    spawn_host_is_local(ch->host))
+				snprintf(err, errlen, "%s: %s (grove-commnode not "
+				    "found: %s; set GROVE_COMMNODE to use another)",
+				    who, why, n->commnode_refused);
+			else
+				snprintf(err, errlen, "%s: %s", who, why);
 			node_launch_fail(n, err);
 			return rc;
 		}
