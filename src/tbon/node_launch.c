@@ -468,6 +468,35 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 	return 0;
 }
 
+/* "process exited with status N" or "process killed by signal S". */
+static void
+exit_text(int st, char *out, size_t len)
+{
+	if (WIFEXITED(st))
+		snprintf(out, len, "process exited with status %d",
+		    WEXITSTATUS(st));
+	else
+		snprintf(out, len, "process killed by signal %d", WTERMSIG(st));
+}
+
+int
+node_child_exit_status(node *n, uint32_t idx, char *out, size_t len)
+{
+	node_child *ch = &n->children[idx];
+	if (ch->pid <= 0 || !spawn_host_is_local(ch->host))
+		return 0;
+	int st = 0;
+	pid_t r;
+	do
+		r = waitpid(ch->pid, &st, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != ch->pid)
+		return 0;
+	ch->pid = 0;
+	exit_text(st, out, len);
+	return 1;
+}
+
 void
 node_reap_exited(node *n)
 {
@@ -495,12 +524,7 @@ node_reap_exited(node *n)
 			 * link. */
 			if (unknown || !ch->c || !spawn_host_is_local(ch->host))
 				continue;
-			if (WIFEXITED(st))
-				snprintf(msg, sizeof msg, "process exited with status "
-				    "%d", WEXITSTATUS(st));
-			else
-				snprintf(msg, sizeof msg, "process killed by signal "
-				    "%d", WTERMSIG(st));
+			exit_text(st, msg, sizeof msg);
 			node_child_exited(n, i, msg);
 			continue;
 		}
