@@ -42,6 +42,8 @@
 #include "../examples/worker_protocol.h"
 
 #define BB_RECV_MS 120000
+/* Waits go in slices this long, with a look at the events between them. */
+#define BB_SLICE_MS 100
 #define BB_MAX_SIZES 32
 #define BB_MAX_PROCS 4096
 
@@ -277,6 +279,51 @@ out:
 
 /* ---- one broadcast ------------------------------------------------------ */
 
+/* A node lost (a process that died, a link that failed): its back-ends
+ * never answer, so the run stops now, naming it, rather than after the
+ * whole wait.  GROVE_ELOST after printing the loss (*said set), else 0. */
+static int
+bb_check_lost(grove_net *net, int *said)
+{
+	grove_event ev;
+	while (grove_net_next_event(net, &ev, 0) == 0) {
+		if (ev.type != GROVE_EV_LOST)
+			continue;
+		/* "node 1 (ranks 0..2) lost: ..." */
+		fprintf(stderr, "grove bench bcast: %s\n", ev.text);
+		*said = 1;
+		return GROVE_ELOST;
+	}
+	return 0;
+}
+
+/* grove_net_wait_sent / grove_net_recv for at most BB_RECV_MS, stopping
+ * at a loss (bb_check_lost). */
+static int
+bb_wait_sent(grove_net *net, int *said)
+{
+	for (int waited = 0;; waited += BB_SLICE_MS) {
+		int rc = grove_net_wait_sent(net, BB_SLICE_MS);
+		if (rc != GROVE_ETIMEDOUT || waited + BB_SLICE_MS >= BB_RECV_MS)
+			return rc;
+		if ((rc = bb_check_lost(net, said)) != 0)
+			return rc;
+	}
+}
+
+static int
+bb_recv(grove_net *net, grove_stream **s, int32_t *tag, grove_packet **p,
+    int *said)
+{
+	for (int waited = 0;; waited += BB_SLICE_MS) {
+		int rc = grove_net_recv(net, s, tag, p, BB_SLICE_MS);
+		if (rc != GROVE_ETIMEDOUT || waited + BB_SLICE_MS >= BB_RECV_MS)
+			return rc;
+		if ((rc = bb_check_lost(net, said)) != 0)
+			return rc;
+	}
+}
+
 /* Broadcasts buf[0..n) with the scheme and returns the completion time.
  * The back-ends answer `hold` seconds after the start, or at once when
  * they receive after that (hold 0: at once): every answer wakes the CPs
@@ -287,7 +334,7 @@ bb_once(bb_net *b, const bb_cfg *c, int scheme, const uint8_t *buf,
     uint64_t n, uint64_t hash, double hold, double *secs)
 {
 	grove_net *net = b->net;
-	int rc = 0;
+	int rc = 0, said = 0;
 	double t0 = tool_now();
 	uint64_t at = hold > 0 ? (uint64_t)((t0 + hold) * 1e9) : 0;
 	if (scheme == BB_ORIGINAL) {
@@ -299,7 +346,7 @@ bb_once(bb_net *b, const bb_cfg *c, int scheme, const uint8_t *buf,
 			rc = grove_stream_send(b->cl[cl], WORKER_DIGEST_AT,
 			    "%auc %uld", buf, n, at);
 			if (rc == 0)
-				rc = grove_net_wait_sent(net, BB_RECV_MS);
+				rc = bb_wait_sent(net, &said);
 		}
 		if (rc == 0 && b->cl[0])
 			rc = grove_stream_send(b->cl[0], WORKER_DIGEST_AT,
@@ -308,6 +355,8 @@ bb_once(bb_net *b, const bb_cfg *c, int scheme, const uint8_t *buf,
 		rc = grove_stream_send(b->all, WORKER_DIGEST_AT, "%auc %uld",
 		    buf, n, at);
 	}
+	if (rc != 0 && said)
+		return rc;
 	if (rc != 0) {
 		fprintf(stderr, "grove bench bcast: send: %s: %s\n",
 		    grove_strerror(rc), grove_net_last_error(net));
@@ -319,7 +368,9 @@ bb_once(bb_net *b, const bb_cfg *c, int scheme, const uint8_t *buf,
 		grove_stream *s = NULL;
 		int32_t tag;
 		uint64_t len, h, t;
-		rc = grove_net_recv(net, &s, &tag, &p, BB_RECV_MS);
+		rc = bb_recv(net, &s, &tag, &p, &said);
+		if (rc != 0 && said)
+			return rc;
 		if (rc != 0) {
 			fprintf(stderr, "grove bench bcast: %u of %u answers, then: "
 			    "%s: %s\n", i, b->nb, grove_strerror(rc),

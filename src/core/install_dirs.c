@@ -2,6 +2,7 @@
  * install_dirs.h). */
 #define _GNU_SOURCE /* dladdr1, RTLD_DL_LINKMAP */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -71,25 +72,51 @@ try_path(char *out, size_t len, const char *dir, const char *rel,
 	return 1;
 }
 
-void
-install_find_program(const char *name, char *out, size_t len)
+/* try_path for a program; a candidate it refuses is added to refused
+ * ("path: reason", separated by "; "). */
+static int
+try_program(char *out, size_t len, const char *dir, const char *rel,
+    const char *name, char *refused, size_t rlen)
+{
+	if (try_path(out, len, dir, rel, name, X_OK))
+		return 1;
+	int e = errno;
+	size_t used = strlen(refused);
+	if (used < rlen)
+		snprintf(refused + used, rlen - used, "%s%s: %s", used ? "; " : "",
+		    out, strerror(e));
+	return 0;
+}
+
+int
+install_find_program(const char *name, char *out, size_t len, char *refused,
+    size_t rlen)
 {
 	struct install_self s;
-	if (install_self(&s) == 0) {
-		if (s.in_build_tree &&
-		    try_path(out, len, GROVE_BUILD_BIN_DIR, "", name, X_OK))
-			return;
-		if (!s.in_build_tree && s.is_program &&
-		    try_path(out, len, s.dir, "", name, X_OK))
-			return;
-		if (!s.in_build_tree && !s.is_program &&
-		    (try_path(out, len, s.dir, GROVE_REL_LIB_TO_BIN, name,
-		    X_OK) || try_path(out, len, s.dir, "", name, X_OK)))
-			return;
+	char none[1];
+	if (!refused || !rlen) {
+		refused = none;
+		rlen = sizeof none;
 	}
-	if (try_path(out, len, GROVE_INSTALL_BIN_DIR, "", name, X_OK))
-		return;
+	refused[0] = '\0';
+	if (install_self(&s) == 0) {
+		if (s.in_build_tree && try_program(out, len, GROVE_BUILD_BIN_DIR,
+		    "", name, refused, rlen))
+			return 0;
+		if (!s.in_build_tree && s.is_program &&
+		    try_program(out, len, s.dir, "", name, refused, rlen))
+			return 0;
+		if (!s.in_build_tree && !s.is_program &&
+		    (try_program(out, len, s.dir, GROVE_REL_LIB_TO_BIN, name,
+		    refused, rlen) ||
+		    try_program(out, len, s.dir, "", name, refused, rlen)))
+			return 0;
+	}
+	if (try_program(out, len, GROVE_INSTALL_BIN_DIR, "", name, refused,
+	    rlen))
+		return 0;
 	snprintf(out, len, "%s", name);
+	return GROVE_ENOENT;
 }
 
 void

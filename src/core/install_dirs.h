@@ -28,8 +28,12 @@ int install_self(struct install_self *self);
 /* A Grove program (grove-commnode): the build directory's when Grove
  * runs from the build tree; else the bin directory relative to the
  * library (beside it for a program); else the configured bin directory.
- * When none of these is executable, the bare name (for PATH). */
-void install_find_program(const char *name, char *out, size_t len);
+ * 0 with out set; or, when none of these is executable, GROVE_ENOENT
+ * with out the bare name (for PATH) and refused (may be NULL) naming
+ * each candidate and why it was refused ("path: reason; ..."), for the
+ * error should the name not be on PATH either. */
+int install_find_program(const char *name, char *out, size_t len,
+    char *refused, size_t rlen);
 
 /* A plugin (grove-otf2.so): beside libgrove.so; for a program, the build
  * directory, else the lib directory relative to it, else the configured

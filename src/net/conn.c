@@ -258,7 +258,7 @@ on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		return;
 	if (nread < 0) {
 		if (nread == UV_ENOBUFS)
-			conn_close(c, GROVE_ENOMEM, "out of memory for receive buffer");
+			conn_close(c, GROVE_ENOMEM, "out of memory for a receive buffer");
 		else if (nread == UV_EOF)
 			conn_close(c, 0, "connection closed by peer");
 		else
@@ -284,7 +284,7 @@ conn_read_rest(conn *c)
 		uint8_t *p;
 		size_t len;
 		if (rxbuf_space(&c->rx, &p, &len) != 0) {
-			conn_close(c, GROVE_ENOMEM, "out of memory for receive buffer");
+			conn_close(c, GROVE_ENOMEM, "out of memory for a receive buffer");
 			return;
 		}
 		ssize_t r = read(fd, p, len);

@@ -120,7 +120,14 @@ parent_on_close(conn *c, int err, const char *why)
 {
 	commnode *cn = c->owner;
 	cn->n.parent = NULL;
-	if (!cn->exiting)
+	/* A failure of this process (out of memory for a frame from the
+	 * parent, a timer it could not set) is an error here: the parent
+	 * sees only a link that closed.  EOF or the peer's error is the
+	 * parent leaving, which is how a network ends. */
+	if (!cn->exiting && (err == GROVE_ENOMEM || err == GROVE_ESYS))
+		log_error("node %u: the link to the parent failed here: %s; "
+		    "shutting down", cn->n.id, why);
+	else if (!cn->exiting)
 		log_info("parent gone (%s); shutting down", why);
 	begin_exit(cn, cn->exiting ? cn->exit_code : 1, NULL);
 }

@@ -394,10 +394,14 @@ fe_wait_writable(grove_net *net, int wait_ms)
 /* grove-commnode: the option, $GROVE_COMMNODE, else the one that belongs
  * to this copy of Grove (core/install_dirs.h: the build tree's only when
  * Grove runs from the build tree, else relative to the library or
- * program, else the configured bin directory), else PATH. */
+ * program, else the configured bin directory), else PATH.  refused gets
+ * the candidates of this copy of Grove that were not executable when
+ * PATH is used (else ""): starting it names them if it fails. */
 static void
-find_commnode(const grove_net_opts *o, char *out, size_t len)
+find_commnode(const grove_net_opts *o, char *out, size_t len, char *refused,
+    size_t rlen)
 {
+	refused[0] = '\0';
 	const char *env = getenv("GROVE_COMMNODE");
 	if (o->commnode_exe) {
 		snprintf(out, len, "%s", o->commnode_exe);
@@ -407,7 +411,7 @@ find_commnode(const grove_net_opts *o, char *out, size_t len)
 		snprintf(out, len, "%s", env);
 		return;
 	}
-	install_find_program("grove-commnode", out, len);
+	install_find_program("grove-commnode", out, len, refused, rlen);
 }
 
 /* The remote shell: the option, else $GROVE_RSH (empty means unset),
@@ -613,7 +617,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	snprintf(b->bind_addr, sizeof b->bind_addr, "%s", bind);
 	if ((rc = choose_rsh(net, o, b->rsh, sizeof b->rsh)) != 0)
 		return rc;
-	find_commnode(o, b->commnode, sizeof b->commnode);
+	find_commnode(o, b->commnode, sizeof b->commnode, n->commnode_refused,
+	    sizeof n->commnode_refused);
 	if (o->be_exe)
 		absolute_exe(o->be_exe, b->be_exe, sizeof b->be_exe);
 	if (o->be_argv && o->be_argv[0]) {

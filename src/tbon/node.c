@@ -223,8 +223,17 @@ child_on_close(conn *c, int err, const char *why)
 	if (idx < 0 || (uint32_t)idx >= n->n_children || n->children[idx].c != c)
 		return;
 	n->children[idx].c = NULL;
-	char msg[200];
-	snprintf(msg, sizeof msg, "%s", err == 0 ? "connection closed" : why);
+	/* A process of ours that has exited by now says more than its
+	 * link can: its status (a CP that exits 1 after a failure of its
+	 * own, a crash's signal).  One still running (a CP closes its
+	 * link before it waits for its children) is left to the reaping,
+	 * which no longer reports it. */
+	char msg[200], st[64];
+	const char *what = err == 0 ? "connection closed" : why;
+	if (node_child_exit_status(n, (uint32_t)idx, st, sizeof st))
+		snprintf(msg, sizeof msg, "%s (%s)", what, st);
+	else
+		snprintf(msg, sizeof msg, "%s", what);
 	child_lost(n, (uint32_t)idx, msg);
 }
 

@@ -116,6 +116,10 @@ struct node {
 	char attach_host[256];
 	char rsh[256];
 	char commnode[1024];
+	/* FE: the places of its own grove-commnode that were not executable
+	 * when it is started from PATH instead ("path: reason; ..."), named
+	 * should starting it fail; "" otherwise. */
+	char commnode_refused[1024];
 	char be_exe[1024];
 	char **be_argv;         /* NULL-terminated, argv[0] = be_exe */
 
@@ -343,6 +347,11 @@ void node_parent_drained(node *n);
  * keeps copies of its descriptors.  One reaped by someone else (ECHILD)
  * is left to its link. */
 void node_reap_exited(node *n);
+/* Child idx was started on this host and has exited (reaped now, with
+ * waitpid on its pid only): 1 and out = "process exited with status N"
+ * or "process killed by signal S"; else 0 (still running, remote, or
+ * reaped already). */
+int node_child_exit_status(node *n, uint32_t idx, char *out, size_t len);
 /* Child idx, connected, has exited: read what it sent, then lose it with
  * reason why. */
 void node_child_exited(node *n, uint32_t idx, const char *why);

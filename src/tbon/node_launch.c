@@ -18,6 +18,7 @@
 #include "grove/error.h"
 #include "net/boot.h"
 #include "net/cpu_share.h"
+#include "net/fd_budget.h"
 #include "net/sockio.h"
 #include "net/spawn.h"
 #include "tbon/node.h"
@@ -225,6 +226,11 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 		return 0;
 	const uint32_t *kids = grove_topo_children(topo, b->node);
 	node_forked *forked = NULL;
+	/* The copies' pipes stay open in this process for its launch, which
+	 * counts them then; the limit may still rise in node_init, so this
+	 * only errs towards a child that starts the usual way. */
+	fd_budget fds;
+	fd_budget_init(&fds);
 	cpu_plan plan;
 	cpu_plan_init(&plan, b->cpu_bind_subtree, topo, b->node, b->attach);
 	for (uint32_t i = 0; i < me->n_children; i++) {
@@ -237,9 +243,11 @@ node_fork_local_cps(const grove_topo *topo, boot *b, node_forked **out)
 		if (!forked && !(forked = calloc(me->n_children, sizeof *forked)))
 			break; /* the children are spawned the usual way */
 		child_pipes cp;
-		child_pipes_open(&cp, 1);
+		child_pipes_open(&cp, fd_budget_pipes_fit(&fds,
+		    me->n_children - i - 1));
 		if (cp.child_r < 0)
 			continue;
+		fd_budget_take(&fds, 1);
 		/* Nothing buffered twice: the copy would write it again. */
 		fflush(NULL);
 		pid_t parent = getpid();
@@ -321,15 +329,20 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 	cpu_plan plan;
 	cpu_plan_init(&plan, tmpl->cpu_bind_subtree, n->topo, n->id, n->attach);
 	const uint32_t *kids = grove_topo_children(n->topo, n->id);
+	fd_budget fds;
+	fd_budget_init(&fds);
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
 		cpu_set_t share;
 		const cpu_set_t *cpus = cpu_plan_next(&plan,
 		    grove_topo_node_at(n->topo, kids[i]), n->attach, &share);
-		if (n->attach && ch->role == GROVE_ROLE_BE)
+		if (n->attach && ch->role == GROVE_ROLE_BE) {
+			fd_budget_take(&fds, 0); /* it connects to us */
 			continue;
+		}
 		node_forked *fk = n->forked ? &n->forked[i] : NULL;
 		if (fk && fk->pid > 0) {
+			/* Its pipes were open, and counted, already. */
 			ch->pid = fk->pid;
 			int rc = node_adopt_child_pipes(n, fk->rfd, fk->wfd);
 			fk->rfd = fk->wfd = -1;
@@ -364,10 +377,14 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 			b.parent_unix[0] = 0;
 		/* A local child's link is a pair of pipes made here, unless
 		 * the network asked for sockets (grove_local_link); without
-		 * them (e.g. out of descriptors) it connects to the socket. */
+		 * them it connects to the socket: when pipes would leave too
+		 * few descriptors for the children after it (fd_budget.h), or
+		 * pipe2 fails. */
 		child_pipes cp;
 		child_pipes_open(&cp, spawn_host_is_local(ch->host) &&
-		    !n->local_link_socket);
+		    !n->local_link_socket &&
+		    fd_budget_pipes_fit(&fds, n->n_children - i - 1));
+		fd_budget_take(&fds, cp.child_r >= 0);
 		b.parent_rfd = cp.child_r;
 		b.parent_wfd = cp.child_w;
 		/* Same host, same CPU: spare the child its CPUIDs. */
@@ -430,7 +447,15 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 		if (rc != 0) {
 			char who[128];
 			node_describe_child(n, ch, who, sizeof who);
-			snprintf(err, errlen, "%s: %s", who, why);
+			/* A bare name failed on PATH: the copies beside Grove
+			 * that were passed over say what to fix. */
+			if (is_cp && n->commnode_refused[0] &&
+			    spawn_host_is_local(ch->host))
+				snprintf(err, errlen, "%s: %s (grove-commnode not "
+				    "found: %s; set GROVE_COMMNODE to use another)",
+				    who, why, n->commnode_refused);
+			else
+				snprintf(err, errlen, "%s: %s", who, why);
 			node_launch_fail(n, err);
 			return rc;
 		}
@@ -441,6 +466,35 @@ node_launch_children(node *n, const boot *tmpl, char *err, size_t errlen)
 	}
 	node_pending_restart_clock(n);
 	return 0;
+}
+
+/* "process exited with status N" or "process killed by signal S". */
+static void
+exit_text(int st, char *out, size_t len)
+{
+	if (WIFEXITED(st))
+		snprintf(out, len, "process exited with status %d",
+		    WEXITSTATUS(st));
+	else
+		snprintf(out, len, "process killed by signal %d", WTERMSIG(st));
+}
+
+int
+node_child_exit_status(node *n, uint32_t idx, char *out, size_t len)
+{
+	node_child *ch = &n->children[idx];
+	if (ch->pid <= 0 || !spawn_host_is_local(ch->host))
+		return 0;
+	int st = 0;
+	pid_t r;
+	do
+		r = waitpid(ch->pid, &st, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != ch->pid)
+		return 0;
+	ch->pid = 0;
+	exit_text(st, out, len);
+	return 1;
 }
 
 void
@@ -470,12 +524,7 @@ node_reap_exited(node *n)
 			 * link. */
 			if (unknown || !ch->c || !spawn_host_is_local(ch->host))
 				continue;
-			if (WIFEXITED(st))
-				snprintf(msg, sizeof msg, "process exited with status "
-				    "%d", WEXITSTATUS(st));
-			else
-				snprintf(msg, sizeof msg, "process killed by signal "
-				    "%d", WTERMSIG(st));
+			exit_text(st, msg, sizeof msg);
 			node_child_exited(n, i, msg);
 			continue;
 		}
