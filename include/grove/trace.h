@@ -75,6 +75,13 @@ enum grove_trace_op {
 	                          * reply, link setup (result = its node id) */
 	GROVE_OP_API_SEND,       /* FE/BE API send call (enter..exit) */
 	GROVE_OP_API_RECV,       /* FE/BE API receive call (enter..exit) */
+	/* A packet of the tracing machinery's own on a link (event-space
+	 * requests and snapshots, clock-offset probes and their answers):
+	 * sent or received like GROVE_OP_SEND / GROVE_OP_RECV, on the same
+	 * collectors, and kept apart so that the statistics of the
+	 * workload's messages do not count them. */
+	GROVE_OP_TRACE_SEND,
+	GROVE_OP_TRACE_RECV,
 	GROVE_OP_USER = 256,     /* first operation code for tool code */
 };
 

@@ -207,6 +207,24 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = len;
 }
 
+/* The tracing machinery's own packets (event-space requests and
+ * snapshots, clock-offset probes and their answers) are recorded with
+ * their own ops: statistics of the workload's messages leave them out,
+ * and a front-end collecting shipped event spaces would otherwise count
+ * receives whose sends were never recorded (each sender had finished its
+ * space before it sent). */
+_Static_assert(WIRE_T_TRACE_DATA == WIRE_T_TRACE_REQ + 1 &&
+    WIRE_T_SKEW_REQ == WIRE_T_TRACE_REQ + 2 &&
+    WIRE_T_SKEW_RESULT == WIRE_T_TRACE_REQ + 5,
+    "the tracing machinery's message types are one range");
+
+static inline uint16_t
+packet_op(const grove_packet *p, uint16_t op, uint16_t trace_op)
+{
+	uint16_t t = wire_packet_hdr(p)->type;
+	return t >= WIRE_T_TRACE_REQ && t <= WIRE_T_SKEW_RESULT ? trace_op : op;
+}
+
 /* t_read: when the bytes were read; every packet of the read shares it
  * (one clock read per batch instead of one per packet). */
 static void
@@ -226,7 +244,8 @@ parse_frames(conn *c, uint64_t t_read)
 		}
 		c->rx_frames++;
 		if (c->tc_recv.id)
-			grove_trace_record(&c->tc_recv, GROVE_OP_RECV, (int32_t)n,
+			grove_trace_record(&c->tc_recv, packet_op(pkt,
+			    GROVE_OP_RECV, GROVE_OP_TRACE_RECV), (int32_t)n,
 			    t_read, t_read);
 		c->ops->on_packet(c, pkt);
 		grove_packet_unref(pkt);
@@ -568,8 +587,10 @@ conn_flush(conn *c)
 			grove_trace_record(&c->tc_writev, GROVE_OP_WRITEV,
 			    (int32_t)done, t0, t1);
 			for (size_t i = 0; i < n; i++)
-				grove_trace_record(&c->tc_send, GROVE_OP_SEND,
-				    (int32_t)iov[i].len, t0, t1);
+				grove_trace_record(&c->tc_send,
+				    packet_op(c->wq[i], GROVE_OP_SEND,
+				    GROVE_OP_TRACE_SEND), (int32_t)iov[i].len,
+				    t0, t1);
 		}
 		c->tx_frames += n;
 		c->tx_bytes += done;

@@ -53,8 +53,59 @@ struct grove_be {
 	uv_timer_t wait_timer;
 	char err[512];
 	grove_trace_collector tc_api_send, tc_api_recv;
+	/* The traced API call in progress (be_api_begin): its start, kept
+	 * here because a SHUTDOWN that ships the event space arrives inside
+	 * the call (its loop runs the handler), and the call's own record
+	 * would come after tracing closed.  0: no call, or already recorded
+	 * by the handler. */
+	uint64_t api_t0;
+	uint16_t api_op;       /* GROVE_OP_API_SEND or GROVE_OP_API_RECV */
+	int32_t api_sent;      /* a send: the bytes it has queued */
 	int64_t clock_inject_ns; /* validation offset (GROVE_CLOCK_INJECT_NS) */
 };
+
+/* A traced API call begins: one clock read, its start, kept in the handle
+ * (see api_t0). */
+static uint64_t
+be_api_begin(grove_be *be, uint16_t op)
+{
+	be->api_op = op;
+	be->api_sent = 0;
+	return be->api_t0 = grove_trace_begin();
+}
+
+/* The call ends at t1 (0: now).  Not recorded when tracing was off at its
+ * start, nor when the SHUTDOWN handler recorded it already (be_api_cut):
+ * tracing has closed then, but a space that could not be shipped may
+ * still be recording, and the call must not count twice. */
+static void
+be_api_end(grove_be *be, int32_t result, uint64_t t1)
+{
+	uint64_t t0 = be->api_t0;
+	be->api_t0 = 0;
+	if (!t0)
+		return;
+	grove_trace_record(be->api_op == GROVE_OP_API_RECV ? &be->tc_api_recv :
+	    &be->tc_api_send, be->api_op, result, t0, t1 ? t1 : grove_trace_now());
+}
+
+/* The event space is about to be finished and shipped from inside a
+ * traced call (a SHUTDOWN handled by the loop the call runs): the call is
+ * recorded now, up to the snapshot, with the result it is going to
+ * return.  A receive returns the first packet queued, or GROVE_ECLOSED
+ * (the handler closes the handle); a send returns the bytes it queued. */
+static void
+be_api_cut(grove_be *be)
+{
+	if (!be->api_t0)
+		return;
+	int32_t result = be->api_sent;
+	if (be->api_op == GROVE_OP_API_RECV)
+		result = be->q.n ?
+		    (int32_t)grove_packet_size(be->q.pkts[be->q.head]) :
+		    GROVE_ECLOSED;
+	be_api_end(be, result, 0);
+}
 
 /* A piece of a large multicast: the packet joins the queue once whole,
  * in the place of its last segment.  A broken segment is a protocol error
@@ -96,11 +147,13 @@ be_on_packet(conn *c, grove_packet *p)
 	case WIRE_T_SHUTDOWN: {
 		grove_packet *ev = NULL;
 		if (ship_wanted(p, be->trace_keep ||
-			getenv("GROVE_TRACE_KEEP") != NULL) &&
-		    ship_event_space(be->rank, &ev) == 0) {
-			conn_send(c, ev);
-			conn_flush(c);
-			grove_packet_unref(ev);
+			getenv("GROVE_TRACE_KEEP") != NULL)) {
+			be_api_cut(be);
+			if (ship_event_space(be->rank, &ev) == 0) {
+				conn_send(c, ev);
+				conn_flush(c);
+				grove_packet_unref(ev);
+			}
 		}
 		be->closed = 1;
 		waitfd_set(&be->wfd, 1);
@@ -480,7 +533,7 @@ grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
 {
 	if (!be || !p || !be->loop_ready)
 		return GROVE_EINVAL;
-	uint64_t t0 = grove_trace_begin();
+	be_api_begin(be, GROVE_OP_API_RECV);
 	uint64_t deadline = timeout_ms > 0 ?
 	    sockio_now_ms() + (uint64_t)timeout_ms : 0;
 	int rc;
@@ -512,31 +565,40 @@ grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
 		waitfd_set(&be->wfd, 0);
 	/* The result is the bytes received (the statistics' message sizes),
 	 * or the error. */
-	grove_trace_record(&be->tc_api_recv, GROVE_OP_API_RECV,
-	    rc == 0 ? (int32_t)grove_packet_size(*p) : rc, t0,
-	    grove_trace_begin());
+	be_api_end(be, rc == 0 ? (int32_t)grove_packet_size(*p) : rc, 0);
 	return rc;
 }
 
-int
-grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
+/* A packet grove_be_send packed smaller than this: its link write starts
+ * where the call did (no clock read of its own), so the write's span
+ * holds the packing too, which for so small a packet is short beside the
+ * write's system call.  A larger packet took its packing time (several ms
+ * for tens of MB), which is the call's but not the link's: its write reads
+ * the clock for its own start, a read that costs far less than packing
+ * that many bytes. */
+#define BE_PACK_SHARED_START_MAX 4096u
+
+/* The part of a send after the packet is built; the call began at t0
+ * (be_api_begin), which the link write shares as its start when
+ * share_start is set.  Every return goes through be_api_end. */
+static int
+be_send_built(grove_be *be, uint32_t stream, grove_packet *p, int share_start)
 {
-	if (!be || !p)
-		return GROVE_EINVAL;
-	if (!be->parent || be->closed)
-		return GROVE_ECLOSED;
-	uint64_t t0 = grove_trace_begin();
+	uint64_t t0 = be->api_t0;
 	grove_packet *q = NULL;
 	int rc = wire_repack(&q, p, stream ? WIRE_T_DATA : WIRE_T_P2P, stream,
 	    grove_packet_tag(p), be->rank);
-	if (rc != 0)
+	if (rc != 0) {
+		be_api_end(be, rc, 0);
 		return rc;
+	}
 	rc = conn_send(be->parent, q);
 	int32_t sent = (int32_t)grove_packet_size(q);
 	grove_packet_unref(q);
 	uint64_t t1 = 0;
 	if (rc == 0) {
-		be->parent->t_flush_start = t0;
+		be->api_sent = sent;
+		be->parent->t_flush_start = share_start ? t0 : 0;
 		be->parent->t_flush_end = 0;
 		conn_flush(be->parent);
 		t1 = be->parent ? be->parent->t_flush_end : 0;
@@ -550,9 +612,21 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 		rc = GROVE_ECLOSED;
 	/* A write the socket did not take waits for it in the loop. */
 	be_settle(be);
-	grove_trace_record(&be->tc_api_send, GROVE_OP_API_SEND,
-	    rc == 0 ? sent : rc, t0, t1 ? t1 : grove_trace_begin());
+	be_api_end(be, rc == 0 ? sent : rc, t1);
 	return rc;
+}
+
+int
+grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
+{
+	if (!be || !p)
+		return GROVE_EINVAL;
+	be_api_begin(be, GROVE_OP_API_SEND);
+	if (!be->parent || be->closed) {
+		be_api_end(be, GROVE_ECLOSED, 0);
+		return GROVE_ECLOSED;
+	}
+	return be_send_built(be, stream, p, 1);
 }
 
 int
@@ -560,17 +634,24 @@ grove_be_send(grove_be *be, uint32_t stream, int32_t tag, const char *fmt, ...)
 {
 	if (!be || !fmt)
 		return GROVE_EINVAL;
-	if (!be->parent || be->closed)
+	/* The call's time starts here: packing is part of it. */
+	be_api_begin(be, GROVE_OP_API_SEND);
+	if (!be->parent || be->closed) {
+		be_api_end(be, GROVE_ECLOSED, 0);
 		return GROVE_ECLOSED;
+	}
 	grove_packet *p = NULL;
 	va_list ap;
 	va_start(ap, fmt);
 	int rc = wire_vpack(&p, stream ? WIRE_T_DATA : WIRE_T_P2P, stream, tag,
 	    be->rank, 0, fmt, ap);
 	va_end(ap);
-	if (rc != 0)
+	if (rc != 0) {
+		be_api_end(be, rc, 0);
 		return rc;
-	rc = grove_be_send_packet(be, stream, p);
+	}
+	rc = be_send_built(be, stream, p,
+	    grove_packet_size(p) < BE_PACK_SHARED_START_MAX);
 	grove_packet_unref(p);
 	return rc;
 }

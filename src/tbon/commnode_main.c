@@ -80,8 +80,25 @@ exit_done(commnode *cn, uint64_t now)
 	return !n->parent || conn_queued(n->parent) == 0;
 }
 
+/* Our event space goes to the FE as our last message of our own (our
+ * children's spaces follow it through us).  After the SHUTDOWN went to
+ * the children: their receives of it are in their spaces, so our sends
+ * of it must be in ours. */
 static void
-begin_exit(commnode *cn, int code, grove_packet *msg)
+ship_own_space(commnode *cn)
+{
+	grove_packet *ev = NULL;
+	if (!cn->n.parent || ship_event_space(cn->n.rank, &ev) != 0)
+		return;
+	node_send(&cn->n, cn->n.parent, ev);
+	grove_packet_unref(ev);
+	node_flush_all(&cn->n);
+	cn->shipped = 1;
+}
+
+/* ship: the parent's SHUTDOWN asks for our event space. */
+static void
+begin_exit(commnode *cn, int code, grove_packet *msg, int ship)
 {
 	if (cn->exiting)
 		return;
@@ -90,6 +107,8 @@ begin_exit(commnode *cn, int code, grove_packet *msg)
 	uint64_t now = sockio_now_ms();
 	exit_wait_start(&cn->exit_wait, now, node_link_bytes(&cn->n));
 	node_shutdown_children(&cn->n, msg);
+	if (ship)
+		ship_own_space(cn);
 	if (exit_done(cn, now))
 		uv_stop(&cn->n.loop);
 }
@@ -100,15 +119,8 @@ parent_on_packet(conn *c, grove_packet *p)
 	commnode *cn = c->owner;
 	if (wire_packet_hdr(p)->type == WIRE_T_SHUTDOWN) {
 		log_debug("shutdown requested by parent");
-		grove_packet *ev = NULL;
-		if (ship_wanted(p, cn->b.trace_keep ||
-			getenv("GROVE_TRACE_KEEP") != NULL) &&
-		    ship_event_space(cn->n.rank, &ev) == 0) {
-			node_send(&cn->n, cn->n.parent, ev);
-			grove_packet_unref(ev);
-			cn->shipped = 1;
-		}
-		begin_exit(cn, 0, p);
+		begin_exit(cn, 0, p, ship_wanted(p, cn->b.trace_keep ||
+		    getenv("GROVE_TRACE_KEEP") != NULL));
 		return;
 	}
 	node_from_parent(&cn->n, p);
@@ -129,7 +141,7 @@ parent_on_close(conn *c, int err, const char *why)
 		    "shutting down", cn->n.id, why);
 	else if (!cn->exiting)
 		log_info("parent gone (%s); shutting down", why);
-	begin_exit(cn, cn->exiting ? cn->exit_code : 1, NULL);
+	begin_exit(cn, cn->exiting ? cn->exit_code : 1, NULL, 0);
 }
 
 static void

@@ -523,10 +523,19 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 
 /* ---- sending ------------------------------------------------------ */
 
+/* A send call that ends before it got to inject anything (a bad argument
+ * found after its start, a packing that failed) is recorded with its
+ * error, as every call that began is. */
 int
-fe_inject(grove_net *net, const grove_stream *s, grove_packet *p)
+fe_send_failed(grove_net *net, int rc, uint64_t t0)
 {
-	uint64_t t0 = grove_trace_begin();
+	grove_trace_end(&net->tc_api_send, GROVE_OP_API_SEND, rc, t0);
+	return rc;
+}
+
+int
+fe_inject(grove_net *net, const grove_stream *s, grove_packet *p, uint64_t t0)
+{
 	uint32_t id = s ? s->id : 0;
 	uint64_t frees = net->stream_frees;
 	int rc = s ? fe_stream_usable(net, s, id, frees) : 0;
@@ -552,6 +561,8 @@ grove_stream_send_packet(grove_stream *s, grove_packet *p)
 {
 	if (!s || !p)
 		return GROVE_EINVAL;
+	/* The call's time starts here: a copy of the packet is part of it. */
+	uint64_t t0 = grove_trace_begin();
 	grove_packet *q = NULL;
 	/* A packet passed on keeps its origin; one the tool built itself
 	 * gets the front-end's rank, as grove_stream_send gives it. */
@@ -560,8 +571,8 @@ grove_stream_send_packet(grove_stream *s, grove_packet *p)
 	int rc = wire_repack(&q, p, WIRE_T_DATA, s->id, grove_packet_tag(p),
 	    src);
 	if (rc != 0)
-		return rc;
-	rc = fe_stream_inject(s, q);
+		return fe_send_failed(s->net, rc, t0);
+	rc = fe_stream_inject(s, q, t0);
 	grove_packet_unref(q);
 	return rc;
 }
@@ -571,14 +582,16 @@ grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...)
 {
 	if (!s || !fmt)
 		return GROVE_EINVAL;
+	/* The call's time starts here: packing is part of it. */
+	uint64_t t0 = grove_trace_begin();
 	grove_packet *p = NULL;
 	va_list ap;
 	va_start(ap, fmt);
 	int rc = wire_vpack(&p, WIRE_T_DATA, s->id, tag, s->net->n.rank, 0, fmt, ap);
 	va_end(ap);
 	if (rc != 0)
-		return rc;
-	rc = fe_stream_inject(s, p);
+		return fe_send_failed(s->net, rc, t0);
+	rc = fe_stream_inject(s, p, t0);
 	grove_packet_unref(p);
 	return rc;
 }
@@ -589,18 +602,20 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 {
 	if (!fe_net_usable(net) || !fmt)
 		return GROVE_EINVAL;
+	/* The call's time starts here: packing is part of it. */
+	uint64_t t0 = grove_trace_begin();
 	if (be_rank >= grove_topo_backends(net->topo)) {
 		fe_set_error(net, "rank %u out of range", be_rank);
-		return GROVE_ERANGE;
+		return fe_send_failed(net, GROVE_ERANGE, t0);
 	}
 	if (net->be_state[be_rank] == FE_BE_PENDING) {
 		/* Attach mode: it may still come; the tool may try again. */
 		fe_set_error(net, "rank %u has not attached yet", be_rank);
-		return GROVE_EAGAIN;
+		return fe_send_failed(net, GROVE_EAGAIN, t0);
 	}
 	if (net->be_state[be_rank] != FE_BE_UP) {
 		fe_set_error(net, "rank %u is lost", be_rank);
-		return GROVE_ELOST;
+		return fe_send_failed(net, GROVE_ELOST, t0);
 	}
 	grove_packet *p = NULL;
 	va_list ap;
@@ -608,8 +623,8 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 	int rc = wire_vpack(&p, WIRE_T_P2P, 0, tag, net->n.rank, be_rank, fmt, ap);
 	va_end(ap);
 	if (rc != 0)
-		return rc;
-	rc = fe_inject(net, NULL, p);
+		return fe_send_failed(net, rc, t0);
+	rc = fe_inject(net, NULL, p, t0);
 	grove_packet_unref(p);
 	return rc;
 }

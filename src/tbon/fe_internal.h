@@ -201,11 +201,17 @@ void fe_untell_events(grove_net *net);
 int fe_wait_writable(grove_net *net, int wait_ms);
 /* Send a packet down from the FE as it is (fe_api.c): on stream s, or
  * point-to-point with s NULL.  GROVE_ECLOSED when s is being destroyed or
- * the wait for room destroyed it (nothing queued). */
-int fe_inject(grove_net *net, const grove_stream *s, grove_packet *p);
+ * the wait for room destroyed it (nothing queued).  t0 is the start of the
+ * public send call (grove_trace_begin at its entry, before the packet was
+ * packed): the call's api_send tuple spans [t0, return]. */
+int fe_inject(grove_net *net, const grove_stream *s, grove_packet *p,
+    uint64_t t0);
 /* Send a DATA packet on a stream: whole, or in segments when it is large
- * (fe_segment.c). */
-int fe_stream_inject(grove_stream *s, grove_packet *p);
+ * (fe_segment.c); t0 as for fe_inject. */
+int fe_stream_inject(grove_stream *s, grove_packet *p, uint64_t t0);
+/* A send call begun at t0 gives up with rc before injecting: records its
+ * api_send tuple with the error, and returns rc. */
+int fe_send_failed(grove_net *net, int rc, uint64_t t0);
 int fe_write_connect_file(grove_net *net);
 /* Sends a live event-space request down the tree (sets trace_req,
  * trace_expect and trace_pending, and clears the answer counts). */

@@ -100,7 +100,7 @@ inject_segment(void *arg, grove_packet *seg)
 }
 
 int
-fe_stream_inject(grove_stream *s, grove_packet *p)
+fe_stream_inject(grove_stream *s, grove_packet *p, uint64_t t0)
 {
 	grove_net *net = s->net;
 	node_stream *ns = node_stream_find(&net->n, s->id);
@@ -110,11 +110,10 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 	    ? seg_size_for(s->seg_setting, net->seg_model, grove_packet_size(p))
 	    : 0;
 	if (!seg)
-		return fe_inject(net, s, p);
+		return fe_inject(net, s, p, t0);
 	int rc = fe_stream_usable(net, s, s->id, net->stream_frees);
 	if (rc != 0)
-		return rc;
-	uint64_t t0 = grove_trace_begin();
+		return fe_send_failed(net, rc, t0);
 	struct seg_inject si = {net, s, s->id, net->stream_frees, 1, 0, 0};
 	if (net->send_wait_ms > 0)
 		si.deadline = sockio_now_ms() + (uint64_t)net->send_wait_ms;
@@ -125,7 +124,7 @@ fe_stream_inject(grove_stream *s, grove_packet *p)
 		fe_set_error(net, "cutting a %zu-byte message into %zu-byte "
 		    "segments failed: %s", grove_packet_size(p), seg,
 		    grove_strerror(rc));
-	grove_trace_record(&net->tc_api_send, GROVE_OP_API_SEND,
-	    (int32_t)grove_packet_size(p), t0, grove_trace_begin());
+	grove_trace_end(&net->tc_api_send, GROVE_OP_API_SEND,
+	    rc == 0 ? (int32_t)grove_packet_size(p) : rc, t0);
 	return rc;
 }

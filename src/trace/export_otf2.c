@@ -177,7 +177,7 @@ leave(struct ctx *c, OTF2_EvtWriter *w, uint32_t loc,
       const struct trace_ring_snap *rs, const struct frame *f)
 {
 	const grove_trace_tuple *t = &rs->t[f->idx];
-	if (t->op == GROVE_OP_RECV && c->peer[loc][f->idx] >= 0)
+	if (trace_op_receives(t->op) && c->peer[loc][f->idx] >= 0)
 		OTF2_EvtWriter_MpiRecv(w, NULL, f->e,
 		                       (uint32_t)c->peer[loc][f->idx], 0,
 		                       c->tag[loc][f->idx],
@@ -223,7 +223,7 @@ write_location(struct ctx *c, OTF2_Archive *a, uint32_t pi, uint32_t r)
 			goto out;
 		}
 		OTF2_EvtWriter_Enter(w, NULL, it[k].s, (OTF2_RegionRef)reg);
-		if (t->op == GROVE_OP_SEND && c->peer[loc][it[k].idx] >= 0)
+		if (trace_op_sends(t->op) && c->peer[loc][it[k].idx] >= 0)
 			OTF2_EvtWriter_MpiSend(w, NULL, it[k].s,
 			                       (uint32_t)c->peer[loc][it[k].idx],
 			                       0, c->tag[loc][it[k].idx],
@@ -360,8 +360,8 @@ write_defs(struct ctx *c, OTF2_Archive *a)
 		}
 	for (size_t i = 0; i < c->nreg; i++) {
 		uint16_t op = c->reg[i].op;
-		OTF2_RegionRole role = op == GROVE_OP_SEND ||
-		                       op == GROVE_OP_RECV ?
+		OTF2_RegionRole role = trace_op_sends(op) ||
+		                       trace_op_receives(op) ?
 		                       OTF2_REGION_ROLE_POINT2POINT :
 		                       OTF2_REGION_ROLE_FUNCTION;
 		OTF2_StringRef nm = S(c->reg[i].name);

@@ -60,14 +60,14 @@ trace_match_messages(const struct trace_set *set, struct trace_msg **out,
 			const struct trace_ring_snap *rs = &pr->rings[r];
 			for (size_t i = 0; i < rs->n && !rc; i++) {
 				const grove_trace_tuple *t = &rs->t[i];
-				if (t->op != GROVE_OP_SEND &&
-				    t->op != GROVE_OP_RECV)
+				if (!trace_op_sends(t->op) &&
+				    !trace_op_receives(t->op))
 					continue;
 				const char *w = where_of(pr, t);
 				if (!w)
 					continue;
 				struct key k = {w, t->seq, {p, r, i}};
-				rc = t->op == GROVE_OP_SEND ?
+				rc = trace_op_sends(t->op) ?
 				     push(&sends, &ns, &cs, k) :
 				     push(&recvs, &nr, &cr, k);
 			}

@@ -125,6 +125,8 @@ static const char *const op_names[] = {
 	[GROVE_OP_CONNECT] = "connect",
 	[GROVE_OP_API_SEND] = "api_send",
 	[GROVE_OP_API_RECV] = "api_recv",
+	[GROVE_OP_TRACE_SEND] = "trace_send",
+	[GROVE_OP_TRACE_RECV] = "trace_recv",
 };
 
 const char *

@@ -91,7 +91,7 @@ dist_add(struct dist *d, uint64_t v)
 static int
 is_bytes_op(uint16_t op)
 {
-	return op == GROVE_OP_SEND || op == GROVE_OP_RECV ||
+	return trace_op_sends(op) || trace_op_receives(op) ||
 	       op == GROVE_OP_WRITEV || op == GROVE_OP_READ ||
 	       op == GROVE_OP_API_SEND || op == GROVE_OP_API_RECV;
 }

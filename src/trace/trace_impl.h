@@ -113,9 +113,23 @@ struct trace_msg {
 	struct trace_ref send, recv;
 };
 
-/* Pairs each GROVE_OP_SEND tuple with the GROVE_OP_RECV tuple recorded
- * by a collector with the same `where` (e.g. "link:0->3") and the same
- * seq.  *out is malloc'ed (free it); unmatched tuples are left out. */
+/* A packet sent / received on a link: the workload's (GROVE_OP_SEND /
+ * RECV) or the tracing machinery's own (GROVE_OP_TRACE_SEND / RECV). */
+static inline int
+trace_op_sends(uint16_t op)
+{
+	return op == GROVE_OP_SEND || op == GROVE_OP_TRACE_SEND;
+}
+
+static inline int
+trace_op_receives(uint16_t op)
+{
+	return op == GROVE_OP_RECV || op == GROVE_OP_TRACE_RECV;
+}
+
+/* Pairs each sent packet's tuple (trace_op_sends) with the received one's
+ * (trace_op_receives) recorded by a collector with the same `where` (e.g.
+ * "link:0->3") and the same seq.  *out is malloc'ed (free it); unmatched tuples are left out. */
 int trace_match_messages(const struct trace_set *set, struct trace_msg **out,
                          size_t *n);
 

@@ -6,7 +6,8 @@
  * of the front-end's loop (a time-out synchronization filter's window).
  *
  * The poll-driven back-end is this program itself, started by Grove with
- * "--poll-be".
+ * "--poll-be".  With "--flush-be" it is a back-end that, after a large
+ * reply, polls grove_be_flush(be, 0) until the reply is written.
  */
 #include <errno.h>
 #include <poll.h>
@@ -25,7 +26,13 @@ enum {
 	TAG_RANK = 1,  /* "" -> "%d" rank on the same stream */
 	TAG_BULK = 2,  /* "%d" n -> point-to-point "%auc" of n bytes
 	                  (rank + i) & 0xff: more than a link takes at once */
+	TAG_FLUSHED = 3, /* --flush-be, after TAG_BULK: point-to-point "%d"
+	                    what the last grove_be_flush(be, 0) returned */
 };
+
+/* --flush-be: grove_be_flush(be, 0) calls at most, 1 ms apart, before it
+ * gives up (only a flush that never writes needs them all). */
+#define FLUSH_POLLS 20000
 
 #define BULK_BYTES (6u << 20)
 /* One poll() waits at most this long; a wait without readiness is never
@@ -121,6 +128,43 @@ poll_be_main(int argc, char **argv)
 	return 0;
 }
 
+/* Blocks in grove_be_recv; answers TAG_BULK, then writes the reply by
+ * polling grove_be_flush(be, 0) alone (no other Grove call runs the loop
+ * meanwhile) and says what the flush returned last. */
+static int
+flush_be_main(int argc, char **argv)
+{
+	grove_be *be = NULL;
+	if (grove_be_init(&argc, &argv, &be) != 0)
+		return 2;
+	for (;;) {
+		uint32_t stream;
+		int32_t tag;
+		grove_packet *p = NULL;
+		int rc = grove_be_recv(be, &stream, &tag, &p, -1);
+		if (rc == GROVE_ECLOSED)
+			break;
+		if (rc != 0)
+			return 3;
+		rc = be_answer(be, stream, tag, p);
+		grove_packet_unref(p);
+		if (rc != 0)
+			return 4;
+		if (tag != TAG_BULK)
+			continue;
+		for (int i = 0; i < FLUSH_POLLS; i++) {
+			rc = grove_be_flush(be, 0);
+			if (rc != GROVE_ETIMEDOUT)
+				break;
+			usleep(1000);
+		}
+		if (grove_be_send(be, 0, TAG_FLUSHED, "%d", rc) != 0)
+			return 5;
+	}
+	grove_be_destroy(be);
+	return 0;
+}
+
 /* ---- case 1: poll-driven back-ends, a front-end that blocks -------- */
 
 static void
@@ -177,6 +221,58 @@ poll_be_case(const char *topo, uint32_t n, grove_local_link link)
 	it_step("%u bulk replies of %u bytes", n, BULK_BYTES);
 
 	CHECK_OK_NET(net, grove_stream_destroy(sum));
+	it_net_destroy(net);
+}
+
+/* ---- case 1b: a back-end that polls grove_be_flush(be, 0) ----------- */
+
+static void
+flush_poll_case(void)
+{
+	it_step("--- a back-end polling grove_be_flush(be, 0) after a large "
+	    "reply");
+	char exe[4096];
+	static char *const argv[] = {"it_poll_loop", "--flush-be", NULL};
+	grove_net_opts o;
+	it_net_opts(&o, "flat", 1);
+	o.be_exe = it_build_path("it_poll_loop", exe, sizeof exe);
+	o.be_argv = argv;
+	grove_net *net = it_net_create(&o);
+	grove_stream *s = it_stream(net, NULL, NULL, NULL);
+	/* 6 MiB: under the link's limit, so the send returns with most of
+	 * it still queued (the socket takes far less at once). */
+	CHECK_OK_NET(net, grove_stream_send(s, TAG_BULK, "%d", (int)BULK_BYTES));
+	for (int k = 0; k < 2; k++) {
+		grove_stream *from = (grove_stream *)1;
+		grove_packet *p = NULL;
+		int32_t tag = 0;
+		CHECK_OK_NET(net, grove_net_recv(net, &from, &tag, &p,
+		    IT_RECV_MS));
+		CHECK(from == NULL);
+		if (tag == TAG_BULK) {
+			CHECK_INT_EQ(k, 0);
+			const uint8_t *b = NULL;
+			uint64_t len = 0;
+			CHECK_OK(grove_packet_unpack(p, "%auc", &b, &len));
+			CHECK_UINT_EQ(len, BULK_BYTES);
+			for (uint64_t i = 0; i < len; i++)
+				if (b[i] != (uint8_t)(i & 0xff))
+					IT_FAIL("byte %llu of the reply is %u",
+					    (unsigned long long)i, b[i]);
+		} else {
+			CHECK_INT_EQ(tag, TAG_FLUSHED);
+			CHECK_INT_EQ(k, 1);
+			int32_t rc = 1;
+			CHECK_OK(grove_packet_unpack(p, "%d", &rc));
+			/* GROVE_ETIMEDOUT after every poll: the flushes never
+			 * wrote, and only the send of this answer moved the
+			 * reply. */
+			CHECK_INT_EQ(rc, 0);
+		}
+		grove_packet_unref(p);
+	}
+	it_step("the reply arrived whole; grove_be_flush(be, 0) returned 0");
+	CHECK_OK_NET(net, grove_stream_destroy(s));
 	it_net_destroy(net);
 }
 
@@ -440,10 +536,13 @@ main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--poll-be"))
 		return poll_be_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--flush-be"))
+		return flush_be_main(argc, argv);
 	it_init("it_poll_loop", 240);
 	poll_be_case("flat", 4, GROVE_LOCAL_LINK_PIPE);
 	poll_be_case("flat", 4, GROVE_LOCAL_LINK_SOCKET);
 	poll_be_case("kary:2", 6, GROVE_LOCAL_LINK_DEFAULT);
+	flush_poll_case();
 	poll_fe_case(4);
 	poll_fe_timer_case();
 	poll_fe_callback_case();

@@ -94,10 +94,12 @@ parse(const char *path, struct parsed *out)
 		if (!strncmp(line, "{\"ph\":\"X\"", 9) && bind) {
 			/* An arrow bound to slices: it leaves the send
 			 * slice's start and enters the receive slice's end.
-			 * Which end is which comes from the op: a receive
+			 * Which end is which comes from the op (the
+			 * collection's own packets are trace_send): a receive
 			 * placed before its send carries the flow_out. */
 			const char *pp = strstr(line, "\"pid\":");
-			int out_end = strstr(line, "\"op\":\"send\"") != NULL;
+			int out_end = strstr(line, "\"op\":\"send\"") != NULL ||
+			    strstr(line, "\"op\":\"trace_send\"") != NULL;
 			CHECK(pp && sscanf(bind + 10, "%ld", &id) == 1 &&
 			    sscanf(pp + 6, "%d", &pid) == 1);
 			struct flow *v = out_end ? out->s : out->f;
