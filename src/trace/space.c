@@ -208,6 +208,12 @@ env_trace_off(void)
 	return env_word("GROVE_TRACE", words, 8, 4) < 4;
 }
 
+int
+trace_off_by_env(void)
+{
+	return env_trace_off();
+}
+
 static int
 env_clock_tsc(void)
 {

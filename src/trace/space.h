@@ -191,6 +191,9 @@ void trace_tsc_hint(int invariant);
 /* This process's answer so far: 0, 1, or -1 when nobody asked. */
 int trace_tsc_known(void);
 
+/* 1 when GROVE_TRACE switches tracing off in this process. */
+int trace_off_by_env(void);
+
 /* 1 while this process has an event space open (enabled or not). */
 int trace_space_active(void);
 /* The name of the event space this process has open ("grove.NET.ROLE.

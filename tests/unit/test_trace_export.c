@@ -4,6 +4,7 @@
  * statistics tables are checked against what the tree did. */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,6 +302,35 @@ test_text(void **state)
 	free(s);
 }
 
+/* Threads that found no ring recorded nothing: the Perfetto process
+ * label and the text header of their process say how many, or their
+ * absence reads as idleness. */
+static void
+test_no_ring_in_exports(void **state)
+{
+	(void)state;
+	char want[160];
+	set.p[1].hdr.threads_without_ring = 3;
+	char *c = run_to_string(trace_export_chrome);
+	snprintf(want, sizeof want, "pid %d, %" PRIu64 " lost, 3 thread(s) "
+	         "found no ring", set.p[1].hdr.pid, set.p[1].lost);
+	assert_non_null(strstr(c, want));
+	assert_int_equal(count(c, "found no ring"), 1);
+	free(c);
+	char *t = run_to_string(trace_export_text);
+	snprintf(want, sizeof want, "# %s: pid %d ", set.p[1].label,
+	         set.p[1].hdr.pid);
+	const char *line = strstr(t, want);
+	assert_non_null(line);
+	const char *end = strchr(line, '\n');
+	const char *hit = strstr(line, ", 3 thread(s) found no ring");
+	assert_non_null(hit);
+	assert_true(hit < end);
+	assert_int_equal(count(t, "found no ring"), 1);
+	free(t);
+	set.p[1].hdr.threads_without_ring = 0;
+}
+
 static void
 test_stats(void **state)
 {
@@ -568,6 +598,7 @@ main(void)
 		cmocka_unit_test(test_chrome),
 		cmocka_unit_test(test_chrome_receive_before_send),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_no_ring_in_exports),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_otf2),
 		cmocka_unit_test(test_empty_layer_not_unregistered),
