@@ -525,8 +525,9 @@ cmd_trace(int argc, char **argv)
 	} else {
 		return 2; /* check_sub_options refused it */
 	}
-	/* dump and stats said what failed, with its path (trace_impl.h). */
-	if (rc && !strcmp(sub, "sample"))
+	/* dump and stats said what failed, with its path, and sample which
+	 * event space could not be made, and why (trace_impl.h). */
+	if (rc && rc != GROVE_ESYS && !strcmp(sub, "sample"))
 		fprintf(stderr, "grove trace %s: %s\n", sub,
 		        grove_strerror(rc));
 	return rc ? 1 : 0;

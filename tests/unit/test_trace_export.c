@@ -564,7 +564,9 @@ test_empty_layer_not_unregistered(void **state)
 
 /* A process of the sample whose event space cannot be opened (its name is
  * taken by a live process: this one) exits at once; the others must see
- * their pipes close and finish, not wait forever for it. */
+ * their pipes close and finish, not wait forever for it.  The sample then
+ * fails as one whose event space could not be made, not as a process
+ * that could not start, and leaves no event space of its own. */
 static void
 test_sample_child_fails(void **state)
 {
@@ -578,10 +580,19 @@ test_sample_child_fails(void **state)
 	alarm(60); /* a hang fails the test instead of stalling the suite */
 	int rc = trace_write_sample(other, 2);
 	alarm(0);
-	assert_int_equal(rc, GROVE_ESPAWN);
-	grove_trace_fini(0);
+	/* be 1 could not make its event space (and said so); what the
+	 * others made is gone with the failed sample, be 1's name is still
+	 * this process's. */
+	assert_int_equal(rc, GROVE_ESYS);
 	char **names;
 	size_t n;
+	assert_int_equal(trace_list(other, stderr, &names, &n), 0);
+	assert_int_equal(n, 1);
+	char mine[128];
+	snprintf(mine, sizeof mine, "grove.%s.be.1", other);
+	assert_string_equal(names[0], mine);
+	trace_list_free(names, n);
+	grove_trace_fini(0);
 	if (trace_list(other, stderr, &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			shm_unlink(names[i]);
