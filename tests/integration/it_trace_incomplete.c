@@ -7,7 +7,9 @@
  * (their writers go on into files nobody can find), and threads without
  * a ring by more threads in the front-end than it has rings.  The trace
  * itself says it too: the text header of the process whose threads found
- * no ring.  A whole trace gets no such line.
+ * no ring.  A whole trace gets no such line, and a back-end running in
+ * the front-end's process (its events are in the front-end's space) is
+ * not named.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "grove/backend.h"
 #include "helper_common.h"
 #include "trace/space.h"
 
@@ -113,6 +116,71 @@ incomplete(void)
 	free(d);
 }
 
+/* A back-end attached from a thread of the front-end's process: it
+ * records into the front-end's event space, and is not missing. */
+static void *
+be_thread(void *arg)
+{
+	const char *path = arg;
+	grove_be *be = NULL;
+	int rc = grove_be_attach(path, 0, &be);
+	if (rc != 0) {
+		fprintf(stderr, "be 0: %s\n", be ? grove_be_last_error(be) : "");
+		grove_be_destroy(be);
+		return (void *)1;
+	}
+	uint32_t stream;
+	int32_t tag;
+	grove_packet *p;
+	while (grove_be_recv(be, &stream, &tag, &p, -1) == 0)
+		grove_packet_unref(p);
+	grove_be_destroy(be);
+	return NULL;
+}
+
+/* The tool opened its own event space first, so that it stays open
+ * until the tool's fini whatever order the front-end and the back-end
+ * thread leave in: both record into it. */
+static void
+in_process_backend(void)
+{
+	it_step("--- be 0 in the front-end's process, be 1 in its own");
+	char dump[4096], err[4096], path[4096], tool[64];
+	snprintf(dump, sizeof dump, "%s/joined.json", it_tmpdir());
+	snprintf(err, sizeof err, "%s/joined.err", it_tmpdir());
+	snprintf(path, sizeof path, "%s/joined.conn", it_tmpdir());
+	snprintf(tool, sizeof tool, "itinc%d", (int)getpid());
+	it_note_network(tool);
+	CHECK_OK(grove_trace_init(tool, "tool", 0));
+	setenv("GROVE_TRACE_DUMP", dump, 1);
+	/* Attach-mode back-ends keep their event space for the front-end
+	 * only with GROVE_TRACE_KEEP. */
+	setenv("GROVE_TRACE_KEEP", "1", 1);
+	grove_net_opts o;
+	it_attach_opts(&o, "flat", 2, path);
+	grove_net *net = it_net_create(&o);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, be_thread, path) == 0);
+	pid_t other = it_start_attached_be(path, 1);
+	CHECK(other > 0);
+	CHECK_OK_NET(net, grove_net_wait_backends(net, 2, IT_RECV_MS));
+	/* Also checks that be 1 is gone (it_net_destroy). */
+	destroy_capturing(net, err);
+	void *ret;
+	CHECK(pthread_join(t, &ret) == 0);
+	CHECK(ret == NULL);
+	unsetenv("GROVE_TRACE_DUMP");
+	unsetenv("GROVE_TRACE_KEEP");
+	grove_trace_fini(0);
+	char *e = it_slurp(err);
+	it_step("stderr: %s", e);
+	CHECK(strstr(e, "incomplete") == NULL);
+	free(e);
+	char *d = it_slurp(dump);
+	CHECK(strstr(d, "\"be 1\"") != NULL);
+	free(d);
+}
+
 static void
 whole(void)
 {
@@ -136,5 +204,6 @@ main(void)
 	it_init("it_trace_incomplete", 0);
 	whole();
 	incomplete();
+	in_process_backend();
 	return it_done();
 }
