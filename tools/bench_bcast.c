@@ -225,9 +225,20 @@ bb_net_create(bb_net *b, const bb_cfg *c, const tool_programs *pg,
 		rc = grove_cluster_map_set_link(map, GROVE_LINK_WAN, &wan);
 	if (rc != 0)
 		goto out;
+	/* The directory is named when the file cannot be made (its name
+	 * would be the template, a file that never existed); the file when
+	 * it cannot be written. */
 	fd = mkstemp(path);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-		fprintf(stderr, "grove bench bcast: cannot write %s\n", path);
+	if (fd < 0) {
+		fprintf(stderr, "grove bench bcast: cannot create a file in %s: "
+		    "%s\n", tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		rc = GROVE_ESYS;
+		goto out;
+	}
+	ssize_t wrote = write(fd, text, strlen(text));
+	if (wrote != (ssize_t)strlen(text)) {
+		fprintf(stderr, "grove bench bcast: cannot write %s: %s\n", path,
+		    wrote < 0 ? strerror(errno) : "short write");
 		rc = GROVE_ESYS;
 		goto out;
 	}

@@ -148,6 +148,15 @@ check_net(const char *sub, const char *net)
 	return 2;
 }
 
+/* Why /dev/shm could not be listed: a /dev/shm that is missing or that
+ * this user may not read says so (trace_list leaves errno from opendir). */
+static void
+say_no_list(int rc)
+{
+	fprintf(stderr, "grove trace: cannot list /dev/shm: %s\n",
+	        rc == GROVE_ESYS ? strerror(errno) : grove_strerror(rc));
+}
+
 /* The network to work on: the one given (already checked), or the only
  * one present. */
 static int
@@ -163,11 +172,11 @@ pick_net(const char *given, char *out, size_t len)
 	size_t n;
 	/* Quiet: other users' segments are named by the reading that
 	 * follows, for the network chosen. */
-	if (trace_list(NULL, NULL, &names, &n)) {
-		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
+	int rc = trace_list(NULL, NULL, &names, &n);
+	if (rc) {
+		say_no_list(rc);
 		return 1;
 	}
-	int rc = 0;
 	out[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
@@ -197,8 +206,9 @@ do_list(void)
 {
 	char **names;
 	size_t n;
-	if (trace_list(NULL, stderr, &names, &n)) {
-		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
+	int rc = trace_list(NULL, stderr, &names, &n);
+	if (rc) {
+		say_no_list(rc);
 		return 1;
 	}
 	/* no-ring: threads that recorded into the sink because no ring
@@ -314,8 +324,9 @@ do_clean(const char *net, int force)
 	unsigned removed = 0, kept = 0, unknown = 0;
 	/* Only this user's segments: another user's file is named on
 	 * stderr and never removed (nor counted as removed), even by root. */
-	if (trace_list(net, stderr, &names, &n)) {
-		fprintf(stderr, "grove trace: cannot list /dev/shm\n");
+	int rc = trace_list(net, stderr, &names, &n);
+	if (rc) {
+		say_no_list(rc);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -514,8 +525,9 @@ cmd_trace(int argc, char **argv)
 	} else {
 		return 2; /* check_sub_options refused it */
 	}
-	/* dump and stats said what failed, with its path (trace_impl.h). */
-	if (rc && !strcmp(sub, "sample"))
+	/* dump and stats said what failed, with its path, and sample which
+	 * event space could not be made, and why (trace_impl.h). */
+	if (rc && rc != GROVE_ESYS && !strcmp(sub, "sample"))
 		fprintf(stderr, "grove trace %s: %s\n", sub,
 		        grove_strerror(rc));
 	return rc ? 1 : 0;

@@ -123,7 +123,12 @@ int grove_trace_user_register(grove_trace_collector *c, const char *name);
  * networks, or a front-end and a back-end, in one process record into
  * the space of the first).  Returns GROVE_EINVAL when network_id or role
  * cannot name a segment (empty, too long, or a character other than
- * [A-Za-z0-9_-]).  Every call, whatever it returned (a refused one
+ * [A-Za-z0-9_-]); GROVE_ESYS, with errno saying why, when the space
+ * cannot be made (/dev/shm full or read-only: ENOSPC, EROFS; EFBIG when
+ * it is larger than the file size limit, RLIMIT_FSIZE, which is checked
+ * first so that no SIGXFSZ kills the process): tracing stays off in this
+ * process and nothing of it is left in /dev/shm.  Every call, whatever
+ * it returned (a refused one
  * too), is matched by one grove_trace_fini: a refused call counts as a
  * user, so its fini never closes the space another user opened. */
 int grove_trace_init(const char *network_id, const char *role, uint32_t rank);

@@ -143,6 +143,8 @@ net_shutdown(grove_net *net)
 	if (stats && *stats)
 		trace_stats_write(net->netid, own, stats,
 		    getenv("GROVE_TRACE_STATS_JSON") != NULL);
+	if ((dump && *dump) || (stats && *stats))
+		fe_trace_missing_report(net, own);
 	if (net->connect_file[0])
 		unlink(net->connect_file);
 	/* The event spaces of the whole network go away with it, including

@@ -223,6 +223,12 @@ int fe_trace_request(grove_net *net);
 #define FE_TRACE_SKEW_MS 2000 /* at most this long, before collecting */
 void fe_trace_offsets_store(grove_net *net, const grove_skew *sk, uint32_t n);
 int fe_trace_offsets_measure(grove_net *net, int budget_ms);
+/* At the exit-time collection: one line on stderr, whatever GROVE_LOG is,
+ * naming the processes of the topology that left no event space in
+ * /dev/shm ("be 0-3") and counting the threads that found no ring;
+ * nothing when the trace is whole (fe_trace_missing.c).  own: the
+ * front-end's event space, by the name it has (NULL: none). */
+void fe_trace_missing_report(grove_net *net, const char *own);
 /* Control socket: bind its name (as soon as the network id exists,
  * before the id is visible anywhere; says on failure why), unbind (a
  * bound socket never opened: a failed create), open (serve it, after the

@@ -296,7 +296,7 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
 	for (uint32_t i = 0; i < set->n; i++) {
 		const struct trace_proc *p = &set->p[i];
-		char lab[96];
+		char lab[160];
 		lost += p->lost;
 		put_meta(f, &first, i + 1, -1, "process_name", "name",
 		         p->label, 0);
@@ -305,6 +305,13 @@ trace_export_chrome(const struct trace_set *set, FILE *f)
 		int n = snprintf(lab, sizeof lab, "pid %d%s, %" PRIu64 " lost",
 		                 p->hdr.pid, p->alive ? " (running)" : "",
 		                 p->lost);
+		/* Threads that found no ring recorded nothing: without this
+		 * their absence reads as idleness. */
+		if (p->hdr.threads_without_ring && n > 0 &&
+		    (size_t)n < sizeof lab)
+			n += snprintf(lab + n, sizeof lab - (size_t)n, ", %u "
+			              "thread(s) found no ring",
+			              p->hdr.threads_without_ring);
 		if (aligned && n > 0 && (size_t)n < sizeof lab)
 			clock_label(lab + n, sizeof lab - (size_t)n, p);
 		put_meta(f, &first, i + 1, -1, "process_labels", "labels",

@@ -33,11 +33,15 @@ trace_export_text(const struct trace_set *set, FILE *f)
 		const struct trace_proc *p = &set->p[i];
 		char host[4 * sizeof p->hdr.hostname];
 		fprintf(f, "# %s: pid %d host %s, %u rings, %u collectors, "
-		        "%" PRIu64 " tuples, %" PRIu64 " lost%s\n", p->label,
+		        "%" PRIu64 " tuples, %" PRIu64 " lost", p->label,
 		        p->hdr.pid, trace_text_field(p->hdr.hostname, host,
 		        sizeof host), p->n_rings,
-		        p->n_collectors, p->tuples, p->lost,
-		        p->alive ? ", running" : "");
+		        p->n_collectors, p->tuples, p->lost);
+		/* Threads that found no ring recorded nothing. */
+		if (p->hdr.threads_without_ring)
+			fprintf(f, ", %u thread(s) found no ring",
+			        p->hdr.threads_without_ring);
+		fprintf(f, "%s\n", p->alive ? ", running" : "");
 		if (aligned)
 			fprintf(f, "# %s: clock %s, shift %" PRId64 " ns, "
 			        "+-%" PRIu64 " ns\n", p->label,

@@ -8,15 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "grove/error.h"
+#include "trace/space.h"
 #include "trace/trace_impl.h"
 
 enum { WAVES = 20 };
+
+/* The exit status of a process of the sample whose event space could not
+ * be made: it said why on stderr (init_space), and its parent tells that
+ * apart from a process that failed to start or died. */
+enum { EXIT_NO_SPACE = 3 };
+
+/* grove_trace_init for one process of the sample; on failure says why
+ * (an event space that is taken was named by grove_trace_init itself,
+ * whatever GROVE_LOG is; the rest only with GROVE_LOG) and returns -1. */
+static int
+init_space(const char *net, const char *role, uint32_t rank)
+{
+	int rc = grove_trace_init(net, role, rank);
+	if (rc == GROVE_ESYS) {
+		int e = errno;
+		char name[128];
+		trace_segment_name(name, sizeof name, net, role, rank);
+		fprintf(stderr, "grove trace sample: cannot create event space "
+		        "/dev/shm/%s: %s\n", name, strerror(e));
+	}
+	return rc ? -1 : 0;
+}
 
 static void
 spin_ns(long ns)
@@ -57,8 +81,8 @@ run_be(const char *net, int i, int out)
 {
 	grove_trace_collector api, snd;
 	char where[32];
-	if (grove_trace_init(net, "be", (uint32_t)i))
-		return 1;
+	if (init_space(net, "be", (uint32_t)i))
+		return EXIT_NO_SPACE;
 	snprintf(where, sizeof where, "link:%d->1", 2 + i);
 	grove_trace_collector_register(&api, "grove_be_send", "api", "",
 	                               "enter..exit");
@@ -84,8 +108,12 @@ run_cp(const char *net, int nbe, const int *in, int out)
 	grove_trace_collector *rcv = calloc((size_t)nbe, sizeof *rcv);
 	grove_trace_collector sync, xf, wave, last, snd;
 	char where[32];
-	if (!rcv || grove_trace_init(net, "cp", 0))
+	if (!rcv)
 		return 1;
+	if (init_space(net, "cp", 0)) {
+		free(rcv);
+		return EXIT_NO_SPACE;
+	}
 	for (int i = 0; i < nbe; i++) {
 		snprintf(where, sizeof where, "link:%d->1", 2 + i);
 		grove_trace_collector_register(&rcv[i], "recv", "net", where,
@@ -133,8 +161,8 @@ static int
 run_fe(const char *net, int in)
 {
 	grove_trace_collector api, rcv, wave;
-	if (grove_trace_init(net, "fe", 0))
-		return 1;
+	if (init_space(net, "fe", 0))
+		return EXIT_NO_SPACE;
 	grove_trace_collector_register(&api, "grove_fe_recv", "api", "",
 	                               "enter..exit");
 	grove_trace_collector_register(&rcv, "recv", "net", "link:1->0",
@@ -231,12 +259,29 @@ trace_write_sample(const char *network_id, int n_be)
 		pids[np++] = p;
 	}
 	close_pipes(up, down, n_be);
+	/* Per process: 1 when its event space is not its own (it could not
+	 * make one), so that a failed sample removes only what it made. */
+	int no_space[34] = {0};
 	for (int i = 0; i < np; i++) {
 		int st;
 		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
 			;
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
+		if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_NO_SPACE) {
+			no_space[i] = 1;
+			rc = GROVE_ESYS;
+		} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			rc = rc ? rc : GROVE_ESPAWN;
+		}
+	}
+	/* Half a sample is no sample: the event spaces the others made go,
+	 * or a full /dev/shm stays full of them. */
+	for (int i = 0; rc && i < np; i++) {
+		int who = i - 2; /* pids[] follow `who` from -2 */
+		if (no_space[i] || trace_segment_name(name, sizeof name,
+		    network_id, who == -2 ? "fe" : who == -1 ? "cp" : "be",
+		    who < 0 ? 0 : (uint32_t)who))
+			continue;
+		shm_unlink(name);
 	}
 	return rc;
 }

@@ -106,6 +106,9 @@ materialize(const char *name, const uint8_t *buf, size_t len, int replace)
 	snprintf(from, sizeof from, "/dev/shm/%s", stage);
 	snprintf(to, sizeof to, "/dev/shm/%s", name);
 	shm_unlink(stage); /* left by a copy that died half-way */
+	/* Above the file size limit ftruncate would raise SIGXFSZ. */
+	if (trace_fsize_fits(size) != 0)
+		return GROVE_ESYS;
 	int fd = shm_open(stage, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return GROVE_ESYS;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -209,6 +210,12 @@ env_trace_off(void)
 	return env_word("GROVE_TRACE", words, 8, 4) < 4;
 }
 
+int
+trace_off_by_env(void)
+{
+	return env_trace_off();
+}
+
 static int
 env_clock_tsc(void)
 {
@@ -274,15 +281,35 @@ foreign_segment(const char *name, int old)
 	return GROVE_EAUTH;
 }
 
+int
+trace_fsize_fits(uint64_t size)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    size <= (uint64_t)rl.rlim_cur)
+		return 0;
+	errno = EFBIG;
+	return -1;
+}
+
+/* GROVE_ESYS with errno saying why when the segment cannot be made. */
 static int
 open_segment(const char *name, uint64_t size)
 {
+	/* A file larger than RLIMIT_FSIZE is not refused with an error but
+	 * with SIGXFSZ, which kills the process (a library does not change
+	 * signal dispositions): the limit is looked at first, and a segment
+	 * above it fails like a full /dev/shm, before anything is made. */
+	if (trace_fsize_fits(size) != 0)
+		return GROVE_ESYS;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
 		if (fd >= 0) {
 			if (ftruncate(fd, (off_t)size) != 0) {
+				int e = errno;
 				close(fd);
 				shm_unlink(name);
+				errno = e;
 				return GROVE_ESYS;
 			}
 			return fd;
@@ -351,11 +378,18 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	uint64_t size = trace_segment_size(slots);
 	int fd = open_segment(name, size);
 	if (fd < 0) {
+		int e = errno;
 		pthread_mutex_unlock(&sp.lock);
 		/* A segment that is taken was said by open_segment. */
-		if (fd == GROVE_ESYS)
-			log_warn("trace: cannot create /dev/shm/%s: %s", name,
-			         strerror(errno));
+		if (fd == GROVE_ESYS && e == EFBIG)
+			log_warn("trace: cannot create /dev/shm/%s: its %llu "
+			         "bytes exceed the file size limit (ulimit -f); "
+			         "tracing off in this process", name,
+			         (unsigned long long)size);
+		else if (fd == GROVE_ESYS)
+			log_warn("trace: cannot create /dev/shm/%s: %s; tracing "
+			         "off in this process", name, strerror(e));
+		errno = e;
 		return fd;
 	}
 	/* Reserve the header and the first registry pages now, the rest of
@@ -382,6 +416,7 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 			log_warn("trace: cannot reserve the event space "
 			         "/dev/shm/%s: %s; tracing off in this process",
 			         name, strerror(err));
+		errno = err;
 		return GROVE_ESYS;
 	}
 	struct trace_header *h = base;

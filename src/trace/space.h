@@ -133,6 +133,12 @@ _Static_assert(sizeof(struct grove_trace_ring_) == TRACE_RING_HEADER,
 /* Bytes of a segment with the given ring size. */
 uint64_t trace_segment_size(uint32_t ring_slots);
 
+/* 0 when a file of `size` bytes is within this process's file size
+ * limit (RLIMIT_FSIZE); else -1 with errno EFBIG.  Checked before a
+ * segment is sized: above the limit ftruncate raises SIGXFSZ, whose
+ * default action kills the process. */
+int trace_fsize_fits(uint64_t size);
+
 /* "grove.<net>.<role>.<rank>" into buf (shm_open name without '/').
  * GROVE_EINVAL when a part is empty or too long, or holds a character
  * other than [A-Za-z0-9_-] (dots separate the fields of the name). */
@@ -184,6 +190,9 @@ int trace_tsc_invariant(void);
 void trace_tsc_hint(int invariant);
 /* This process's answer so far: 0, 1, or -1 when nobody asked. */
 int trace_tsc_known(void);
+
+/* 1 when GROVE_TRACE switches tracing off in this process. */
+int trace_off_by_env(void);
 
 /* 1 while this process has an event space open (enabled or not). */
 int trace_space_active(void);

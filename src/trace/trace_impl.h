@@ -38,7 +38,11 @@ int trace_bench_fastpath(double *ns_per_event, double *ns_disabled,
 
 /* Runs a small synthetic traced tree (fe 0, cp 0, be 0..n_be-1, real
  * processes talking over pipes) whose event spaces stay in /dev/shm under
- * network_id.  For trying the exporters and for tests. */
+ * network_id.  For trying the exporters and for tests.  GROVE_ESYS when
+ * a process could not make its event space (a full or read-only /dev/shm,
+ * a file size limit, a name that is taken: each says which and why on
+ * stderr), GROVE_ESPAWN when a process could not be started or failed
+ * otherwise; either way no event space of the sample is left. */
 int trace_write_sample(const char *network_id, int n_be);
 
 /* ---- shipping event spaces to the front-end's host ---- */

@@ -56,6 +56,15 @@ grep -q "holds no size" "$err" || fail "--sizes '' gave no message"
 "$build/grove" bench bcast --params /nonexistent/params >"$out" 2>"$err" &&
 	fail "a missing parameter file was accepted"
 grep -q "/nonexistent/params" "$err" || fail "missing file not named"
+# The tree goes to a file in TMPDIR: a directory that does not exist is
+# named with the reason, not as a file that was never made.
+nodir="/nonexistent-grove-test-$$"
+TMPDIR=$nodir timeout 120 "$build/grove" bench bcast --clusters 2 \
+    --sizes 2K --reps 1 --wan-latency-ms 1 >"$out" 2>"$err" &&
+	fail "TMPDIR=$nodir was accepted"
+grep -q "cannot create a file in $nodir: No such file or directory" "$err" ||
+	fail "TMPDIR=$nodir: no reason given"
+grep -q "grove-bcast-" "$err" && fail "TMPDIR=$nodir named a file never made"
 # A CP that runs out of memory (address space limited by a wrapper, so
 # a 64 MiB receive buffer cannot be had) closes its link: the run stops
 # at the loss, naming the node, instead of waiting out its 2 minutes for

@@ -4,6 +4,7 @@
  * statistics tables are checked against what the tree did. */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,6 +302,35 @@ test_text(void **state)
 	free(s);
 }
 
+/* Threads that found no ring recorded nothing: the Perfetto process
+ * label and the text header of their process say how many, or their
+ * absence reads as idleness. */
+static void
+test_no_ring_in_exports(void **state)
+{
+	(void)state;
+	char want[160];
+	set.p[1].hdr.threads_without_ring = 3;
+	char *c = run_to_string(trace_export_chrome);
+	snprintf(want, sizeof want, "pid %d, %" PRIu64 " lost, 3 thread(s) "
+	         "found no ring", set.p[1].hdr.pid, set.p[1].lost);
+	assert_non_null(strstr(c, want));
+	assert_int_equal(count(c, "found no ring"), 1);
+	free(c);
+	char *t = run_to_string(trace_export_text);
+	snprintf(want, sizeof want, "# %s: pid %d ", set.p[1].label,
+	         set.p[1].hdr.pid);
+	const char *line = strstr(t, want);
+	assert_non_null(line);
+	const char *end = strchr(line, '\n');
+	const char *hit = strstr(line, ", 3 thread(s) found no ring");
+	assert_non_null(hit);
+	assert_true(hit < end);
+	assert_int_equal(count(t, "found no ring"), 1);
+	free(t);
+	set.p[1].hdr.threads_without_ring = 0;
+}
+
 static void
 test_stats(void **state)
 {
@@ -534,7 +564,9 @@ test_empty_layer_not_unregistered(void **state)
 
 /* A process of the sample whose event space cannot be opened (its name is
  * taken by a live process: this one) exits at once; the others must see
- * their pipes close and finish, not wait forever for it. */
+ * their pipes close and finish, not wait forever for it.  The sample then
+ * fails as one whose event space could not be made, not as a process
+ * that could not start, and leaves no event space of its own. */
 static void
 test_sample_child_fails(void **state)
 {
@@ -548,10 +580,19 @@ test_sample_child_fails(void **state)
 	alarm(60); /* a hang fails the test instead of stalling the suite */
 	int rc = trace_write_sample(other, 2);
 	alarm(0);
-	assert_int_equal(rc, GROVE_ESPAWN);
-	grove_trace_fini(0);
+	/* be 1 could not make its event space (and said so); what the
+	 * others made is gone with the failed sample, be 1's name is still
+	 * this process's. */
+	assert_int_equal(rc, GROVE_ESYS);
 	char **names;
 	size_t n;
+	assert_int_equal(trace_list(other, stderr, &names, &n), 0);
+	assert_int_equal(n, 1);
+	char mine[128];
+	snprintf(mine, sizeof mine, "grove.%s.be.1", other);
+	assert_string_equal(names[0], mine);
+	trace_list_free(names, n);
+	grove_trace_fini(0);
 	if (trace_list(other, stderr, &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			shm_unlink(names[i]);
@@ -568,6 +609,7 @@ main(void)
 		cmocka_unit_test(test_chrome),
 		cmocka_unit_test(test_chrome_receive_before_send),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_no_ring_in_exports),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_otf2),
 		cmocka_unit_test(test_empty_layer_not_unregistered),
