@@ -636,7 +636,9 @@ grove_net_flush(grove_net *net, int timeout_ms)
 		return GROVE_EINVAL;
 	uint64_t deadline = sockio_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
 	node *n = &net->n;
-	for (;;) {
+	/* The first pass runs the loop even with no time to wait: a write
+	 * under way moves only there, and a tool may poll with 0. */
+	for (int first = 1;; first = 0) {
 		node_flush_all(n);
 		size_t q = 0;
 		for (uint32_t i = 0; i < n->n_children; i++)
@@ -645,7 +647,7 @@ grove_net_flush(grove_net *net, int timeout_ms)
 		if (!q)
 			return 0;
 		int left = fe_deadline_left(deadline, timeout_ms);
-		if (left == 0)
+		if (left == 0 && !first)
 			return GROVE_ETIMEDOUT;
 		fe_run(net, left < 0 || left > 50 ? 50 : left);
 	}

@@ -18,7 +18,9 @@ grove_net_wait_sent(grove_net *net, int timeout_ms)
 	node *n = &net->n;
 	uint64_t deadline = sockio_now_ms() +
 	    (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
-	for (;;) {
+	/* The first pass runs the loop even with no time to wait: a write
+	 * under way moves only there, and a tool may poll with 0. */
+	for (int first = 1;; first = 0) {
 		node_flush_all(n);
 		uint64_t now = uv_hrtime(), wait = 0;
 		for (uint32_t i = 0; i < n->n_children; i++) {
@@ -33,7 +35,7 @@ grove_net_wait_sent(grove_net *net, int timeout_ms)
 			return 0;
 		}
 		uint64_t ms_now = sockio_now_ms();
-		if (timeout_ms >= 0 && ms_now >= deadline) {
+		if (timeout_ms >= 0 && ms_now >= deadline && !first) {
 			fe_set_error(net, "sent data still waiting to leave after %d "
 			    "ms", timeout_ms);
 			return GROVE_ETIMEDOUT;
@@ -43,8 +45,10 @@ grove_net_wait_sent(grove_net *net, int timeout_ms)
 			ms = (int)((wait - SENT_SPIN_NS / 2) / 1000000u);
 		if (ms > 50)
 			ms = 50;
-		if (timeout_ms >= 0 && (uint64_t)ms > deadline - ms_now)
-			ms = (int)(deadline - ms_now);
+		if (timeout_ms >= 0)
+			ms = ms_now >= deadline ? 0 :
+			    (uint64_t)ms > deadline - ms_now ?
+			    (int)(deadline - ms_now) : ms;
 		fe_run(net, ms);
 	}
 }

@@ -7,7 +7,9 @@
  *
  * The poll-driven back-end is this program itself, started by Grove with
  * "--poll-be".  With "--flush-be" it is a back-end that, after a large
- * reply, polls grove_be_flush(be, 0) until the reply is written.
+ * reply, polls grove_be_flush(be, 0) until the reply is written; a
+ * front-end likewise polls grove_net_flush(net, 0) and
+ * grove_net_wait_sent(net, 0) after a large send.
  */
 #include <errno.h>
 #include <poll.h>
@@ -273,6 +275,62 @@ flush_poll_case(void)
 	}
 	it_step("the reply arrived whole; grove_be_flush(be, 0) returned 0");
 	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
+/* ---- case 1c: a front-end that polls its flushes with 0 ------------ */
+
+/* Polls flush(net, 0) until it returns something else than
+ * GROVE_ETIMEDOUT (at most FLUSH_POLLS times, 1 ms apart); returns that.
+ * A poll that never runs the loop never moves a write under way. */
+static int
+poll_flush(grove_net *net, int (*flush)(grove_net *, int))
+{
+	int rc = GROVE_ETIMEDOUT;
+	for (int i = 0; i < FLUSH_POLLS && rc == GROVE_ETIMEDOUT; i++) {
+		rc = flush(net, 0);
+		if (rc == GROVE_ETIMEDOUT)
+			it_sleep_ms(1);
+	}
+	return rc;
+}
+
+static void
+fe_flush_poll_case(void)
+{
+	it_step("--- a front-end polling grove_net_flush(net, 0) and "
+	    "grove_net_wait_sent(net, 0) after a large send");
+	grove_net_opts o;
+	it_net_opts(&o, "flat", 1);
+	grove_net *net = it_net_create(&o);
+	uint8_t *b = malloc(BULK_BYTES);
+	CHECK(b != NULL);
+	for (uint32_t i = 0; i < BULK_BYTES; i++)
+		b[i] = (uint8_t)(i * 7);
+	int (*const flushes[2])(grove_net *, int) = {grove_net_flush,
+	    grove_net_wait_sent};
+	for (int k = 0; k < 2; k++) {
+		/* Under the link's limit: the send returns with most of it
+		 * still queued (a link takes far less at once). */
+		CHECK_OK_NET(net, grove_net_send_to(net, 0, WORKER_DIGEST,
+		    "%auc", b, (uint64_t)BULK_BYTES));
+		CHECK_OK_NET(net, poll_flush(net, flushes[k]));
+		grove_stream *from = (grove_stream *)1;
+		grove_packet *p = NULL;
+		int32_t tag = 0;
+		CHECK_OK_NET(net, grove_net_recv(net, &from, &tag, &p,
+		    IT_RECV_MS));
+		CHECK(from == NULL);
+		CHECK_INT_EQ(tag, WORKER_DIGEST);
+		uint64_t len = 0, digest = 0, t = 0;
+		CHECK_OK(grove_packet_unpack(p, "%uld %uld %uld", &len, &digest,
+		    &t));
+		CHECK_UINT_EQ(len, BULK_BYTES);
+		CHECK_UINT_EQ(digest, worker_digest(b, BULK_BYTES));
+		grove_packet_unref(p);
+	}
+	free(b);
+	it_step("both polls returned 0; the back-end got the bytes whole");
 	it_net_destroy(net);
 }
 
@@ -543,6 +601,7 @@ main(int argc, char **argv)
 	poll_be_case("flat", 4, GROVE_LOCAL_LINK_SOCKET);
 	poll_be_case("kary:2", 6, GROVE_LOCAL_LINK_DEFAULT);
 	flush_poll_case();
+	fe_flush_poll_case();
 	poll_fe_case(4);
 	poll_fe_timer_case();
 	poll_fe_callback_case();
