@@ -80,7 +80,8 @@ run_round(grove_net *net, grove_stream *s_above, grove_stream *s_sum,
 {
 	int rc;
 	/* Parameters reach every node of the stream before the request
-	 * does, so the whole wave sees the new threshold. */
+	 * does, and this round's answers are in before the next round
+	 * changes them: the whole wave sees this threshold. */
 	if ((rc = grove_stream_set_params(s_above, GROVE_FILTER_UP, "%d",
 	    threshold)) < 0 ||
 	    (rc = grove_stream_send(s_above, TUT_TAG_VALUE, "%d", round)) < 0 ||

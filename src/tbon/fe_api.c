@@ -503,7 +503,11 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 	grove_packet *params = NULL, *ctl = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	rc = grove_packet_vpack(&params, s->id, 0, fmt, ap);
+	/* Stamped with the front-end's rank: every node rebuilds the packet
+	 * from these bytes, and a source left 0 would name back-end 0 to a
+	 * filter that reads it or passes the packet on. */
+	rc = wire_vpack(&params, WIRE_T_DATA, s->id, 0, s->net->n.rank, 0, fmt,
+	    ap);
 	va_end(ap);
 	if (rc != 0)
 		return rc;

@@ -272,6 +272,31 @@ main(void)
 	it_check_rank_sum(net);
 	it_net_destroy(net);
 
+	/* Parameters come from the front-end: their source is its rank, never
+	 * a back-end's (they said rank 0, so a filter that passed them on
+	 * forged data of back-end 0). */
+	it_step("stream parameters carry the front-end's rank");
+	char psrc[4096];
+	it_build_path("filter_params_src.so", psrc, sizeof psrc);
+	net = it_net_spawn("flat", 2);
+	CHECK_OK_NET(net, grove_net_load_filter(net, "params_src", psrc,
+	    "params_src"));
+	grove_stream *ps = it_stream(net, NULL, "params_src", NULL);
+	CHECK_OK_NET(net, grove_stream_set_params(ps, GROVE_FILTER_UP, "%d",
+	    5));
+	CHECK_OK_NET(net, grove_stream_send(ps, WORKER_RANK, ""));
+	grove_packet *pp = NULL;
+	CHECK_OK_NET(net, grove_stream_recv(ps, NULL, &pp, IT_RECV_MS));
+	uint32_t psrc_rank = 0;
+	int32_t pval = 0;
+	CHECK_OK(grove_packet_unpack(pp, "%ud %d", &psrc_rank, &pval));
+	it_step("parameter %d from rank 0x%x", (int)pval, psrc_rank);
+	CHECK_INT_EQ(pval, 5);
+	CHECK(psrc_rank >= 0x80000000u && psrc_rank != UINT32_MAX);
+	grove_packet_unref(pp);
+	CHECK_OK_NET(net, grove_stream_destroy(ps));
+	it_net_destroy(net);
+
 	/* A filter loaded on a deep tree runs on every level. */
 	net = it_net_spawn("kary:2", 16);
 	CHECK_OK_NET(net, grove_net_load_filter(net, "intmaxloc", lib,
