@@ -506,7 +506,12 @@ cmd_trace(int argc, char **argv)
 			        "required\n");
 			return 2;
 		}
-		rc = trace_write_sample(net, nbe);
+		char why[256];
+		rc = trace_write_sample(net, nbe, why, sizeof why);
+		if (rc && why[0]) {
+			fprintf(stderr, "grove trace sample: %s\n", why);
+			return 1;
+		}
 		if (!rc)
 			printf("wrote event spaces of network %s (fe 0, cp 0, "
 			       "be 0..%d)\n", net, nbe - 1);

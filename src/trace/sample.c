@@ -213,8 +213,11 @@ keep_ends(int who, int up[2], int down[][2], int n)
 }
 
 int
-trace_write_sample(const char *network_id, int n_be)
+trace_write_sample(const char *network_id, int n_be, char *err,
+    size_t errlen)
 {
+	if (errlen)
+		err[0] = 0;
 	if (n_be < 1 || n_be > 32)
 		return GROVE_ERANGE;
 	char name[128];
@@ -223,10 +226,14 @@ trace_write_sample(const char *network_id, int n_be)
 	int up[2], down[32][2];
 	pid_t pids[34];
 	int np = 0, rc = 0;
-	if (pipe(up))
+	if (pipe(up)) {
+		snprintf(err, errlen, "cannot make a pipe: %s", strerror(errno));
 		return GROVE_ESYS;
+	}
 	for (int i = 0; i < n_be; i++)
 		if (pipe(down[i])) {
+			snprintf(err, errlen, "cannot make a pipe: %s",
+			    strerror(errno));
 			close_pipes(up, down, i);
 			return GROVE_ESYS;
 		}
@@ -234,6 +241,8 @@ trace_write_sample(const char *network_id, int n_be)
 	for (int who = -2; who < n_be; who++) {
 		pid_t p = fork();
 		if (p < 0) {
+			snprintf(err, errlen, "cannot start a process: %s",
+			    strerror(errno));
 			rc = GROVE_ESYS;
 			break;
 		}

@@ -41,9 +41,12 @@ int trace_bench_fastpath(double *ns_per_event, double *ns_disabled,
  * network_id.  For trying the exporters and for tests.  GROVE_ESYS when
  * a process could not make its event space (a full or read-only /dev/shm,
  * a file size limit, a name that is taken: each says which and why on
- * stderr), GROVE_ESPAWN when a process could not be started or failed
- * otherwise; either way no event space of the sample is left. */
-int trace_write_sample(const char *network_id, int n_be);
+ * stderr), GROVE_ESPAWN when a process failed otherwise; either way no
+ * event space of the sample is left.  When the sample could not start its
+ * processes (pipe or fork failed: GROVE_ESYS), err says why; it is empty
+ * when a process said it itself. */
+int trace_write_sample(const char *network_id, int n_be, char *err,
+    size_t errlen);
 
 /* ---- shipping event spaces to the front-end's host ---- */
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # When /dev/shm cannot hold event spaces, the commands say so and why.
+#   * grove trace sample with too few descriptors for its pipes says so;
 #   * grove trace sample under a file size limit (ulimit -f) below the
 #     size of an event space: each process names the event space it could
 #     not make and the reason, the sample fails as such (not as "process
@@ -36,6 +37,15 @@ for seg in fe.0 cp.0 be.0 be.1; do
 done
 grep -q "process start failed" "$tmp/err" &&
 	fail "sample blamed the start of a process: $(cat "$tmp/err")"
+ls /dev/shm | grep -q "^grove\.$net\." && fail "sample left event spaces"
+
+# Too few descriptors for the sample's pipes: the reason, not silence.
+got=0
+(ulimit -n 20 && exec timeout 120 "$grove" trace sample --net "$net" \
+	--backends 32) >"$tmp/out" 2>"$tmp/err" || got=$?
+[ "$got" -eq 1 ] || fail "sample under ulimit -n 20 exited $got"
+grep -q "grove trace sample: cannot make a pipe: Too many open files" \
+	"$tmp/err" || fail "sample under ulimit -n 20 said: $(cat "$tmp/err")"
 ls /dev/shm | grep -q "^grove\.$net\." && fail "sample left event spaces"
 
 if [ "$(id -u)" -ne 0 ]; then

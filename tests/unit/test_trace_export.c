@@ -32,7 +32,8 @@ setup(void **state)
 {
 	(void)state;
 	snprintf(net, sizeof net, "t%ldx", (long)getpid());
-	if (trace_write_sample(net, NBE))
+	char why[256];
+	if (trace_write_sample(net, NBE, why, sizeof why))
 		return -1;
 	return trace_set_collect(net, &set);
 }
@@ -578,12 +579,14 @@ test_sample_child_fails(void **state)
 	assert_false(was_active);
 	assert_int_equal(grove_trace_init(other, "be", 1), 0);
 	alarm(60); /* a hang fails the test instead of stalling the suite */
-	int rc = trace_write_sample(other, 2);
+	char why[256];
+	int rc = trace_write_sample(other, 2, why, sizeof why);
 	alarm(0);
 	/* be 1 could not make its event space (and said so); what the
 	 * others made is gone with the failed sample, be 1's name is still
 	 * this process's. */
 	assert_int_equal(rc, GROVE_ESYS);
+	assert_string_equal(why, ""); /* be 1 said why itself */
 	char **names;
 	size_t n;
 	assert_int_equal(trace_list(other, stderr, &names, &n), 0);
