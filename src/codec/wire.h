@@ -34,6 +34,22 @@
 #include "grove/packet.h"
 #include "core/buf.h"
 
+/* The protocol version this Grove speaks.  Every process of a network must
+ * speak the same one: it travels on the first line of the bootstrap, in
+ * the aux field of AUTH_CHALLENGE and AUTH_HELLO, and on the first line of
+ * the connection file, so that a peer of another version is refused with
+ * both versions named instead of failing on a key, a format or a proof it
+ * does not know.  Bump it with any change another version would misread:
+ * a bootstrap key or block, a message type or the format of its payload,
+ * the handshake, the connection file (docs/internals.md).  Those three
+ * places themselves never change.  Releases from before the number
+ * existed are protocol 1: their bootstrap began "grove-bootstrap 1" and
+ * their handshake frames have aux 0. */
+#define GROVE_PROTOCOL 2u
+/* A version that was never sent: a header from before the number. */
+#define GROVE_PROTOCOL_UNSET 0u
+#define GROVE_PROTOCOL_FIRST 1u /* what GROVE_PROTOCOL_UNSET stands for */
+
 #define WIRE_HDR_SIZE 24u
 #define WIRE_MAX_FRAME (1u << 30) /* 1 GiB: larger frames are rejected */
 #define WIRE_MAX_FMT 4096u        /* longest canonical format string */
@@ -49,8 +65,10 @@ wire_pad8(size_t n)
 enum wire_type {
 	WIRE_T_DATA = 1,          /* stream data, either direction */
 	WIRE_T_P2P = 2,           /* FE -> one BE (aux = BE rank) or BE -> FE */
-	WIRE_T_AUTH_CHALLENGE = 10, /* parent -> child: nonce */
-	WIRE_T_AUTH_HELLO = 11,   /* child -> parent: proof, identity, nonce */
+	WIRE_T_AUTH_CHALLENGE = 10, /* parent -> child: nonce; aux = the
+	                               parent's GROVE_PROTOCOL */
+	WIRE_T_AUTH_HELLO = 11,   /* child -> parent: proof, identity, nonce;
+	                             aux = the child's GROVE_PROTOCOL */
 	WIRE_T_AUTH_OK = 12,      /* parent -> child: proof of parent */
 	WIRE_T_READY = 13,        /* child -> parent: subtree is up */
 	WIRE_T_LAUNCH_ERROR = 14, /* child -> parent: a node could not start */

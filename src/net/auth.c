@@ -11,6 +11,7 @@
 
 #include "codec/wire.h"
 #include "grove/error.h"
+#include "net/protover.h"
 #include "net/sockio.h"
 
 static int
@@ -207,6 +208,14 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 	    timeout_ms, &ch, err, errlen);
 	if (rc != 0)
 		goto out;
+	/* Before the payload, whose layout may be another in the parent's
+	 * protocol. */
+	uint32_t theirs = protover_of_aux(wire_packet_hdr(ch)->aux);
+	if (theirs != GROVE_PROTOCOL) {
+		protover_mismatch(err, errlen, "the parent", theirs);
+		rc = GROVE_EPROTO;
+		goto out;
+	}
 	if (grove_packet_unpack(ch, "%auc", &np, &nlen) != 0 ||
 	    nlen != AUTH_NONCE_LEN) {
 		snprintf(err, errlen, "malformed challenge from parent");
@@ -215,7 +224,7 @@ auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],
 	}
 	auth_nonce_new(nc);
 	auth_proof_child(secret, np, nc, node, pc);
-	rc = wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, 0,
+	rc = wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, GROVE_PROTOCOL,
 	    "%auc %auc %ud %ud %ud", pc, (uint64_t)AUTH_PROOF_LEN, nc,
 	    (uint64_t)AUTH_NONCE_LEN, node, (uint32_t)getpid(), rank);
 	if (rc != 0)

@@ -18,6 +18,18 @@
  * replayed HELLO fails against a fresh nonce.  Before AUTH_OK the parent
  * accepts nothing but one small AUTH_HELLO; anything else closes the
  * connection with a logged reason.
+ *
+ * The header's aux field of AUTH_CHALLENGE and AUTH_HELLO carries the
+ * sender's GROVE_PROTOCOL (0 in a Grove from before the number: protocol
+ * 1).  Each side reads it before the payload, whose layout another version
+ * may have changed, and stops at a mismatch naming both versions.  In the
+ * header, not the payload: a Grove of protocol 1 still unpacks this
+ * challenge and answers with a hello whose proof the parent can check,
+ * so it is told the reason in a proven AUTH_REJECT instead of failing on
+ * a challenge it cannot unpack.  The version is not in the proofs: it is
+ * checked before them, and changing it in transit can only make the
+ * handshake fail, which anyone on the path can do anyway; proofs as they
+ * were are what lets a parent check a protocol 1 child's hello.
  */
 #ifndef GROVE_AUTH_H
 #define GROVE_AUTH_H
@@ -68,7 +80,8 @@ int auth_proof_equal(const uint8_t a[AUTH_PROOF_LEN],
  * pair of non-blocking pipes: read the challenge from rfd, send HELLO on
  * wfd, check AUTH_OK.  timeout_ms bounds the whole exchange (a parent
  * that trickles bytes cannot stretch it).  Returns 0, GROVE_EAUTH
- * (parent's proof wrong), GROVE_EPROTO, GROVE_ECLOSED (closed, or turned
+ * (parent's proof wrong), GROVE_EPROTO (also for a parent of another
+ * protocol version, both named in err), GROVE_ECLOSED (closed, or turned
  * away with AUTH_REJECT: err then gives the parent's reason) or
  * GROVE_ETIMEDOUT; err says why. */
 int auth_child_handshake(int rfd, int wfd, const uint8_t secret[AUTH_SECRET_LEN],

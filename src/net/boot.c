@@ -6,9 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codec/wire.h"
 #include "grove/error.h"
+#include "net/protover.h"
 
-#define BOOT_MAGIC "grove-bootstrap 1"
+/* The first line, "grove-bootstrap protocol N", is the one part of the
+ * bootstrap no version may change: a child reads it before anything else
+ * and refuses a parent of another protocol by its number. */
+#define BOOT_MAGIC "grove-bootstrap"
 #define BOOT_MAX_BYTES (64u << 20)
 
 void
@@ -43,8 +48,9 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	FILE *f = open_memstream(&buf, &n);
 	if (!f)
 		return GROVE_ENOMEM;
-	fprintf(f, "%s\nsecret %s\nnetid %s\nparent %s %u\nnode %u\nrank %u\n"
-	    "backends %u\nparent-node %u\n", BOOT_MAGIC, b->secret_hex, b->netid, b->parent_host,
+	fprintf(f, "%s protocol %u\nsecret %s\nnetid %s\nparent %s %u\nnode %u\n"
+	    "rank %u\nbackends %u\nparent-node %u\n", BOOT_MAGIC,
+	    GROVE_PROTOCOL, b->secret_hex, b->netid, b->parent_host,
 	    b->parent_port, b->node, b->rank, b->backends, b->parent_node);
 	fprintf(f, "attach %d\ntimeout %d\nheartbeat %d\nbind %s\nlog %d\n",
 	    b->attach, b->timeout_ms, b->heartbeat_ms, b->bind_addr,
@@ -90,6 +96,23 @@ choice(const char *val, const char *no, const char *yes, int *out)
 	return 0;
 }
 
+/* The protocol of a first line "grove-bootstrap protocol N"; a Grove
+ * from before the number wrote "grove-bootstrap 1".  0: not a Grove
+ * bootstrap. */
+static uint32_t
+first_line_protocol(const char *key, const char *val)
+{
+	char *e = NULL;
+	if (strcmp(key, BOOT_MAGIC))
+		return 0;
+	if (!strcmp(val, "1"))
+		return GROVE_PROTOCOL_FIRST;
+	if (strncmp(val, "protocol ", 9) || val[9] < '1' || val[9] > '9')
+		return 0;
+	unsigned long v = strtoul(val + 9, &e, 10);
+	return *e || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
 static int
 copy_str(char *dst, size_t cap, const char *src)
 {
@@ -124,10 +147,18 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 			val = line + ll;
 		int rc = 0;
 		if (lineno == 1) {
-			if (strcmp(line, "grove-bootstrap") || strcmp(val, "1")) {
+			b->protocol = first_line_protocol(line, val);
+			if (!b->protocol) {
 				snprintf(err, errlen, "bootstrap line 1: not a Grove "
 				    "bootstrap (was this program started by Grove?)");
 				return GROVE_ENOENT;
+			}
+			/* Before any other line: the rest may mean something
+			 * else in the parent's protocol. */
+			if (b->protocol != GROVE_PROTOCOL) {
+				protover_mismatch(err, errlen, "the parent",
+				    b->protocol);
+				return GROVE_EPROTO;
 			}
 		} else if (!strcmp(line, "secret")) {
 			rc = copy_str(b->secret_hex, sizeof b->secret_hex, val);

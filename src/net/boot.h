@@ -2,7 +2,8 @@
  *
  * It travels on the child's standard input (a pipe, or ssh's stdin for
  * remote hosts), so the network secret never appears on a command line or
- * in the environment.  Text, one "key value" per line; the topology is a
+ * in the environment.  Text: "grove-bootstrap protocol N" (the
+ * GROVE_PROTOCOL of the parent), then one "key value" per line; the topology is a
  * byte-counted block in MRNet format, and so is the cluster map of the link
  * emulator when there is one; the parent closes the pipe after it.
  */
@@ -13,8 +14,16 @@
 #include <stdint.h>
 
 #define BOOT_MAX_ARGS 256
+/* grove-commnode's exit status when its bootstrap is of another protocol
+ * version.  Like the first line, every version keeps it: the parent that
+ * reaps the CP (which may be of either version) can then say why it never
+ * connected, even when the CP's standard error went elsewhere. */
+#define BOOT_EXIT_PROTOCOL 3
 
 typedef struct boot {
+	uint32_t protocol;      /* the parent's, from the first line (0: none
+	                           read); boot_parse refuses any but
+	                           GROVE_PROTOCOL */
 	char secret_hex[65];
 	char netid[40];
 	char parent_host[256];
@@ -52,7 +61,10 @@ void boot_init(boot *b);
 void boot_fini(boot *b);
 /* Serialise into a malloc'd buffer; with_topology = 0 for BEs. */
 int boot_write(const boot *b, int with_topology, char **out, size_t *len);
-/* Parse text of the given length; err says which line is wrong. */
+/* Parse text of the given length; err says which line is wrong.
+ * GROVE_ENOENT: not a Grove bootstrap; GROVE_EPROTO: malformed, or (with
+ * b->protocol set to the parent's, not GROVE_PROTOCOL) written by a
+ * parent of another protocol version, which err names with this one. */
 int boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen);
 /* Read all of fd (until EOF) and parse it. */
 int boot_read_fd(int fd, boot *b, char *err, size_t errlen);

@@ -314,7 +314,8 @@ run(commnode *cn)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "grove-commnode: %s\n", err);
-		return 2;
+		return b->protocol && b->protocol != GROVE_PROTOCOL ?
+		    BOOT_EXIT_PROTOCOL : 2;
 	}
 	if (b->log_level > log_level_)
 		log_level_ = b->log_level;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/wire.h"
 #include "grove/error.h"
 
 /* One line of the text, without its newline. */
@@ -261,17 +262,52 @@ check_repeats(const char *text, size_t len, unsigned records, char *err,
 	return rc;
 }
 
+/* GROVE_EPROTO naming both versions unless the first line is
+ * CONNFILE_FIRST_LINE with this GROVE_PROTOCOL.  A file without it is
+ * from a Grove before the number (protocol 1). */
+static int
+check_protocol(const char *text, size_t len, char *err, size_t errlen)
+{
+	static const char head[] = CONNFILE_FIRST_LINE;
+	const size_t hl = sizeof head - 1;
+	const char *nl = memchr(text, '\n', len);
+	const char *end = nl ? nl : text + len;
+	if (end > text && end[-1] == '\r')
+		end--;
+	const char *s = text + hl + 1;
+	uint32_t theirs = GROVE_PROTOCOL_FIRST;
+	if ((size_t)(end - text) > hl && !memcmp(text, head, hl)) {
+		if (text[hl] != ' ' ||
+		    take_u32(&s, end, UINT32_MAX, &theirs) != 0 || s != end ||
+		    theirs == 0)
+			return bad(err, errlen, 1, "'" CONNFILE_FIRST_LINE "' "
+			    "wants a protocol number");
+	}
+	if (theirs == GROVE_PROTOCOL)
+		return 0;
+	snprintf(err, errlen, "written by Grove protocol %u%s, this back-end "
+	    "speaks %u: install the same Grove version on every host", theirs,
+	    theirs == GROVE_PROTOCOL_FIRST ? " (its first line is not '"
+	    CONNFILE_FIRST_LINE " N')" : "", GROVE_PROTOCOL);
+	return GROVE_EPROTO;
+}
+
 int
 connfile_find(const char *text, size_t len, uint32_t rank,
     connfile_record *out, char *err, size_t errlen)
 {
+	/* Before any other line: the rest may mean something else in
+	 * another version. */
+	int rc = check_protocol(text, len, err, errlen);
+	if (rc != 0)
+		return rc;
 	cf_scan sc;
 	memset(&sc, 0, sizeof sc);
 	sc.rank = rank;
 	sc.ascending = 1;
 	sc.err = err;
 	sc.errlen = errlen;
-	int rc = each_line(text, len, scan_line, &sc);
+	rc = each_line(text, len, scan_line, &sc);
 	if (rc != 0)
 		return rc;
 	if (!sc.have_secret) {

@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "grove/trace.h"
 #include "net/sockio.h"
+#include "tbon/connfile.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
 #include "tbon/segment.h"
@@ -140,9 +141,11 @@ fe_write_connect_file(grove_net *net)
 		return GROVE_ESYS;
 	}
 	uint32_t nb = grove_topo_backends(net->topo);
-	/* Format (docs/api.md): "secret HEX", "backends N", then one
-	 * "rank host port parent_node be_node" line per BE. */
-	fprintf(f, "secret %s\nbackends %u\n", net->b.secret_hex, nb);
+	/* Format (docs/api.md): the protocol line, "secret HEX",
+	 * "backends N", then one "rank host port parent_node be_node" line
+	 * per BE. */
+	fprintf(f, "%s %u\nsecret %s\nbackends %u\n", CONNFILE_FIRST_LINE,
+	    GROVE_PROTOCOL, net->b.secret_hex, nb);
 	for (uint32_t r = 0; r < nb; r++) {
 		grove_attach_info ai;
 		if (grove_net_attach_info(net, r, &ai) != 0) {

@@ -13,6 +13,7 @@
 #include "codec/wire.h"
 #include "core/log.h"
 #include "grove/error.h"
+#include "net/protover.h"
 #include "net/sockio.h"
 #include "tbon/proto.h"
 
@@ -200,7 +201,8 @@ pending_add(node *n, conn *c)
 		    AUTH_CHECK_MS);
 	auth_nonce_new(n->pending_nonce[i]);
 	grove_packet *ch = NULL;
-	if (wire_pack(&ch, WIRE_T_AUTH_CHALLENGE, 0, 0, n->rank, 0, "%auc",
+	if (wire_pack(&ch, WIRE_T_AUTH_CHALLENGE, 0, 0, n->rank, GROVE_PROTOCOL,
+		"%auc",
 		n->pending_nonce[i], (uint64_t)AUTH_NONCE_LEN) != 0) {
 		conn_close(c, GROVE_ENOMEM, "out of memory");
 		return;
@@ -247,6 +249,41 @@ reject_proven(node *n, conn *c, long pi, const uint8_t *nonce_c,
 	node_reject(n, c, why);
 }
 
+/* Turn away a child of another protocol version.  Its hello may have
+ * another layout: only one that unpacks as ours (protocol 1 has the same)
+ * and proves the secret is told why; any other peer learns nothing, and
+ * the log says what it claimed. */
+static void
+reject_version(node *n, conn *c, long pi, grove_packet *p, uint32_t theirs)
+{
+	const uint8_t *proof = NULL, *nonce_c = NULL;
+	uint64_t plen = 0, nlen = 0;
+	uint32_t node_id = 0, pid = 0, rank = 0;
+	uint8_t expect[AUTH_PROOF_LEN];
+	char why[256];
+	int proven = grove_packet_unpack(p, "%auc %auc %ud %ud %ud", &proof,
+	    &plen, &nonce_c, &nlen, &node_id, &pid, &rank) == 0 &&
+	    plen == AUTH_PROOF_LEN && nlen == AUTH_NONCE_LEN;
+	if (proven) {
+		auth_proof_child(n->secret, n->pending_nonce[pi], nonce_c, node_id,
+		    expect);
+		proven = auth_proof_equal(expect, proof);
+	}
+	if (proven)
+		snprintf(why, sizeof why, "node %u (pid %u) speaks Grove protocol "
+		    "%u, its parent (node %u) speaks %u: install the same Grove "
+		    "version on every host", node_id, pid, theirs, n->id,
+		    GROVE_PROTOCOL);
+	else
+		snprintf(why, sizeof why, "a hello of Grove protocol %u, this "
+		    "node speaks %u (another Grove version, or a wrong secret: "
+		    "its proof does not check)", theirs, GROVE_PROTOCOL);
+	if (proven)
+		reject_proven(n, c, pi, nonce_c, why);
+	else
+		node_reject(n, c, why);
+}
+
 static void
 pending_on_packet(conn *c, grove_packet *p)
 {
@@ -264,6 +301,13 @@ pending_on_packet(conn *c, grove_packet *p)
 		snprintf(why, sizeof why, "message type %u before authentication",
 		    h->type);
 		node_reject(n, c, why);
+		return;
+	}
+	/* Before the payload, whose layout may be another in the child's
+	 * protocol (src/net/auth.h). */
+	uint32_t theirs = protover_of_aux(h->aux);
+	if (theirs != GROVE_PROTOCOL) {
+		reject_version(n, c, pi, p, theirs);
 		return;
 	}
 	if (grove_packet_unpack(p, "%auc %auc %ud %ud %ud", &proof, &plen,

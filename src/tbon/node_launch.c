@@ -512,7 +512,7 @@ node_reap_exited(node *n)
 		if (r != ch->pid && !unknown)
 			continue;
 		ch->pid = 0;
-		char who[128], msg[300];
+		char who[128], msg[400];
 		if (ch->state != CHILD_PENDING) {
 			/* Its link closes when its last holder goes, which need
 			 * not be it: a process it forked without exec (a daemon)
@@ -535,12 +535,18 @@ node_reap_exited(node *n)
 			    "reaped by a handler?)", who);
 		else if (WIFEXITED(st))
 			/* ssh exits 255 for its own failures (unknown host,
-			 * refused, no key): say so, the child never ran. */
+			 * refused, no key): say so, the child never ran.  A CP
+			 * of another protocol version refused its bootstrap:
+			 * its own message may be on a remote host's stderr. */
 			snprintf(msg, sizeof msg, "%s exited with status %d before "
 			    "connecting%s", who, WEXITSTATUS(st),
 			    WEXITSTATUS(st) == 255 && !spawn_host_is_local(ch->host) ?
 			    " (the remote shell's own failure: is the host "
-			    "reachable?)" : "");
+			    "reachable?)" : WEXITSTATUS(st) == BOOT_EXIT_PROTOCOL &&
+			    ch->role == GROVE_ROLE_CP ? " (its grove-commnode "
+			    "speaks another Grove protocol and refused the "
+			    "bootstrap: install the same Grove version on every "
+			    "host)" : "");
 		else
 			snprintf(msg, sizeof msg, "%s was killed by signal %d before "
 			    "connecting", who, WTERMSIG(st));

@@ -17,6 +17,10 @@
 #include "helper_common.h"
 #include "../../examples/worker_protocol.h"
 
+/* The first line of a connection file of this Grove's protocol
+ * (src/tbon/connfile.h; this test uses only the public API). */
+#define CONN_HEAD "# grove connection file, protocol 2\n"
+
 #define MAX_BE 64
 
 typedef struct attach_log {
@@ -51,6 +55,11 @@ check_connect_file(grove_net *net, const char *path, uint32_t n)
 	FILE *f = fopen(path, "r");
 	CHECK(f != NULL);
 	char line[512], word[32], secret[128];
+	/* The protocol line first, then "secret HEX". */
+	CHECK(fgets(line, sizeof line, f) != NULL);
+	if (strcmp(line, CONN_HEAD))
+		IT_FAIL("connection file line 1 \"%s\" is not \"%s\"", line,
+		    CONN_HEAD);
 	CHECK(fgets(line, sizeof line, f) != NULL);
 	CHECK(sscanf(line, "%31s %127s", word, secret) == 2);
 	CHECK(strcmp(word, "secret") == 0);
@@ -61,7 +70,7 @@ check_connect_file(grove_net *net, const char *path, uint32_t n)
 	unsigned nb = 0;
 	CHECK(fgets(line, sizeof line, f) != NULL);
 	if (sscanf(line, "backends %u", &nb) != 1)
-		IT_FAIL("connection file line 2 \"%s\" is not \"backends N\"",
+		IT_FAIL("connection file line 3 \"%s\" is not \"backends N\"",
 		    line);
 	CHECK_UINT_EQ(nb, n);
 
@@ -309,19 +318,19 @@ bad_connect_files(void)
 		const char *says;
 	} cases[] = {
 		{"secret 00\nbackends 1\n0 127.0.0.1 1 0 1\n", GROVE_EPROTO,
-		    "line 1: 'secret' wants 64 hex digits"},
+		    "line 2: 'secret' wants 64 hex digits"},
 		{"backends 1\n0 127.0.0.1 1 0 1\n", GROVE_EPROTO,
 		    "no 'secret' line"},
 		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
 		    "886713820\nbackends 1\n0 127.0.0.1 70000 0 1\n",
-		    GROVE_EPROTO, "line 3: expected"},
+		    GROVE_EPROTO, "line 4: expected"},
 		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
 		    "886713820\nbackends 2\n1 127.0.0.1 7000 0 1\n",
 		    GROVE_ENOENT, "no record for rank 0"},
 		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
 		    "886713820\nbackends 1\n0 127.0.0.1 7000 0 1\n"
 		    "3 127.0.0.1 7000 0 1\n", GROVE_EPROTO,
-		    "line 4: rank 3, but 'backends' is 1"},
+		    "line 5: rank 3, but 'backends' is 1"},
 		{"secret 9c4501729be35f54c9aa43ad1f2ced6bac3b5fc186064a1cbd3928e"
 		    "886713820\n0 127.0.0.1 7000 0 1\n", GROVE_EPROTO,
 		    "no 'backends' line"},
@@ -331,6 +340,7 @@ bad_connect_files(void)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		FILE *f = fopen(path, "w");
 		CHECK(f != NULL);
+		fputs(CONN_HEAD, f);
 		fputs(cases[i].text, f);
 		fclose(f);
 		grove_be *be = NULL;

@@ -47,11 +47,13 @@ static void
 read_secret(ctx *c)
 {
 	FILE *f = fopen(c->conn_file, "r");
-	char word[32], hex[128];
+	char line[256], hex[128] = "";
 	CHECK(f != NULL);
-	CHECK(fscanf(f, "%31s %127s", word, hex) == 2);
+	/* After the protocol line. */
+	while (fgets(line, sizeof line, f) && !hex[0])
+		if (sscanf(line, "secret %127s", hex) != 1)
+			hex[0] = 0;
 	fclose(f);
-	CHECK(strcmp(word, "secret") == 0);
 	CHECK_OK(auth_secret_from_hex(hex, c->secret));
 }
 

@@ -160,7 +160,7 @@ reset_after_hello(void)
 	auth_proof_child(secret, np, nc, ai.node, pc);
 	grove_packet_unref(ch);
 	grove_packet *hello = NULL;
-	CHECK_OK(wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, 0,
+	CHECK_OK(wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, GROVE_PROTOCOL,
 	    "%auc %auc %ud %ud %ud", pc, (uint64_t)AUTH_PROOF_LEN, nc,
 	    (uint64_t)AUTH_NONCE_LEN, ai.node, (uint32_t)getpid(), ai.rank));
 	size_t hl;

@@ -103,8 +103,8 @@ parent_main(void *arg)
 	const uint8_t *pc = NULL, *nc = NULL;
 	uint64_t lp = 0, ln = 0;
 	uint32_t node = 0, pid = 0, rank = 0;
-	if (wire_pack(&ch, WIRE_T_AUTH_CHALLENGE, 0, 0, PROTO_NODE_RANK(0), 0,
-	    "%auc", np, (uint64_t)AUTH_NONCE_LEN) != 0 || send_packet(fd, ch) != 0)
+	if (wire_pack(&ch, WIRE_T_AUTH_CHALLENGE, 0, 0, PROTO_NODE_RANK(0),
+	    GROVE_PROTOCOL, "%auc", np, (uint64_t)AUTH_NONCE_LEN) != 0 || send_packet(fd, ch) != 0)
 		goto out;
 	if (!(hello = read_packet(fd)) || grove_packet_unpack(hello,
 	    "%auc %auc %ud %ud %ud", &pc, &lp, &nc, &ln, &node, &pid,

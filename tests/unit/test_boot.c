@@ -1,7 +1,8 @@
 /* Unit tests for the bootstrap text (src/net/boot.c): the byte-counted
  * topology and cluster map blocks survive a round trip (and a remote
  * shell setting with options), reach back-ends
- * (cluster map) or not (topology), and bad lengths are errors. */
+ * (cluster map) or not (topology), and bad lengths are errors; the
+ * first line's protocol version is checked before anything else. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "codec/wire.h"
 #include "grove/error.h"
 #include "net/boot.h"
 
@@ -82,16 +84,18 @@ test_bad_block_length(void **state)
 {
 	(void)state;
 	static const char *bad[] = {
-		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters 999\nx\nend\n",
-		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters x\nend\n",
-		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters \nend\n",
-		"grove-bootstrap 1\nsecret ab\nparent h 1\nclusters -1\nend\n",
+		"secret ab\nparent h 1\nclusters 999\nx\nend\n",
+		"secret ab\nparent h 1\nclusters x\nend\n",
+		"secret ab\nparent h 1\nclusters \nend\n",
+		"secret ab\nparent h 1\nclusters -1\nend\n",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		boot c;
-		char err[256] = "";
+		char err[256] = "", buf[256];
+		int n = snprintf(buf, sizeof buf, "grove-bootstrap protocol %u\n%s",
+		    GROVE_PROTOCOL, bad[i]);
 		boot_init(&c);
-		int rc = boot_parse(bad[i], strlen(bad[i]), &c, err, sizeof err);
+		int rc = boot_parse(buf, (size_t)n, &c, err, sizeof err);
 		if (rc == 0)
 			fail_msg("accepted: %s", bad[i]);
 		assert_int_equal(rc, GROVE_EPROTO);
@@ -146,8 +150,8 @@ test_local_link(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char buf[256];
-		int n = snprintf(buf, sizeof buf, "grove-bootstrap 1\nsecret ab\n"
-		    "parent h 1\n%s\nend\n", bad[i]);
+		int n = snprintf(buf, sizeof buf, "grove-bootstrap protocol %u\n"
+		    "secret ab\nparent h 1\n%s\nend\n", GROVE_PROTOCOL, bad[i]);
 		boot_init(&c);
 		err[0] = 0;
 		int rc = boot_parse(buf, (size_t)n, &c, err, sizeof err);
@@ -159,6 +163,80 @@ test_local_link(void **state)
 	}
 }
 
+/* The first line names the parent's protocol.  Another one is refused
+ * before any other line is read (they may mean something else in it),
+ * naming both versions and this program; a text without the line is not
+ * a bootstrap. */
+static void
+test_protocol(void **state)
+{
+	(void)state;
+	boot b, c;
+	fill(&b);
+	char *text = NULL, err[512], want[64];
+	size_t len = 0;
+	assert_int_equal(boot_write(&b, 1, &text, &len), 0);
+	snprintf(want, sizeof want, "grove-bootstrap protocol %u\n",
+	    GROVE_PROTOCOL);
+	assert_memory_equal(text, want, strlen(want));
+	boot_init(&c);
+	assert_int_equal(boot_parse(text, len, &c, err, sizeof err), 0);
+	assert_int_equal(c.protocol, GROVE_PROTOCOL);
+	boot_fini(&c);
+	free(text);
+	boot_fini(&b);
+
+	/* A Grove from before the number (protocol 1), and a later one:
+	 * the lines after would be refused too, but the version comes
+	 * first. */
+	static const struct {
+		const char *text;
+		uint32_t protocol;
+	} other[] = {
+		{"grove-bootstrap 1\nsecret ab\nparent h 1\nend\n", 1},
+		{"grove-bootstrap protocol 1\nsecret ab\nparent h 1\nend\n", 1},
+		{"grove-bootstrap protocol 77\nnew-key 1\n", 77},
+	};
+	for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+		boot_init(&c);
+		err[0] = 0;
+		assert_int_equal(boot_parse(other[i].text, strlen(other[i].text),
+		    &c, err, sizeof err), GROVE_EPROTO);
+		assert_int_equal(c.protocol, other[i].protocol);
+		char head[64], tail[128];
+		snprintf(head, sizeof head, "the parent speaks Grove protocol "
+		    "%u, this /", other[i].protocol);
+		snprintf(tail, sizeof tail, "/test_boot speaks %u: install the "
+		    "same Grove version on every host", GROVE_PROTOCOL);
+		if (strncmp(err, head, strlen(head)) || strlen(err) < strlen(tail) ||
+		    strcmp(err + strlen(err) - strlen(tail), tail))
+			fail_msg("case %zu: '%s'", i, err);
+		boot_fini(&c);
+	}
+
+	/* No protocol line at all, or not a number: not a bootstrap. */
+	static const char *bad[] = {
+		"secret ab\nparent h 1\nend\n",
+		"grove-bootstrap\nsecret ab\nparent h 1\nend\n",
+		"grove-bootstrap 2\nsecret ab\nparent h 1\nend\n",
+		"grove-bootstrap protocol\nsecret ab\nparent h 1\nend\n",
+		"grove-bootstrap protocol 0\nsecret ab\nparent h 1\nend\n",
+		"grove-bootstrap protocol -2\nsecret ab\nparent h 1\nend\n",
+		"grove-bootstrap protocol 2x\nsecret ab\nparent h 1\nend\n",
+		"grove-bootstrap protocol 99999999999\nend\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		boot_init(&c);
+		err[0] = 0;
+		assert_int_equal(boot_parse(bad[i], strlen(bad[i]), &c, err,
+		    sizeof err), GROVE_ENOENT);
+		assert_int_equal(c.protocol, 0);
+		assert_string_equal(err, "bootstrap line 1: not a Grove bootstrap "
+		    "(was this program started by Grove?)");
+		boot_fini(&c);
+	}
+}
+
 int
 main(void)
 {
@@ -166,6 +244,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_block_length),
 		cmocka_unit_test(test_local_link),
+		cmocka_unit_test(test_protocol),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

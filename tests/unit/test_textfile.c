@@ -15,12 +15,14 @@
 
 #include <cmocka.h>
 
+#include "codec/wire.h"
 #include "core/textfile.h"
 #include "grove/backend.h"
 #include "grove/cluster.h"
 #include "grove/error.h"
 #include "grove/logp.h"
 #include "grove/topology.h"
+#include "tbon/connfile.h"
 
 static char dir[64];
 static char path[128];
@@ -204,16 +206,41 @@ static void
 test_attach_repeated_rank(void **state)
 {
 	(void)state;
-	const char *t = "secret "
+	char t[300];
+	snprintf(t, sizeof t, "%s %u\nsecret "
 	    "abababababababababababababababababababababababababababababababab"
-	    "\n0 127.0.0.1 1 0 1\n0 127.0.0.1 2 0 1\n";
+	    "\n0 127.0.0.1 1 0 1\n0 127.0.0.1 2 0 1\n", CONNFILE_FIRST_LINE,
+	    GROVE_PROTOCOL);
 	write_file(in_dir("text"), t, strlen(t));
 	grove_be *be = NULL;
 	assert_int_equal(grove_be_attach(in_dir("text"), 0, &be),
 	    GROVE_EPROTO);
 	char want[256];
-	snprintf(want, sizeof want, "connection file %s: line 3: rank 0 "
-	    "again (first on line 2)", in_dir("text"));
+	snprintf(want, sizeof want, "connection file %s: line 4: rank 0 "
+	    "again (first on line 3)", in_dir("text"));
+	assert_string_equal(grove_be_last_error(be), want);
+	grove_be_destroy(be);
+}
+
+/* A connection file of another protocol version is refused naming both
+ * versions and the file, before anything is dialled. */
+static void
+test_attach_other_protocol(void **state)
+{
+	(void)state;
+	char t[300], want[600];
+	snprintf(t, sizeof t, "%s %u\nsecret "
+	    "abababababababababababababababababababababababababababababababab"
+	    "\nbackends 1\n0 127.0.0.1 1 0 1\n", CONNFILE_FIRST_LINE,
+	    GROVE_PROTOCOL + 1);
+	write_file(in_dir("text"), t, strlen(t));
+	grove_be *be = NULL;
+	assert_int_equal(grove_be_attach(in_dir("text"), 0, &be),
+	    GROVE_EPROTO);
+	snprintf(want, sizeof want, "connection file %s: written by Grove "
+	    "protocol %u, this back-end speaks %u: install the same Grove "
+	    "version on every host", in_dir("text"), GROVE_PROTOCOL + 1,
+	    GROVE_PROTOCOL);
 	assert_string_equal(grove_be_last_error(be), want);
 	grove_be_destroy(be);
 }
@@ -229,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_directory_and_device),
 		cmocka_unit_test(test_callers_refuse_fifo),
 		cmocka_unit_test(test_attach_repeated_rank),
+		cmocka_unit_test(test_attach_other_protocol),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
