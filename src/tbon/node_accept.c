@@ -269,19 +269,30 @@ reject_version(node *n, conn *c, long pi, grove_packet *p, uint32_t theirs)
 		    expect);
 		proven = auth_proof_equal(expect, proof);
 	}
-	if (proven)
-		snprintf(why, sizeof why, "node %u (pid %u) speaks Grove protocol "
-		    "%u, its parent (node %u) speaks %u: install the same Grove "
-		    "version on every host", node_id, pid, theirs, n->id,
-		    GROVE_PROTOCOL);
-	else
+	if (!proven) {
 		snprintf(why, sizeof why, "a hello of Grove protocol %u, this "
 		    "node speaks %u (another Grove version, or a wrong secret: "
 		    "its proof does not check)", theirs, GROVE_PROTOCOL);
-	if (proven)
-		reject_proven(n, c, pi, nonce_c, why);
-	else
 		node_reject(n, c, why);
+		return;
+	}
+	int idx = child_index_of_node(n, node_id);
+	char who[128];
+	if (idx >= 0)
+		node_describe_child(n, &n->children[idx], who, sizeof who);
+	else
+		snprintf(who, sizeof who, "node %u (pid %u)", node_id, pid);
+	snprintf(why, sizeof why, "%s speaks Grove protocol %u, its parent "
+	    "(node %u) speaks %u: install the same Grove version on every "
+	    "host", who, theirs, n->id, GROVE_PROTOCOL);
+	/* A child this node started will never join: that is why the
+	 * network cannot start, and the front-end's error should say so
+	 * rather than that it exited.  An attach-mode back-end is the
+	 * tool's to start again. */
+	if (idx >= 0 && !n->launched && !(n->attach &&
+	    n->children[idx].role == GROVE_ROLE_BE))
+		node_launch_fail(n, why);
+	reject_proven(n, c, pi, nonce_c, why);
 }
 
 static void

@@ -12,11 +12,11 @@
 #include "net/auth.h"
 #include "tbon/proto.h"
 
-int
-fake_join(fake_child *f)
+/* The bootstrap, read into f: 0 or the exit status. */
+static int
+fake_boot(fake_child *f, uint8_t secret[AUTH_SECRET_LEN])
 {
-	char err[512];
-	uint8_t secret[AUTH_SECRET_LEN];
+	char err[512] = "";
 	f->topo = NULL;
 	signal(SIGPIPE, SIG_IGN);
 	boot_init(&f->b);
@@ -25,6 +25,76 @@ fake_join(fake_child *f)
 		fprintf(stderr, "fake peer: bootstrap: %s\n", err);
 		return 2;
 	}
+	return 0;
+}
+
+int
+fake_join_as(fake_child *f, uint32_t aux, char *why, size_t cap)
+{
+	char err[512];
+	uint8_t secret[AUTH_SECRET_LEN], nc[AUTH_NONCE_LEN], pc[AUTH_PROOF_LEN];
+	uint8_t expect[AUTH_PROOF_LEN];
+	int rc = fake_boot(f, secret);
+	if (rc != 0)
+		return rc;
+	if (uplink_open(f->b.parent_rfd, f->b.parent_wfd, f->b.parent_unix,
+		f->b.parent_host, f->b.parent_port, f->b.timeout_ms, &f->up,
+		err, sizeof err) != 0) {
+		fprintf(stderr, "fake peer: node %u: %s\n", f->b.node, err);
+		return 1;
+	}
+	fcntl(f->up.rfd, F_SETFL, fcntl(f->up.rfd, F_GETFL) & ~O_NONBLOCK);
+	fcntl(f->up.wfd, F_SETFL, fcntl(f->up.wfd, F_GETFL) & ~O_NONBLOCK);
+	grove_packet *ch = fake_next_frame(f->up.rfd), *hello = NULL, *ans;
+	const uint8_t *np = NULL, *pp = NULL;
+	const char *reason = NULL;
+	uint64_t nlen = 0, plen = 0;
+	if (!ch || wire_packet_hdr(ch)->type != WIRE_T_AUTH_CHALLENGE ||
+	    grove_packet_unpack(ch, "%auc", &np, &nlen) != 0 ||
+	    nlen != AUTH_NONCE_LEN) {
+		fprintf(stderr, "fake peer: no challenge\n");
+		grove_packet_unref(ch);
+		return 1;
+	}
+	auth_nonce_new(nc);
+	auth_proof_child(secret, np, nc, f->b.node, pc);
+	uint32_t rank = f->b.topology ? AUTH_NO_RANK : f->b.rank;
+	if (wire_pack(&hello, WIRE_T_AUTH_HELLO, 0, 0, 0, aux,
+		"%auc %auc %ud %ud %ud", pc, (uint64_t)AUTH_PROOF_LEN, nc,
+		(uint64_t)AUTH_NONCE_LEN, f->b.node, (uint32_t)getpid(),
+		rank) != 0 || fake_send(f->up.wfd, hello) != 0) {
+		grove_packet_unref(ch);
+		return 1;
+	}
+	rc = 1;
+	ans = fake_next_frame(f->up.rfd);
+	if (!ans)
+		fprintf(stderr, "fake peer: closed without an answer\n");
+	else if (wire_packet_hdr(ans)->type != WIRE_T_AUTH_REJECT ||
+	    grove_packet_unpack(ans, "%auc %s", &pp, &plen, &reason) != 0 ||
+	    plen != AUTH_PROOF_LEN)
+		fprintf(stderr, "fake peer: answer of type %u, not a "
+		    "rejection\n", wire_packet_hdr(ans)->type);
+	else if (auth_proof_parent(secret, nc, np, expect),
+	    !auth_proof_equal(expect, pp))
+		fprintf(stderr, "fake peer: the rejection's proof is wrong\n");
+	else {
+		snprintf(why, cap, "%s", reason);
+		rc = 0;
+	}
+	grove_packet_unref(ans);
+	grove_packet_unref(ch);
+	return rc;
+}
+
+int
+fake_join(fake_child *f)
+{
+	char err[512];
+	uint8_t secret[AUTH_SECRET_LEN];
+	int rc = fake_boot(f, secret);
+	if (rc != 0)
+		return rc;
 	/* A CP gets the topology, a back-end does not. */
 	f->is_cp = f->b.topology != NULL;
 	f->below = 1;

@@ -3,7 +3,7 @@
  * the test program) that reads its real bootstrap, proves the secret with
  * the real handshake, and then says whatever the test wants on the raw
  * link (it_ready_checks, it_child_msg_checks, it_filter_acks,
- * it_trace_answers). */
+ * it_trace_answers), or claims another protocol version (it_protocol). */
 #ifndef GROVE_IT_FAKE_CHILD_H
 #define GROVE_IT_FAKE_CHILD_H
 
@@ -32,6 +32,12 @@ typedef struct fake_child {
  * status for the process (the reason said on stderr). */
 int fake_join(fake_child *f);
 void fake_leave(fake_child *f);
+/* Like fake_join, but its hello claims protocol `aux` (the header field
+ * of src/net/auth.h) with a valid proof, as a child of another Grove
+ * version would.  0 when the parent turned it away with a proven
+ * AUTH_REJECT, whose reason is then in why; else the exit status, with
+ * what happened said on stderr. */
+int fake_join_as(fake_child *f, uint32_t aux, char *why, size_t cap);
 
 /* Writes p whole on fd and drops the caller's reference.  0 or -1. */
 int fake_send(int fd, grove_packet *p);
