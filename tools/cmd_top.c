@@ -28,7 +28,8 @@
 #include "toolutil.h"
 #include "trace/trace_impl.h" /* trace_json_str */
 
-/* Set by SIGINT/SIGTERM: a signal handler can only talk through a global. */
+/* Set by SIGINT/SIGQUIT/SIGTERM: a signal handler can only talk through a
+ * global. */
 static volatile sig_atomic_t top_stop;
 
 static void
@@ -56,6 +57,7 @@ typedef struct top {
 	int tty_in, tty_out;
 	struct termios saved;
 	int raw;
+	int out_failed;      /* a write to standard output failed */
 	uint64_t intervals;
 	char *classes_json;  /* "hosts":[...],"classes":[...] for --json */
 	char skew_json[256]; /* {...} of the last skew measurement, or "" */
@@ -245,14 +247,32 @@ print_class_ranges(FILE *f, const grove_equiv_set *set, size_t c)
 	}
 }
 
+/* grove_stream_recv in slices, so Ctrl-C during start-up does not wait
+ * for the whole timeout (the agents ignore it and stay: see cmd_top). */
+static int
+recv_startup(grove_stream *s, grove_packet **p, int timeout_ms)
+{
+	double until = tool_now() + timeout_ms / 1e3;
+	for (;;) {
+		double left = until - tool_now();
+		int ms = left > 0.25 ? 250 : left > 0 ? (int)(left * 1e3) + 1 : 0;
+		int rc = grove_stream_recv(s, NULL, p, ms);
+		if ((rc != GROVE_ETIMEDOUT && rc != GROVE_EAGAIN) || top_stop ||
+		    left <= 0)
+			return rc;
+	}
+}
+
 /* Nodes grouped by kernel release: one line per class with its rank
  * ranges, however many nodes there are. */
 static int
 show_classes(top *t, FILE *json, int timeout_ms)
 {
 	grove_packet *p;
-	int rc = grove_stream_recv(t->equiv, NULL, &p, timeout_ms);
+	int rc = recv_startup(t->equiv, &p, timeout_ms);
 	if (rc < 0) {
+		if (top_stop)
+			return rc;
 		fprintf(stderr, "grove top: equivalence classes: %s (%s)\n",
 		    grove_strerror(rc), grove_net_last_error(t->net));
 		return rc;
@@ -306,8 +326,10 @@ static int
 show_hosts(top *t, FILE *json, int timeout_ms)
 {
 	grove_packet *p;
-	int rc = grove_stream_recv(t->report, NULL, &p, timeout_ms);
+	int rc = recv_startup(t->report, &p, timeout_ms);
 	if (rc < 0) {
+		if (top_stop)
+			return rc;
 		fprintf(stderr, "grove top: reports: %s (%s)\n",
 		    grove_strerror(rc), grove_net_last_error(t->net));
 		return rc;
@@ -400,6 +422,18 @@ show_startup(top *t)
 	return rc;
 }
 
+/* Hands what was printed to standard output.  A write that failed (the
+ * reader of the pipe left, a full disk) ends the run: nothing printed
+ * later would arrive.  Grove ignores SIGPIPE in this process (see
+ * grove_net_create), so a closed pipe shows only here.  -1 then. */
+static int
+top_flush(top *t)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		t->out_failed = 1;
+	return t->out_failed ? -1 : 0;
+}
+
 static int
 cmp_i64(const void *a, const void *b)
 {
@@ -459,7 +493,7 @@ show_skew(top *t)
 			    worst, sk[worst].offset_ns / 1e6,
 			    sk[worst].error_ns / 1e6);
 		printf("\n");
-		fflush(stdout);
+		top_flush(t);
 	}
 	free(sk);
 	free(offs);
@@ -487,15 +521,20 @@ raw_off(top *t)
 	t->raw = 0;
 }
 
-static void
+/* Prints one interval; -1 when standard output failed (top_flush). */
+static int
 show_sample(top *t, const top_sample *s)
 {
+	/* Back-ends the tree reported lost: the view counts the missing
+	 * among the live ones and names the lost apart. */
+	uint32_t up = grove_net_backends_up(t->net);
+	uint32_t all = grove_net_backends(t->net);
+	uint32_t lost = all > up ? all - up : 0;
 	if (t->o.json) {
-		top_render_json(stdout, s, grove_net_backends_up(t->net),
-		    t->classes_json, t->skew_json[0] ? t->skew_json : NULL);
+		top_render_json(stdout, s, up, lost, t->classes_json,
+		    t->skew_json[0] ? t->skew_json : NULL);
 		fputc('\n', stdout);
-		fflush(stdout);
-		return;
+		return top_flush(t);
 	}
 	char title[256], when[64];
 	time_t secs = (time_t)(s->end_ns / 1000000000u);
@@ -503,16 +542,14 @@ show_sample(top *t, const top_sample *s)
 	localtime_r(&secs, &tm);
 	strftime(when, sizeof when, "%H:%M:%S", &tm);
 	snprintf(title, sizeof title, "grove top: %u nodes, %s tree, "
-	    "interval ending %s%s", grove_net_backends_up(t->net),
-	    t->o.topology, when,
+	    "interval ending %s%s", up, t->o.topology, when,
 	    t->tty_in && !t->o.once ? "   (q quit, s clock skew)" : "");
 	if (t->tty_out && !t->o.once)
 		fputs("\033[H\033[2J", stdout);
-	top_render_table(stdout, title, s, t->scale,
-	    grove_net_backends(t->net));
+	top_render_table(stdout, title, s, t->scale, up, lost);
 	if (!t->tty_out || t->o.once)
 		fputc('\n', stdout);
-	fflush(stdout);
+	return top_flush(t);
 }
 
 /* Intervals --once waits for one with every live agent in it: more than
@@ -520,7 +557,8 @@ show_sample(top *t, const top_sample *s)
  * agent is left out of what closes anyway. */
 #define TOP_ONCE_MAX_WAIT 10u
 
-/* Handles one packet from the tree; returns 1 when --once is satisfied. */
+/* Handles one packet from the tree; returns 1 when --once is satisfied,
+ * -1 when standard output failed. */
 static int
 on_packet(top *t, grove_stream *s, grove_packet *p)
 {
@@ -543,7 +581,8 @@ on_packet(top *t, grove_stream *s, grove_packet *p)
 		fprintf(stderr, "grove top: no interval with all %u live "
 		    "agents after %u; showing one with %u\n", up,
 		    TOP_ONCE_MAX_WAIT, smp.count);
-	show_sample(t, &smp);
+	if (show_sample(t, &smp) < 0)
+		return -1;
 	return t->o.once;
 }
 
@@ -572,6 +611,8 @@ run_loop(top *t)
 					if (t->tty_out)
 						fputs("\033[H\033[2J", stdout);
 					show_skew(t);
+					if (t->out_failed)
+						return 0;
 					/* Long enough to read it before the
 					 * next interval redraws the screen. */
 					sleep(3);
@@ -586,6 +627,12 @@ run_loop(top *t)
 			int rc = grove_net_recv(t->net, &s, &tag, &p, 0);
 			if (rc == GROVE_EAGAIN)
 				break;
+			/* A SIGTERM sent to the whole process group ends
+			 * the agents with this process: what the tree says
+			 * about that after the stop was asked for is the
+			 * stop, not an error. */
+			if (rc < 0 && top_stop)
+				break;
 			if (rc < 0) {
 				fprintf(stderr, "grove top: %s (%s)\n",
 				    grove_strerror(rc),
@@ -594,12 +641,17 @@ run_loop(top *t)
 			}
 			int done = on_packet(t, s, p);
 			grove_packet_unref(p);
+			/* --once has its interval, or (done < 0) standard
+			 * output failed, which cmd_top reports. */
 			if (done)
 				return 0;
 		}
 		grove_event ev;
+		/* On standard error in every mode: it leaves --json's lines
+		 * on standard output whole, and a script learns which agents
+		 * died (the records count them as "lost"). */
 		while (grove_net_next_event(t->net, &ev, 0) == 0)
-			if (ev.type == GROVE_EV_LOST && !t->o.json)
+			if (ev.type == GROVE_EV_LOST && !top_stop)
 				fprintf(stderr, "grove top: lost ranks %u-%u: "
 				    "%s\n", ev.rank_lo, ev.rank_hi - 1,
 				    ev.text);
@@ -625,21 +677,35 @@ cmd_top(int argc, char **argv)
 	if (t.o.once && !t.o.seconds)
 		t.o.seconds = 30 + 3.0 * t.o.interval_ms / 1000;
 
-	struct sigaction sa = {.sa_handler = on_signal};
+	/* A terminal sends Ctrl-C and Ctrl-\ to its whole foreground
+	 * process group, which holds the CPs and agents Grove starts too.
+	 * Ignored while they are started, the two signals stay ignored in
+	 * them (docs/api.md, "What children inherit"); only this process
+	 * acts on them, by shutting the network down.  A handler installed
+	 * before the start would leave them at the default action, and
+	 * Ctrl-C would kill the tree under the front-end.  (So Ctrl-C takes
+	 * effect once the processes are started.) */
+	struct sigaction sa = {.sa_handler = SIG_IGN};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 
 	int status = 1;
-	if (start_network(&t) < 0)
+	rc = start_network(&t);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	if (rc < 0)
 		goto out;
-	if (show_startup(&t) < 0)
+	/* Stopped during start-up: run_loop says what that means. */
+	if (show_startup(&t) < 0 && !top_stop)
 		goto out;
-	if (t.o.skew && show_skew(&t) < 0)
+	if (!top_stop && t.o.skew && show_skew(&t) < 0)
 		goto out;
 	if (!t.o.once)
 		raw_on(&t);
-	rc = run_loop(&t);
+	rc = t.out_failed ? 0 : run_loop(&t);
 	raw_off(&t);
 	status = rc < 0 ? 1 : 0;
 out:
@@ -647,5 +713,10 @@ out:
 	if (t.net)
 		grove_net_destroy(t.net);
 	free(t.classes_json);
+	/* Standard output failed: the run ended there, the network is shut
+	 * down; say so and fail, as every command does. */
+	if (t.out_failed)
+		return tool_finish_output("grove top", stdout, NULL,
+		    GROVE_ESYS);
 	return status;
 }

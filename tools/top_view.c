@@ -81,18 +81,28 @@ fmt_val(char *out, size_t len, double v)
 
 void
 top_render_table(FILE *f, const char *title, const top_sample *s,
-    double *scale_max, uint32_t expected)
+    double *scale_max, uint32_t live, uint32_t lost)
 {
 	const metric_desc *md = metric_table();
 	fprintf(f, "%s\n", title);
-	fprintf(f, "interval %.3f s, %u of %u agents reporting",
-	    (double)(s->end_ns - s->start_ns) / 1e9, s->count, expected);
-	/* Say why some are missing: data of a node that lags (dead,
-	 * stalled, or a clock far behind the others) is left out, and what
-	 * it sends later is dropped as late, not shown. */
-	if (s->count < expected)
+	/* An agent lost during the interval may still have data in it:
+	 * then more report than are live now. */
+	if (s->count <= live)
+		fprintf(f, "interval %.3f s, %u of %u agents reporting",
+		    (double)(s->end_ns - s->start_ns) / 1e9, s->count, live);
+	else
+		fprintf(f, "interval %.3f s, %u agents reporting (%u live)",
+		    (double)(s->end_ns - s->start_ns) / 1e9, s->count, live);
+	/* Say why some are missing: data of a node that lags (stalled, or
+	 * a clock far behind the others, or dead and not yet reported
+	 * lost) is left out, and what it sends later is dropped as late,
+	 * not shown.  The lost ones are counted apart: they are known to
+	 * be gone. */
+	if (s->count < live)
 		fprintf(f, " (%u missing: lagging, or data dropped as late)",
-		    expected - s->count);
+		    live - s->count);
+	if (lost)
+		fprintf(f, ", %u lost", lost);
 	fprintf(f, "\n\n");
 	fprintf(f, "%-14s %9s %9s %9s  %-22s %7s %7s\n", "metric", "min",
 	    "avg", "max", "spread (min|avg max)", "min@", "max@");
@@ -129,14 +139,14 @@ json_num(FILE *f, const char *key, double v)
 
 void
 top_render_json(FILE *f, const top_sample *s, uint32_t backends,
-    const char *classes_json, const char *skew_json)
+    uint32_t lost, const char *classes_json, const char *skew_json)
 {
 	const metric_desc *md = metric_table();
 	fprintf(f, "{\"interval_start_ns\":%" PRIu64 ",\"interval_end_ns\":%"
 	    PRIu64 ",\"interval_s\":%.6f,\"backends\":%u,\"contributors\":%u,"
-	    "\"missing\":%u,\"metrics\":{", s->start_ns, s->end_ns,
-	    (double)(s->end_ns - s->start_ns) / 1e9, backends, s->count,
-	    backends > s->count ? backends - s->count : 0);
+	    "\"missing\":%u,\"lost\":%u,\"metrics\":{", s->start_ns,
+	    s->end_ns, (double)(s->end_ns - s->start_ns) / 1e9, backends,
+	    s->count, backends > s->count ? backends - s->count : 0, lost);
 	for (uint64_t i = 0; i < s->n && i < METRIC_COUNT; i++) {
 		top_row r;
 		top_sample_row(s, i, &r);

@@ -50,21 +50,22 @@ typedef enum top_pick {
 top_pick top_pick_interval(uint64_t seen, int once, uint32_t count,
     uint32_t up, uint32_t max_wait);
 
-/* The table for a terminal: a header line (title), the contributors of
- * `expected` (and how many are missing, when some are), then one line per
+/* The table for a terminal: a header line (title), the contributors out
+ * of the `live` back-ends (and how many of those are missing, when some
+ * are; and how many were `lost`, when some were), then one line per
  * metric with min/avg/max, a bar showing where min..max and the average
  * sit on the metric's scale, and the ranks holding the min and max.
  * scale_max[i] is the bar's full scale (it grows with what was seen). */
 void top_render_table(FILE *f, const char *title, const top_sample *s,
-    double *scale_max, uint32_t expected);
+    double *scale_max, uint32_t live, uint32_t lost);
 
 /* One JSON object (no newline): interval, backends (live), contributors,
- * missing (live back-ends without data in the interval), every metric
- * (a value that is not finite as null),
- * then classes_json (members inserted as they are: "hosts":[..],
+ * missing (live back-ends without data in the interval), lost (back-ends
+ * the tree reported lost), every metric (a value that is not finite as
+ * null), then classes_json (members inserted as they are: "hosts":[..],
  * "classes":[..]) and "skew" when given. */
 void top_render_json(FILE *f, const top_sample *s, uint32_t backends,
-    const char *classes_json, const char *skew_json);
+    uint32_t lost, const char *classes_json, const char *skew_json);
 
 /* A bar of `width` cells for [lo, hi] with a mark at mid, on [0, full]. */
 void top_bar(char *out, int width, double lo, double mid, double hi,

@@ -104,6 +104,99 @@ for _ in $(seq 50); do
 done
 [[ -z $(left) ]] || fail "processes left after SIGINT: $(left)"
 
+# The processes of process group $1 (zombies aside): a grove top started
+# by setsid leads a group of its own, and its CPs and agents are in it.
+group_left() {
+	local p st
+	for p in $(pgrep -g "$1" || true); do
+		st=$(ps -o stat= -p "$p" 2>/dev/null || true)
+		[[ -n $st && $st != Z* ]] && echo "$p"
+	done
+	return 0
+}
+expect_group_gone() {
+	for _ in $(seq 50); do
+		[[ -z $(group_left "$1") ]] && return 0
+		sleep 0.1
+	done
+	fail "$2: processes left: $(group_left "$1")"
+}
+
+# --- Ctrl-C at a terminal goes to the whole process group, the CPs and
+# agents included: they ignore it, the front-end shuts them down, and the
+# run ends cleanly (setsid's new group stands for the terminal's)
+setsid "$grove" top --backends 4 --topology kary:2 --interval 200 \
+	>"$tmp/grp.txt" 2>"$tmp/grp.err" &
+pid=$!
+for _ in $(seq 300); do
+	grep -q "agents reporting" "$tmp/grp.txt" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q "agents reporting" "$tmp/grp.txt" ||
+	{ kill -- "-$pid"; fail "top under setsid showed nothing"; }
+[[ $(ps -o pgid= -p "$pid" | tr -d ' ') == "$pid" ]] ||
+	{ kill "$pid"; fail "top did not lead a process group"; }
+kill -INT -- "-$pid"
+status=0
+wait "$pid" || status=$?
+((status == 0)) || { cat "$tmp/grp.err" >&2; fail "top after SIGINT to its group: exit $status"; }
+[[ ! -s $tmp/grp.err ]] ||
+	{ cat "$tmp/grp.err" >&2; fail "top after SIGINT to its group: errors"; }
+expect_group_gone "$pid" "SIGINT to top's group"
+
+# --- the reader of the output leaves (| head -1): grove top stops, shuts
+# its tree down and fails as every command whose output did not arrive
+# does (timeout only guards against a hang)
+for json in "" --json; do
+	{
+		rc=0
+		timeout 120 setsid sh -c 'echo $$ >"$1"; shift; exec "$@"' sh \
+			"$tmp/pipe.pid" "$grove" top $json --interval 200 \
+			--backends 2 --topology flat 2>"$tmp/pipe.err" || rc=$?
+		echo $rc >"$tmp/pipe.rc"
+	} | head -1 >"$tmp/pipe.out"
+	rc=$(cat "$tmp/pipe.rc")
+	((rc != 124)) || fail "top $json | head -1 never ended"
+	((rc == 1)) || { cat "$tmp/pipe.err" >&2; fail "top $json | head -1: exit $rc"; }
+	grep -q "standard output: write failed" "$tmp/pipe.err" ||
+		{ cat "$tmp/pipe.err" >&2; fail "top $json | head -1: no reason"; }
+	[[ $(wc -l <"$tmp/pipe.out") == 1 ]] || fail "top $json | head -1: no line"
+	expect_group_gone "$(cat "$tmp/pipe.pid")" "top $json | head -1"
+done
+
+# --- an agent killed during a --json run: later records count it as lost
+# (not as missing among the live ones), and standard error names its rank
+setsid "$grove" top --json --interval 200 --backends 4 --topology kary:2 \
+	>"$tmp/lost.json" 2>"$tmp/lost.err" &
+pid=$!
+for _ in $(seq 300); do
+	[[ $(grep -c . "$tmp/lost.json" || true) -ge 2 ]] && break
+	sleep 0.1
+done
+victim=$(pgrep -g "$pid" -x grove-agent | head -1 || true)
+[[ -n $victim ]] || { kill -- "-$pid"; fail "no agent under top --json"; }
+kill -9 "$victim"
+for _ in $(seq 600); do
+	grep -q '"lost":1,' "$tmp/lost.json" && break
+	sleep 0.1
+done
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+((status == 0)) || { cat "$tmp/lost.err" >&2; fail "top --json with a killed agent: exit $status"; }
+expect_group_gone "$pid" "top --json with a killed agent"
+grep -Eq '^grove top: lost ranks ([0-3])-\1: ' "$tmp/lost.err" ||
+	{ cat "$tmp/lost.err" >&2; fail "top --json: the lost rank not named"; }
+python3 - "$tmp/lost.json" <<'PYEOF' || fail "top --json: the lost agent not counted"
+import json, sys
+ds = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert all("lost" in d for d in ds), "a record without lost"
+assert ds[0]["lost"] == 0 and ds[0]["backends"] == 4, ds[0]
+last = ds[-1]
+assert last["lost"] == 1 and last["backends"] == 3, last
+assert last["missing"] == 3 - last["contributors"], last
+PYEOF
+
 # --- clock skew: agent rank r's clock runs r ms ahead
 GROVE_CLOCK_INJECT_NS=1000000 timeout 120 "$grove" top --once --json --skew \
 	--interval 200 --backends 6 --topology kary:2 >"$tmp/skew.json" \

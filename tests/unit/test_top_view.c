@@ -22,7 +22,7 @@ render(const top_sample *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	top_render_json(f, s, 2, NULL, NULL);
+	top_render_json(f, s, 2, 0, NULL, NULL);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -52,6 +52,59 @@ test_json_nonfinite_is_null(void **st)
 	free(out);
 }
 
+/* Three agents live and reporting, two lost: the view says so, rather
+ * than counting the lost as missing among five. */
+static void
+test_lost_counted_apart(void **st)
+{
+	(void)st;
+	double v[METRIC_COUNT];
+	uint32_t r[METRIC_COUNT] = {0};
+	for (int i = 0; i < METRIC_COUNT; i++)
+		v[i] = 1;
+	top_sample s = {.start_ns = 0, .end_ns = 1000000000, .count = 3,
+	    .n = METRIC_COUNT, .sum = v, .min = v, .max = v,
+	    .min_rank = r, .max_rank = r};
+	double scale[METRIC_COUNT] = {0};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	top_render_table(f, "t", &s, scale, 3, 2);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "3 of 3 agents reporting, 2 lost\n"));
+	assert_null(strstr(buf, "missing"));
+	free(buf);
+
+	/* One of the three live ones lags as well. */
+	s.count = 2;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	top_render_table(f, "t", &s, scale, 3, 2);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "2 of 3 agents reporting (1 missing: "
+	    "lagging, or data dropped as late), 2 lost\n"));
+	free(buf);
+
+	/* An agent lost in this interval still has data in it. */
+	s.count = 4;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	top_render_table(f, "t", &s, scale, 3, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "4 agents reporting (3 live), 1 lost\n"));
+	free(buf);
+
+	s.count = 2;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	top_render_json(f, &s, 3, 2, NULL, NULL);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(buf, "\"backends\":3,\"contributors\":2,"
+	    "\"missing\":1,\"lost\":2,"));
+	free(buf);
+}
+
 /* The first interval is only partly covered: skipped in every mode, not
  * only with --once; --once also waits for a complete one, up to a point. */
 static void
@@ -77,6 +130,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick_interval),
 		cmocka_unit_test(test_json_nonfinite_is_null),
+		cmocka_unit_test(test_lost_counted_apart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,8 @@ typedef struct agent {
 	uint32_t metrics;         /* values per LOAD sample stream: 1 */
 	uint64_t next_ns;         /* when the next sample is due */
 	uint64_t last_ns;         /* end of the previous sample */
-	metric_snapshot prev;
+	metric_snapshot prev;     /* t_ns: when it was really read */
+	uint64_t prev_end;        /* prev's stamp (see sample_time.h) */
 	int have_prev;
 	uint64_t sent, send_errors;
 } agent;
@@ -116,6 +117,7 @@ on_start(agent *a, const grove_packet *p)
 	memcpy(a->streams, ids, n * sizeof *ids);
 	uint64_t now = agent_clock_ns(a);
 	a->last_ns = now;
+	a->prev_end = now;
 	/* The first sample ends at the next interval boundary and starts
 	 * now, so the tree has real splitting to do for it; later ones
 	 * cover whole grid intervals (see sample_time.h). */
@@ -138,20 +140,23 @@ sample_top(agent *a, uint64_t now)
 	char err[256];
 	metric_snapshot cur;
 	uint64_t end = agent_sample_end(now, a->interval_ns);
-	if (metrics_read("/proc", end, &cur, err, sizeof err) < 0) {
+	if (metrics_read("/proc", now, &cur, err, sizeof err) < 0) {
 		/* A missing /proc file is not worth dying for: skip the
 		 * sample, the tree's lag policy covers the gap. */
 		fprintf(stderr, "grove-agent[%u]: %s\n", a->rank, err);
 		return;
 	}
 	/* The clock went backwards (or this grid step was read already):
-	 * [prev, end) would be empty or negative, which the tree refuses.
-	 * Skip the sample and start the next one here. */
-	if (a->have_prev && end > a->prev.t_ns) {
-		double v[METRIC_COUNT];
-		metrics_amounts(&a->prev, &cur, v);
+	 * [prev_end, end) would be empty or negative, which the tree
+	 * refuses.  Skip the sample and start the next one here.  So does
+	 * a sample whose reads cover too little of its stamp (after a
+	 * stall): the rank is missing from that interval rather than shown
+	 * wrong. */
+	double v[METRIC_COUNT];
+	if (a->have_prev &&
+	    agent_sample_amounts(&a->prev, a->prev_end, &cur, end, v)) {
 		int rc = grove_be_send(a->be, a->streams[AGENT_TOP_SAMPLES],
-		    AGENT_TAG_SAMPLE, AGENT_SAMPLE_FMT, a->prev.t_ns, end, v,
+		    AGENT_TAG_SAMPLE, AGENT_SAMPLE_FMT, a->prev_end, end, v,
 		    (uint64_t)METRIC_COUNT);
 		if (rc < 0) {
 			a->send_errors++;
@@ -161,6 +166,7 @@ sample_top(agent *a, uint64_t now)
 		}
 	}
 	a->prev = cur;
+	a->prev_end = end;
 	a->have_prev = 1;
 }
 
