@@ -257,9 +257,12 @@ recv_startup(grove_stream *s, grove_packet **p, int timeout_ms)
 		double left = until - tool_now();
 		int ms = left > 0.25 ? 250 : left > 0 ? (int)(left * 1e3) + 1 : 0;
 		int rc = grove_stream_recv(s, NULL, p, ms);
-		if ((rc != GROVE_ETIMEDOUT && rc != GROVE_EAGAIN) || top_stop ||
-		    left <= 0)
+		if (rc != GROVE_ETIMEDOUT && rc != GROVE_EAGAIN)
 			return rc;
+		/* The last slice polls with 0 (GROVE_EAGAIN): the start-up
+		 * ran out of time all the same. */
+		if (top_stop || left <= 0)
+			return GROVE_ETIMEDOUT;
 	}
 }
 

@@ -138,9 +138,11 @@ const struct grove_topo *grove_net_topology(const grove_net *net);
 const char *grove_net_id(const grove_net *net);
 
 /* Attach mode: what BE rank r needs to connect (all strings owned by net),
- * besides the secret (grove_net_attach_secret below).  The same records are in the connection file, one per line:
- *   "rank host port parent_node be_node" after "secret HEX" and
- *   "backends N" lines. */
+ * besides the secret (grove_net_attach_secret below).  The same records
+ * are in the connection file, one per line: "rank host port parent_node
+ * be_node", after the first line "# grove connection file, protocol N"
+ * (this Grove's protocol version) and the "secret HEX" and "backends N"
+ * lines (docs/api.md, attach mode). */
 typedef struct grove_attach_info {
 	uint32_t rank;
 	const char *host;   /* where the parent listens */

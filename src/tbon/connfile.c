@@ -262,9 +262,10 @@ check_repeats(const char *text, size_t len, unsigned records, char *err,
 	return rc;
 }
 
-/* GROVE_EPROTO naming both versions unless the first line is
- * CONNFILE_FIRST_LINE with this GROVE_PROTOCOL.  A file without it is
- * from a Grove before the number (protocol 1). */
+/* GROVE_EPROTO unless the first line is CONNFILE_FIRST_LINE with this
+ * GROVE_PROTOCOL: naming both versions when the line gives another, or
+ * saying the line is missing (a Grove before the number, protocol 1, or
+ * a file written by hand). */
 static int
 check_protocol(const char *text, size_t len, char *err, size_t errlen)
 {
@@ -285,10 +286,22 @@ check_protocol(const char *text, size_t len, char *err, size_t errlen)
 	}
 	if (theirs == GROVE_PROTOCOL)
 		return 0;
-	snprintf(err, errlen, "written by Grove protocol %u%s, this back-end "
+	if (end == text && !nl) {
+		snprintf(err, errlen, "the file is empty");
+		return GROVE_EPROTO;
+	}
+	/* Without the line the file may be older or written by hand: say
+	 * what it lacks, not that the versions surely differ. */
+	if (theirs == GROVE_PROTOCOL_FIRST) {
+		snprintf(err, errlen, "line 1: not '" CONNFILE_FIRST_LINE " %u' "
+		    "(a file from a Grove before protocol %u, or written by "
+		    "hand without that line)", GROVE_PROTOCOL,
+		    GROVE_PROTOCOL_FIRST + 1);
+		return GROVE_EPROTO;
+	}
+	snprintf(err, errlen, "written by Grove protocol %u, this back-end "
 	    "speaks %u: install the same Grove version on every host", theirs,
-	    theirs == GROVE_PROTOCOL_FIRST ? " (its first line is not '"
-	    CONNFILE_FIRST_LINE " N')" : "", GROVE_PROTOCOL);
+	    GROVE_PROTOCOL);
 	return GROVE_EPROTO;
 }
 

@@ -248,4 +248,12 @@ if GROVE_RSH=$tmp/rsh timeout 60 "$grove" top --once --hosts "$tmp/hosts.unr" \
 fi
 grep -q "node-unreachable.invalid" "$tmp/err" ||
 	{ cat "$tmp/err" >&2; fail "unreachable host not named"; }
+# Agents that never answer (be_worker in their place): after the 30 s
+# start-up wait the front-end says it timed out.
+if GROVE_AGENT=$build/be_worker timeout 120 "$grove" top --once \
+	--backends 2 --topology flat --interval 200 2>"$tmp/err" >/dev/null; then
+	fail "agents that never answered accepted"
+fi
+grep -q "grove top: reports: timed out" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "a start-up without answers not called timed out"; }
 echo "top OK"

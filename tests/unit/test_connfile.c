@@ -183,10 +183,9 @@ test_protocol_line(void **state)
 	/* No protocol line: a Grove from before the number. */
 	assert_int_equal(connfile_find(body, strlen(body), 0, &r, err,
 	    sizeof err), GROVE_EPROTO);
-	snprintf(want, sizeof want, "written by Grove protocol 1 (its first "
-	    "line is not '# grove connection file, protocol N'), this "
-	    "back-end speaks %u: install the same Grove version on every "
-	    "host", GROVE_PROTOCOL);
+	snprintf(want, sizeof want, "line 1: not '# grove connection file, "
+	    "protocol %u' (a file from a Grove before protocol 2, or written "
+	    "by hand without that line)", GROVE_PROTOCOL);
 	assert_string_equal(err, want);
 	/* Nor when it is not the first line. */
 	snprintf(text, sizeof text, "# by hand\n%s %u\n%s",
@@ -194,6 +193,11 @@ test_protocol_line(void **state)
 	assert_int_equal(connfile_find(text, strlen(text), 0, &r, err,
 	    sizeof err), GROVE_EPROTO);
 	assert_string_equal(err, want);
+
+	/* An empty file is no file of any version. */
+	assert_int_equal(connfile_find("", 0, 0, &r, err, sizeof err),
+	    GROVE_EPROTO);
+	assert_string_equal(err, "the file is empty");
 
 	/* Another number, whatever follows. */
 	snprintf(text, sizeof text, "%s %u\nsecret x\nno such line\n",
