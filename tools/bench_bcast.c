@@ -300,7 +300,7 @@ bb_check_lost(grove_net *net, int *said)
 	while (grove_net_next_event(net, &ev, 0) == 0) {
 		if (ev.type != GROVE_EV_LOST)
 			continue;
-		/* "node 1 (ranks 0..2) lost: ..." */
+		/* "node 1 (cp for ranks 0..2 on HOST) lost: ..." */
 		fprintf(stderr, "grove bench bcast: %s\n", ev.text);
 		*said = 1;
 		return GROVE_ELOST;

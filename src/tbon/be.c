@@ -330,6 +330,8 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	be->backends = backends;
 	char netid[17];
 	auth_network_id(secret, netid);
+	/* The connect's own limit (api.md); the handshake after it has
+	 * GROVE_HANDSHAKE_TIMEOUT_MS. */
 	int rc = be_connect(be, -1, -1, host, port, NULL, parent, netid, secret,
 	    30000);
 	if (rc == 0)

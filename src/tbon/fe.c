@@ -281,8 +281,11 @@ fe_up(node *n, grove_packet *p)
 		if (!n->launched)
 			lost_at_launch(net, ev.node, why);
 		ev.type = GROVE_EV_LOST;
-		snprintf(ev.text, sizeof ev.text, "node %u (ranks %u..%u) lost: %s",
-		    ev.node, ev.rank_lo, ev.rank_hi ? ev.rank_hi - 1 : 0, why);
+		/* Named as start-up errors name it: its role and host say
+		 * where to look without the topology at hand. */
+		char who[160];
+		node_describe_id(n, ev.node, who, sizeof who);
+		snprintf(ev.text, sizeof ev.text, "%s lost: %s", who, why);
 		mark_lost(net, ev.rank_lo, ev.rank_hi);
 		fe_event(net, &ev);
 		break;

@@ -87,7 +87,7 @@ GROVE_COMMNODE=$wrap GROVE_LOG=error timeout 300 "$build/grove" bench bcast \
 rc=$?
 set -e
 [ $rc -eq 1 ] || fail "a CP out of memory: exited $rc, not 1"
-grep -q "grove bench bcast: node 1 (ranks 0..2) lost: " "$err" ||
+grep -q "grove bench bcast: node 1 (cp for ranks 0..2 on [^)]*) lost: " "$err" ||
 	fail "a CP out of memory: the lost node is not named"
 grep -q "E cp\[1\] .*the link to the parent failed here: out of memory" \
     "$err" || fail "a CP out of memory: no error from the CP"
