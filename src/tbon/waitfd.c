@@ -100,6 +100,17 @@ on_wake(uv_timer_t *t)
 }
 
 void
+loop_wake_after(uv_timer_t *t, int timeout_ms)
+{
+	/* The timer bounds the wait of UV_RUN_ONCE.  It repeats: a caller
+	 * that loses the CPU for timeout_ms before uv_run gets there sees the
+	 * first firing in uv_run's timers, before its poll, and a one-shot
+	 * timer then left the poll unbounded (a back-end's receive of 2 ms
+	 * waited for the next packet, for ever when none came). */
+	uv_timer_start(t, on_wake, (uint64_t)timeout_ms, 1);
+}
+
+void
 loop_run_for(uv_loop_t *loop, uv_timer_t *t, int timeout_ms)
 {
 	if (timeout_ms == 0) {
@@ -107,9 +118,8 @@ loop_run_for(uv_loop_t *loop, uv_timer_t *t, int timeout_ms)
 		return;
 	}
 	if (timeout_ms > 0) {
-		/* A one-shot timer bounds the wait of UV_RUN_ONCE. */
 		uv_update_time(loop);
-		uv_timer_start(t, on_wake, (uint64_t)timeout_ms, 0);
+		loop_wake_after(t, timeout_ms);
 	}
 	uv_run(loop, UV_RUN_ONCE);
 	if (timeout_ms > 0)

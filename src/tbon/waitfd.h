@@ -77,5 +77,10 @@ waitfd_arm_timer(waitfd *w)
 /* Run the loop once: block at most timeout_ms (0: do not block; < 0: until
  * something happens).  t is an initialised timer owned by the caller. */
 void loop_run_for(uv_loop_t *loop, uv_timer_t *t, int timeout_ms);
+/* Arms t (an initialised timer of the loop) to end a UV_RUN_ONCE wait
+ * timeout_ms (> 0) from the loop's time, and again every ms after that:
+ * the wait ends even when the first firing comes before it starts.  The
+ * caller stops t after uv_run.  (loop_run_for's timer.) */
+void loop_wake_after(uv_timer_t *t, int timeout_ms);
 
 #endif
