@@ -388,7 +388,7 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 	memcpy(s->members, comm->ranks, comm->n * sizeof *s->members);
 	s->n_members = comm->n;
 	s->net = net;
-	s->id = net->next_stream++;
+	s->id = fe_stream_id_next(net);
 	char err[256];
 	int rc = node_stream_create(&net->n, s->id, comm->ranks, comm->n,
 	    o->up_filter ? o->up_filter : "null",
@@ -432,6 +432,22 @@ fe_stream_listed(const grove_net *net, const grove_stream *s, uint32_t id)
 		if (t == s && t->id == id)
 			return 1;
 	return 0;
+}
+
+uint32_t
+fe_stream_id_next(grove_net *net)
+{
+	/* After 2^32 creations the counter wraps: 0 means point-to-point and
+	 * a live stream's id would be refused by the nodes, so both are
+	 * passed over. */
+	for (;;) {
+		uint32_t id = net->next_stream++;
+		const grove_stream *s = net->streams;
+		while (s && s->id != id)
+			s = s->next;
+		if (id != 0 && !s)
+			return id;
+	}
 }
 
 int

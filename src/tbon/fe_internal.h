@@ -182,6 +182,9 @@ int fe_stream_listed(const grove_net *net, const grove_stream *s,
  * net->stream_frees when the call last knew s was alive. */
 int fe_stream_usable(grove_net *net, const grove_stream *s, uint32_t id,
     uint64_t frees);
+/* The id for a new stream: the next of the counter that is neither 0
+ * (point-to-point) nor a live stream's. */
+uint32_t fe_stream_id_next(grove_net *net);
 /* Run the network's loop for at most timeout_ms (and settle). */
 void fe_run(grove_net *net, int timeout_ms);
 /* Before a public call returns to a tool that polls grove_net_fd(): run
