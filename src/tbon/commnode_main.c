@@ -401,6 +401,12 @@ run(commnode *cn)
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
 		tell_parent_failed(n, &up, b->node, err);
 		uplink_close(&up);
+		/* node_fini frees what node_init made, the topology with it;
+		 * without a loop it made nothing that holds the topology. */
+		if (n->loop_ready)
+			node_fini(n);
+		else
+			grove_topo_destroy(topo);
 		return 1;
 	}
 	if (b->clusters && (rc = grove_cluster_map_parse_string(b->clusters,
