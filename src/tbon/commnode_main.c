@@ -301,6 +301,29 @@ on_sigchld(uv_signal_t *s, int signum)
 		node_check_launch(&cn->n);
 }
 
+/* A failure after the parent took this CP in but before its loop runs
+ * (node_init, the cluster map): the reason goes up as a LAUNCH_ERROR,
+ * as for the later launch failures, so that it reaches the front-end's
+ * error.  Without it the parent sees only a closed link, and this
+ * process's stderr may be on another host (through ssh) where nobody
+ * reads it.  Best effort: the link is closed right after anyway. */
+static void
+tell_parent_failed(node *n, uplink *up, uint32_t id, const char *why)
+{
+	char who[128], msg[1200];
+	node_describe_id(n, id, who, sizeof who);
+	snprintf(msg, sizeof msg, "%s: %s", who, why);
+	grove_packet *p = NULL;
+	if (up->wfd < 0 || wire_pack(&p, WIRE_T_LAUNCH_ERROR, 0, 0,
+	    PROTO_NODE_RANK(id), 0, PROTO_LAUNCH_ERROR, msg) != 0)
+		return;
+	size_t len = 0;
+	const uint8_t *bytes = wire_packet_bytes(p, &len);
+	if (bytes)
+		(void)sockio_write_all(up->wfd, bytes, len, AUTH_TIMEOUT_MS);
+	grove_packet_unref(p);
+}
+
 static int
 run(commnode *cn)
 {
@@ -376,13 +399,23 @@ run(commnode *cn)
 	if ((rc = node_init(n, &cp_hooks, cn, topo, b->node, secret, b->netid,
 	    b->bind_addr, err, sizeof err)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
+		tell_parent_failed(n, &up, b->node, err);
 		uplink_close(&up);
+		/* node_fini frees what node_init made, the topology with it;
+		 * without a loop it made nothing that holds the topology. */
+		if (n->loop_ready)
+			node_fini(n);
+		else
+			grove_topo_destroy(topo);
 		return 1;
 	}
 	if (b->clusters && (rc = grove_cluster_map_parse_string(b->clusters,
 	    &n->clusters, err, sizeof err)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: cluster map: %s\n",
 		    b->node, err);
+		char why[1100];
+		snprintf(why, sizeof why, "cluster map: %s", err);
+		tell_parent_failed(n, &up, b->node, why);
 		uplink_close(&up);
 		node_fini(n);
 		return 2;

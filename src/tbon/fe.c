@@ -287,6 +287,8 @@ fe_up(node *n, grove_packet *p)
 		node_describe_id(n, ev.node, who, sizeof who);
 		snprintf(ev.text, sizeof ev.text, "%s lost: %s", who, why);
 		mark_lost(net, ev.rank_lo, ev.rank_hi);
+		if (ev.node < grove_topo_size(net->topo))
+			net->node_lost[ev.node] = 1;
 		fe_event(net, &ev);
 		break;
 	}
@@ -553,7 +555,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	/* From here on grove_net_destroy frees the topology. */
 	net->be_state = calloc(nb ? nb : 1, 1);
 	net->trace_pending = calloc(grove_topo_size(topo), 1);
-	if (!net->be_state || !net->trace_pending)
+	net->node_lost = calloc(grove_topo_size(topo), 1);
+	if (!net->be_state || !net->trace_pending || !net->node_lost)
 		return GROVE_ENOMEM;
 	uint8_t secret[AUTH_SECRET_LEN];
 	if (auth_secret_new(secret) != 0) {

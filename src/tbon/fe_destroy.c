@@ -224,6 +224,7 @@ grove_net_destroy(grove_net *net)
 	free(net->cb_events);
 	free(net->be_state);
 	free(net->trace_pending);
+	free(net->node_lost);
 	trace_fe_offsets_free(net->trace_offsets);
 	fe_filters_free(net);
 	free(net);

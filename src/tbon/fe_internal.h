@@ -129,6 +129,10 @@ struct grove_net {
 	 * that needs more than be_up plus those can never end. */
 	uint8_t *be_state;
 	uint32_t be_up, be_lost;
+	/* Per topology node: 1 when a NODE_LOST named it while the network
+	 * ran.  The exit-time collection names a lost process that left no
+	 * event space as lost, not as one whose tracing was off. */
+	uint8_t *node_lost;
 	waitfd wfd;
 	uv_timer_t wait_timer;
 	char connect_file[1024];

@@ -4,7 +4,10 @@
  * recorded into no ring.  The processes that lost their tracing (a full
  * or read-only /dev/shm, a file size limit) say so only with GROVE_LOG,
  * which is off by default: without this line a trace that lacks whole
- * back-ends looks complete. */
+ * back-ends looks complete.  Processes the front-end saw lost during the
+ * run (a killed CP, a back-end whose link broke) are listed apart: their
+ * event space went with them or never shipped, and blaming their
+ * tracing would send the user after /dev/shm for nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +42,19 @@ mark_joined(const struct trace_seg *s, const grove_topo *t, uint8_t *have)
 }
 
 /* Appends to buf (len bytes, kept terminated) the ids of `role` whose
- * node is not in have, as ranges: "; be 0-3,7".  ids[k] is the id the
+ * node is not in skip, as ranges: "; be 0-3,7".  ids[k] is the id the
  * segment names (a CP's node id, a back-end's rank), node[k] its node. */
 static void
 put_missing(char *buf, size_t len, const char *role, const uint32_t *ids,
-            const uint32_t *node, size_t n, const uint8_t *have)
+            const uint32_t *node, size_t n, const uint8_t *skip)
 {
 	size_t used = strlen(buf);
 	int first = 1;
 	for (size_t k = 0; k < n; k++) {
-		if (have[node[k]])
+		if (skip[node[k]])
 			continue;
 		size_t end = k;
-		while (end + 1 < n && !have[node[end + 1]] &&
+		while (end + 1 < n && !skip[node[end + 1]] &&
 		    ids[end + 1] == ids[end] + 1)
 			end++;
 		char one[48];
@@ -91,7 +94,8 @@ fe_trace_missing_report(grove_net *net, const char *own)
 	uint8_t *have = calloc(nn, 1);
 	uint32_t *ids = malloc(nn * sizeof *ids);
 	uint32_t *node = malloc(nn * sizeof *node);
-	if (!have || !ids || !node)
+	uint8_t *skip_off = calloc(nn, 1), *skip_lost = calloc(nn, 1);
+	if (!have || !ids || !node || !skip_off || !skip_lost)
 		goto out;
 	unsigned long without = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -120,7 +124,23 @@ fe_trace_missing_report(grove_net *net, const char *own)
 		if (id >= 0 && (uint32_t)id < nn)
 			have[id] = 1;
 	}
-	char list[512] = "";
+	/* Lost: named by a NODE_LOST, or below one that was (its processes
+	 * went with it), or a back-end rank the front-end marked lost. */
+	for (uint32_t id = 1; id < nn; id++) {
+		const grove_topo_node *nd = grove_topo_node_at(t, id);
+		int gone = nd->role == GROVE_ROLE_BE &&
+		    nd->be_rank < grove_topo_backends(t) &&
+		    net->be_state[nd->be_rank] == FE_BE_LOST;
+		for (int32_t a = (int32_t)id; !gone && a > 0;
+		    a = grove_topo_node_at(t, (uint32_t)a)->parent)
+			gone = net->node_lost[a];
+		/* skip_off: have or lost; skip_lost: have or not lost. */
+		skip_off[id] = have[id] || gone;
+		skip_lost[id] = have[id] || !gone;
+	}
+	skip_off[0] = have[0];
+	skip_lost[0] = 1;
+	char list[512] = "", lost[512] = "";
 	uint32_t k = 0;
 	if (!have[0])
 		snprintf(list, sizeof list, "fe 0");
@@ -129,7 +149,8 @@ fe_trace_missing_report(grove_net *net, const char *own)
 			ids[k] = id;
 			node[k++] = id;
 		}
-	put_missing(list, sizeof list, "cp", ids, node, k, have);
+	put_missing(list, sizeof list, "cp", ids, node, k, skip_off);
+	put_missing(lost, sizeof lost, "cp", ids, node, k, skip_lost);
 	k = 0;
 	for (uint32_t r = 0; r < grove_topo_backends(t); r++) {
 		int64_t id = grove_topo_be_node(t, r);
@@ -138,22 +159,27 @@ fe_trace_missing_report(grove_net *net, const char *own)
 			node[k++] = (uint32_t)id;
 		}
 	}
-	put_missing(list, sizeof list, "be", ids, node, k, have);
+	put_missing(list, sizeof list, "be", ids, node, k, skip_off);
+	put_missing(lost, sizeof lost, "be", ids, node, k, skip_lost);
 	char threads[128] = "";
 	if (without)
 		snprintf(threads, sizeof threads, "%s%lu thread(s) found no ring "
-		    "(all taken, or /dev/shm full)", list[0] ? "; " : "",
-		    without);
+		    "(all taken, or /dev/shm full)", list[0] || lost[0] ?
+		    "; " : "", without);
 	/* Said whatever GROVE_LOG is: the user asked for a trace. */
-	if (list[0] || threads[0])
+	if (list[0] || lost[0] || threads[0])
 		fprintf(stderr, "grove: the trace of network %s is incomplete: "
-		    "%s%s%s%s\n", net->netid, list[0] ? "no event space of " :
-		    "", list, list[0] ? " (their tracing was off: /dev/shm "
-		    "full or read-only, or a file size limit; GROVE_LOG=warn "
-		    "says why)" : "", threads);
+		    "%s%s%s%s%s%s%s\n", net->netid, list[0] ? "no event space "
+		    "of " : "", list, list[0] ? " (their tracing was off: "
+		    "/dev/shm full or read-only, or a file size limit; "
+		    "GROVE_LOG=warn says why)" : "", list[0] && lost[0] ? "; " :
+		    "", lost[0] ? "lost during the run: "
+		    : "", lost, threads);
 out:
 	free(have);
 	free(ids);
 	free(node);
+	free(skip_off);
+	free(skip_lost);
 	trace_list_free(names, n);
 }

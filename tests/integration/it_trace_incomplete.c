@@ -9,10 +9,14 @@
  * itself says it too: the text header of the process whose threads found
  * no ring.  A whole trace gets no such line, and a back-end running in
  * the front-end's process (its events are in the front-end's space) is
- * not named.
+ * not named.  A process lost during the run (a killed CP and the
+ * back-ends below it) is named as lost, apart from those whose tracing
+ * was off.
  */
 #include <fcntl.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,77 @@ unlink_segment(const char *net, const char *role, unsigned rank)
 	char name[160];
 	snprintf(name, sizeof name, "/grove.%s.%s.%u", net, role, rank);
 	CHECK_INT_EQ(shm_unlink(name), 0);
+}
+
+/* As unlink_segment, for a process that may have removed its own. */
+static void
+unlink_if_there(const char *net, const char *role, unsigned rank)
+{
+	char name[160];
+	snprintf(name, sizeof name, "/grove.%s.%s.%u", net, role, rank);
+	CHECK(shm_unlink(name) == 0 || errno == ENOENT);
+}
+
+/* A CP killed while the network runs: its event space and those of the
+ * back-ends below it are not on the front-end's host (as when they run
+ * on another one, where the kill leaves them: here their names are
+ * removed), and the line names them as lost during the run, not as
+ * processes whose tracing was off.  A surviving back-end whose space is
+ * gone is still named as such. */
+static void
+lost_cp(void)
+{
+	it_step("--- a CP killed during the run");
+	char dump[4096], err[4096], id[64];
+	snprintf(dump, sizeof dump, "%s/lost.txt", it_tmpdir());
+	snprintf(err, sizeof err, "%s/lost.err", it_tmpdir());
+	setenv("GROVE_TRACE_DUMP", dump, 1);
+	setenv("GROVE_TRACE_FORMAT", "text", 1);
+	unsetenv("GROVE_LOG");
+	/* kary:2 over 4: fe 0, cp 1 (be 0-1), cp 4 (be 2-3). */
+	grove_net *net = it_net_spawn("kary:2", 4);
+	snprintf(id, sizeof id, "%s", grove_net_id(net));
+	it_check_rank_sum(net);
+	pid_t cps[8], bes[8];
+	CHECK_UINT_EQ(it_descendants(cps, 8, "grove-commnode"), 2);
+	size_t nbes = it_descendants_of(cps[0], bes, 8, "be_worker");
+	CHECK_UINT_EQ(nbes, 2);
+	CHECK_OK(kill(cps[0], SIGKILL));
+	grove_event ev;
+	uint64_t end = it_now_ms() + 30000;
+	do {
+		int64_t left = (int64_t)(end - it_now_ms());
+		if (left <= 0)
+			IT_FAIL("no GROVE_EV_LOST for the killed CP");
+		int rc = grove_net_next_event(net, &ev, (int)left);
+		if (rc == GROVE_ETIMEDOUT)
+			continue;
+		CHECK_OK_NET(net, rc);
+	} while (ev.type != GROVE_EV_LOST);
+	it_step("lost: %s", ev.text);
+	CHECK(ev.node == 1 || ev.node == 4);
+	CHECK_UINT_EQ(it_wait_gone(bes, nbes, 10000), 0);
+	unsigned lo = ev.node == 1 ? 0 : 2;
+	unsigned other = ev.node == 1 ? 3 : 0; /* a back-end that lives */
+	unlink_if_there(id, "cp", ev.node);
+	unlink_if_there(id, "be", lo);
+	unlink_if_there(id, "be", lo + 1);
+	unlink_segment(id, "be", other);
+	destroy_capturing(net, err);
+	unsetenv("GROVE_TRACE_DUMP");
+	unsetenv("GROVE_TRACE_FORMAT");
+
+	char *e = it_slurp(err);
+	it_step("stderr: %s", e);
+	char want[256];
+	snprintf(want, sizeof want, "grove: the trace of network %s is "
+	    "incomplete: no event space of be %u (their tracing was off", id,
+	    other);
+	CHECK_STR_CONTAINS(e, want);
+	snprintf(want, sizeof want, "; lost during the run: cp %u; be %u-%u\n",
+	    ev.node, lo, lo + 1);
+	CHECK_STR_CONTAINS(e, want);
+	free(e);
 }
 
 static void
@@ -204,6 +279,7 @@ main(void)
 	it_init("it_trace_incomplete", 0);
 	whole();
 	incomplete();
+	lost_cp();
 	in_process_backend();
 	return it_done();
 }
