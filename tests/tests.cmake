@@ -14,6 +14,11 @@ foreach(src ${GROVE_UNIT_TESTS})
     # gcc 12 at -O3 mistakes open_memstream buffers for dangling locals.
     target_compile_options(${name} PRIVATE -Wno-dangling-pointer)
   endif()
+  if(name MATCHES "^test_mpi_")
+    # Grove MPI's pure modules (datatypes, ops, matching, rings).
+    target_link_libraries(${name} PRIVATE grove_mpi_obj)
+    target_include_directories(${name} PRIVATE ${GROVE_MPI_GEN_DIR})
+  endif()
   if(name MATCHES "^test_agent_")
     # The node agent's pure parts are tested from its own sources.
     file(GLOB agent_src ${CMAKE_SOURCE_DIR}/tools/agent/*.c)
@@ -84,6 +89,8 @@ foreach(src ${GROVE_CLI_TESTS})
   add_test(NAME cli.${name} COMMAND bash ${src} ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
   set_tests_properties(cli.${name} PROPERTIES TIMEOUT 300 LABELS cli)
 endforeach()
+
+include(${CMAKE_SOURCE_DIR}/tests/mpi/mpi.cmake)
 
 if(GROVE_FUZZ)
   file(GLOB GROVE_FUZZERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_*.c)

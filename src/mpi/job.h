@@ -1,0 +1,117 @@
+/* The job segment: one shared-memory file per Grove MPI job on a host,
+ * made by the launcher (grove run) before it starts the ranks, which
+ * inherit its descriptor (GROVE_MPI_JOB_FD); a singleton makes its own.
+ * It has no name in /dev/shm, so nothing of it outlives the job's last
+ * process, whatever kills it.
+ *
+ * Layout (offsets in the header):
+ *   header       sizes, abort word, job id
+ *   ctl[n]       per rank: futex word and sleeping flag (one cache line
+ *                that peers write), state, pid (another line)
+ *   stats[n]     per rank: call statistics, read by the launcher at exit
+ *   rings[n][n]  rings[dst][src]: the single-producer single-consumer
+ *                byte ring from src to dst (ring.c)
+ * A zero-filled segment is a valid initial state apart from the header.
+ */
+#ifndef GROVE_MPI_JOB_H
+#define GROVE_MPI_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi/mpi_stats_layout.h"
+
+#define MPI_JOB_MAGIC 0x47726f76654d5049ull /* "GroveMPI" */
+#define MPI_JOB_VERSION 1
+
+enum mpi_rank_state {
+	MPI_RANK_NONE = 0,     /* not started or before MPI_Init */
+	MPI_RANK_INIT = 1,     /* in MPI_Init */
+	MPI_RANK_RUNNING = 2,  /* between MPI_Init and MPI_Finalize */
+	MPI_RANK_FINALIZED = 3,/* MPI_Finalize returned */
+	MPI_RANK_ABORTED = 4,  /* called MPI_Abort or died of a fatal error */
+};
+
+struct mpi_job_hdr {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t nranks;
+	uint64_t size;          /* bytes of the whole segment */
+	uint32_t ring_bytes;    /* data bytes of each ring (power of two) */
+	uint32_t eager_limit;   /* largest payload sent eagerly */
+	uint64_t ctl_off, stats_off, rings_off;
+	uint64_t stats_stride;  /* bytes per rank in stats */
+	/* First MPI_Abort wins: rank + 1 (0 = none) and its code. */
+	int32_t abort_rank1;
+	int32_t abort_code;
+	char jobid[40];
+};
+
+struct mpi_rank_ctl {
+	/* Written by peers: the wake-up word (incremented by each waker) and
+	 * whether this rank sleeps (or is about to) on it. */
+	uint32_t wake_seq;
+	uint32_t sleeping;
+	char pad0_[56];
+	/* Written by the rank itself. */
+	int32_t state;          /* enum mpi_rank_state */
+	int32_t pid;
+	uint64_t probe_addr;    /* a word peers read to check CMA */
+	uint64_t probe_value;
+	char pad1_[40];
+};
+
+struct mpi_ring_hdr {
+	uint64_t head;          /* bytes consumed (consumer writes) */
+	char pad0_[56];
+	uint64_t tail;          /* bytes produced (producer writes) */
+	char pad1_[56];
+};
+
+struct mpi_job {
+	struct mpi_job_hdr *hdr;
+	void *base;
+	size_t size;
+	int fd;
+};
+
+/* The ring size and eager limit the job uses for n ranks (smaller rings
+ * for larger jobs: n * n of them).  GROVE_MPI_EAGER_LIMIT overrides the
+ * eager limit (capped at a quarter of the ring). */
+uint32_t mpi_job_ring_bytes(uint32_t nranks);
+
+/* Makes a job segment for nranks (memfd, close-on-exec; the launcher
+ * clears that flag in each child): 0 or -errno. */
+int mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid);
+/* Maps an inherited segment and checks its header: 0, or -1 with a
+ * message in err naming what is wrong. */
+int mpi_job_attach(struct mpi_job *job, int fd, char *err, size_t errlen);
+void mpi_job_close(struct mpi_job *job);
+
+static inline struct mpi_rank_ctl *
+mpi_job_ctl(const struct mpi_job *job, uint32_t rank)
+{
+	return (struct mpi_rank_ctl *)((char *)job->base + job->hdr->ctl_off) +
+	       rank;
+}
+static inline struct mpi_rank_stats *
+mpi_job_stats(const struct mpi_job *job, uint32_t rank)
+{
+	return (struct mpi_rank_stats *)((char *)job->base +
+	                                 job->hdr->stats_off +
+	                                 rank * job->hdr->stats_stride);
+}
+static inline struct mpi_ring_hdr *
+mpi_job_ring(const struct mpi_job *job, uint32_t dst, uint32_t src)
+{
+	size_t one = sizeof(struct mpi_ring_hdr) + job->hdr->ring_bytes;
+	return (struct mpi_ring_hdr *)((char *)job->base + job->hdr->rings_off +
+	                               ((size_t)dst * job->hdr->nranks + src) * one);
+}
+static inline char *
+mpi_ring_data(struct mpi_ring_hdr *r)
+{
+	return (char *)(r + 1);
+}
+
+#endif

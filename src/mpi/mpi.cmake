@@ -1,0 +1,92 @@
+# Grove MPI: libgrove-mpi (shared and static), mpi.h, the compiler
+# wrappers (mpicc, mpicxx), mpiexec/mpirun and grove-mpi.pc.
+# Included from the top CMakeLists.txt after the grove library targets.
+
+# The function list drives two generated files: the weak MPI_ aliases of
+# the PMPI_ implementations and the function ids of the statistics.
+set(GROVE_MPI_FUNCS_H ${CMAKE_SOURCE_DIR}/include/grove_mpi_functions.h)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${GROVE_MPI_FUNCS_H})
+file(STRINGS ${GROVE_MPI_FUNCS_H} grove_mpi_api_lines REGEX "^GROVE_MPI_API_\\(")
+set(grove_mpi_fn_list "/* Generated from include/grove_mpi_functions.h. */\n")
+set(grove_mpi_weak "/* Generated from include/grove_mpi_functions.h: MPI_ names are weak\n * aliases of the PMPI_ implementations (the profiling interface). */\n#include <mpi.h>\n")
+foreach(line ${grove_mpi_api_lines})
+  string(REGEX REPLACE "^GROVE_MPI_API_\\([^,]+, ([A-Za-z_0-9]+),.*" "\\1" fn "${line}")
+  string(APPEND grove_mpi_fn_list "GROVE_MPI_FN_(${fn})\n")
+  string(APPEND grove_mpi_weak "#pragma weak MPI_${fn} = PMPI_${fn}\n")
+endforeach()
+set(GROVE_MPI_GEN_DIR ${CMAKE_BINARY_DIR}/mpi-gen)
+file(MAKE_DIRECTORY ${GROVE_MPI_GEN_DIR})
+# Written only when changed, so that a reconfigure rebuilds nothing.
+file(CONFIGURE OUTPUT ${GROVE_MPI_GEN_DIR}/mpi_fn_list.h CONTENT "${grove_mpi_fn_list}")
+file(CONFIGURE OUTPUT ${GROVE_MPI_GEN_DIR}/mpi_weak.c CONTENT "${grove_mpi_weak}")
+
+file(GLOB GROVE_MPI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/*.c)
+add_library(grove_mpi_obj OBJECT ${GROVE_MPI_SOURCES} ${GROVE_MPI_GEN_DIR}/mpi_weak.c)
+set_target_properties(grove_mpi_obj PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_include_directories(grove_mpi_obj
+  PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
+  PRIVATE ${CMAKE_SOURCE_DIR}/src ${GROVE_MPI_GEN_DIR})
+if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+  target_compile_options(grove_mpi_obj PRIVATE -fno-semantic-interposition)
+endif()
+
+add_library(grove-mpi SHARED $<TARGET_OBJECTS:grove_mpi_obj>)
+target_include_directories(grove-mpi PUBLIC
+  $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
+target_link_libraries(grove-mpi PRIVATE grove m rt)
+set_target_properties(grove-mpi PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
+  LINK_DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/libgrove-mpi.map)
+# Exports MPI_*, PMPI_* and the predefined objects only.
+target_link_options(grove-mpi PRIVATE
+  "LINKER:--version-script=${CMAKE_SOURCE_DIR}/src/mpi/libgrove-mpi.map")
+
+add_library(grove-mpi_static STATIC $<TARGET_OBJECTS:grove_mpi_obj>)
+set_target_properties(grove-mpi_static PROPERTIES OUTPUT_NAME grove-mpi)
+target_include_directories(grove-mpi_static PUBLIC
+  $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
+target_link_libraries(grove-mpi_static PUBLIC grove_static m rt)
+
+install(TARGETS grove-mpi grove-mpi_static)
+install(FILES include/mpi.h include/grove_mpi_functions.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+# Compiler wrappers and launcher names: one copy for the build tree (uses
+# the sources' headers and the build's libraries, found at run time by
+# rpath) and one for the installed tree.
+function(grove_mpi_wrappers dir incdir libdir bindir)
+  foreach(w mpicc mpicxx)
+    if(w STREQUAL "mpicc")
+      set(GROVE_MPI_DRIVER "cc")
+      set(GROVE_MPI_DRIVER_ENV "GROVE_MPICC_CC")
+    else()
+      set(GROVE_MPI_DRIVER "c++")
+      set(GROVE_MPI_DRIVER_ENV "GROVE_MPICXX_CXX")
+    endif()
+    set(GROVE_MPI_INCDIR ${incdir})
+    set(GROVE_MPI_LIBDIR ${libdir})
+    configure_file(${CMAKE_SOURCE_DIR}/src/mpi/wrapper.sh.in ${dir}/${w} @ONLY
+                   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+                   GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  endforeach()
+  foreach(w mpiexec mpirun)
+    set(GROVE_MPI_BINDIR ${bindir})
+    configure_file(${CMAKE_SOURCE_DIR}/src/mpi/mpiexec.sh.in ${dir}/${w} @ONLY
+                   FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+                   GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  endforeach()
+endfunction()
+grove_mpi_wrappers(${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}/include
+                   ${CMAKE_BINARY_DIR} ${CMAKE_BINARY_DIR})
+grove_mpi_wrappers(${CMAKE_BINARY_DIR}/mpi-install ${CMAKE_INSTALL_FULL_INCLUDEDIR}
+                   ${CMAKE_INSTALL_FULL_LIBDIR} ${CMAKE_INSTALL_FULL_BINDIR})
+install(PROGRAMS ${CMAKE_BINARY_DIR}/mpi-install/mpicc
+                 ${CMAKE_BINARY_DIR}/mpi-install/mpicxx
+                 ${CMAKE_BINARY_DIR}/mpi-install/mpiexec
+                 ${CMAKE_BINARY_DIR}/mpi-install/mpirun
+        DESTINATION ${CMAKE_INSTALL_BINDIR})
+configure_file(${CMAKE_SOURCE_DIR}/src/mpi/grove-mpi.pc.in grove-mpi.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/grove-mpi.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# grove run reads the statistics layout (function ids) of the job segment.
+target_include_directories(grove-cli PRIVATE ${GROVE_MPI_GEN_DIR})
+set_target_properties(grove-mpi PROPERTIES INSTALL_RPATH "$ORIGIN")

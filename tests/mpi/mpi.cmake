@@ -1,0 +1,25 @@
+# Grove MPI tests: every tests/mpi/progs/*.c is an MPI program that checks
+# its own results; its first line names the rank counts it runs at
+# ("/* grove-mpi-test ranks=1,2,3,4,8 */"), and each becomes one test
+# "mpi.<program>.<ranks>" run by `grove run -n <ranks>`.
+file(GLOB GROVE_MPI_TEST_PROGS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/mpi/progs/*.c)
+foreach(src ${GROVE_MPI_TEST_PROGS})
+  get_filename_component(name ${src} NAME_WE)
+  file(STRINGS ${src} header LIMIT_COUNT 1)
+  if(NOT header MATCHES "grove-mpi-test ranks=([0-9,]+)")
+    continue()
+  endif()
+  string(REPLACE "," ";" rank_counts "${CMAKE_MATCH_1}")
+  set(target mpitest_${name})
+  add_executable(${target} ${src})
+  target_link_libraries(${target} PRIVATE grove-mpi m)
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/tests/mpi/progs)
+  foreach(n ${rank_counts})
+    add_test(NAME mpi.${name}.${n}
+             COMMAND ${CMAKE_BINARY_DIR}/grove run -n ${n} $<TARGET_FILE:${target}>)
+    set_tests_properties(mpi.${name}.${n} PROPERTIES TIMEOUT 120 LABELS mpi)
+  endforeach()
+endforeach()
+
+# Unit tests and launcher tests of Grove MPI live with the others
+# (tests/unit/test_mpi_*.c, tests/cli/mpi_*.sh).
