@@ -25,6 +25,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Known deviations of the peer libraries the programs are compared with.
+ * Checks that a peer gets wrong are skipped only for that peer (and say so
+ * in a comment); Grove's mpi.h defines neither macro, so Grove is held to
+ * the standard everywhere. */
+#if defined(OPEN_MPI)
+#define MT_PEER_OMPI 1
+#else
+#define MT_PEER_OMPI 0
+#endif
+#if defined(MPICH_VERSION)
+#define MT_PEER_MPICH 1
+#else
+#define MT_PEER_MPICH 0
+#endif
+
 typedef struct mt_state {
     const char *prog;
     char section[160];
