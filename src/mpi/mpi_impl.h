@@ -190,6 +190,59 @@ struct grove_mpi_errhandler_s {
 	MPI_Comm_errhandler_function *fn;
 };
 
+/* ---- communicators module: helpers shared by group.c, comm.c, attr.c,
+ * topo.c and errors.c (and tests/unit/test_mpi_group.c, test_mpi_topo.c) */
+
+/* Room for the reason a helper below gives with an error class. */
+#define MPI_WHY_LEN 160
+
+/* Groups (group.c).  Pure: usable without MPI_Init (the tests do).
+ * mpi_group_new copies world[] (world ranks in group order) and finds
+ * mpi_proc.rank in it; NULL when out of memory.  A group of size 0 is
+ * MPI_GROUP_EMPTY.  The others return MPI_SUCCESS or an error class with
+ * the reason in why; *out holds one reference (mpi_group_release). */
+MPI_Group mpi_group_new(int size, const int *world);
+void mpi_group_retain(MPI_Group g);
+void mpi_group_release(MPI_Group g);
+int mpi_group_incl(MPI_Group g, int n, const int ranks[], MPI_Group *out,
+                   char *why);
+int mpi_group_excl(MPI_Group g, int n, const int ranks[], MPI_Group *out,
+                   char *why);
+int mpi_group_range_incl(MPI_Group g, int n, int ranges[][3],
+                         MPI_Group *out, char *why);
+int mpi_group_range_excl(MPI_Group g, int n, int ranges[][3],
+                         MPI_Group *out, char *why);
+int mpi_group_union(MPI_Group a, MPI_Group b, MPI_Group *out);
+int mpi_group_intersection(MPI_Group a, MPI_Group b, MPI_Group *out);
+int mpi_group_difference(MPI_Group a, MPI_Group b, MPI_Group *out);
+int mpi_group_compare(MPI_Group a, MPI_Group b); /* MPI_IDENT ... */
+int mpi_group_translate(MPI_Group a, int n, const int ranks1[], MPI_Group b,
+                        int ranks2[], char *why);
+
+/* Balanced factorization of MPI_Dims_create (topo.c); pure. */
+int mpi_dims_create(int nnodes, int ndims, int dims[], char *why);
+
+/* Communicator references (comm.c): a request holds one on its
+ * communicator, so MPI_Comm_free with operations in flight frees the
+ * object at the last release. */
+void mpi_comm_retain(MPI_Comm comm);
+void mpi_comm_release(MPI_Comm comm);
+
+/* Attributes (attr.c): copy callbacks of MPI_Comm_dup; delete callbacks
+ * of MPI_Comm_free and MPI_Finalize.  0 or the callback's error. */
+int mpi_attr_copy_all(MPI_Comm from, MPI_Comm to);
+int mpi_attr_delete_all(MPI_Comm comm);
+
+/* Topologies (topo.c): a dup keeps its parent's; freed with the comm. */
+int mpi_topo_copy(MPI_Comm from, MPI_Comm to);
+void mpi_topo_free(MPI_Comm comm);
+
+/* Error handler references (errors.c): communicators hold one. */
+void mpi_errhandler_retain(MPI_Errhandler eh);
+void mpi_errhandler_release(MPI_Errhandler eh);
+
+/* ---- end of the communicators module's block ------------------------ */
+
 /* ---- requests (p2p.c, request.c) ------------------------------------ */
 
 enum mpi_req_kind {
