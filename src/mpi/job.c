@@ -1,4 +1,5 @@
 /* The job segment: creation by the launcher, attachment by the ranks. */
+#define _GNU_SOURCE /* memfd_create */
 #include "mpi/job.h"
 
 #include <errno.h>
@@ -63,7 +64,9 @@ mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid)
 	size_t rings = (size_t)nranks * nranks * one_ring;
 	size_t ctl_off = 4096;
 	size_t stats_off = ctl_off + ctl;
-	size_t rings_off = stats_off + stats;
+	size_t coll_off = stats_off + stats;
+	size_t coll = MPI_JOB_COLL_HDR + (size_t)nranks * MPI_JOB_COLL_SLOT;
+	size_t rings_off = coll_off + coll;
 	size_t size = rings_off + rings;
 	(void)hdr;
 
@@ -89,6 +92,7 @@ mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid)
 	h->eager_limit = eager_limit_for(ring_bytes);
 	h->ctl_off = ctl_off;
 	h->stats_off = stats_off;
+	h->coll_off = coll_off;
 	h->rings_off = rings_off;
 	h->stats_stride = stride;
 	snprintf(h->jobid, sizeof(h->jobid), "%s", jobid ? jobid : "");

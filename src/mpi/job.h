@@ -9,6 +9,8 @@
  *   ctl[n]       per rank: futex word and sleeping flag (one cache line
  *                that peers write), state, pid (another line)
  *   stats[n]     per rank: call statistics, read by the launcher at exit
+ *   coll         shared-memory collectives of MPI_COMM_WORLD: a header
+ *                page, then MPI_JOB_COLL_SLOT bytes per rank (coll_shm.c)
  *   rings[n][n]  rings[dst][src]: the single-producer single-consumer
  *                byte ring from src to dst (ring.c)
  * A zero-filled segment is a valid initial state apart from the header.
@@ -23,6 +25,10 @@
 
 #define MPI_JOB_MAGIC 0x47726f76654d5049ull /* "GroveMPI" */
 #define MPI_JOB_VERSION 1
+/* Shared-memory collective area: one 4 KiB header page, then one slot
+ * per rank. */
+#define MPI_JOB_COLL_HDR 4096
+#define MPI_JOB_COLL_SLOT 16384
 
 enum mpi_rank_state {
 	MPI_RANK_NONE = 0,     /* not started or before MPI_Init */
@@ -39,7 +45,7 @@ struct mpi_job_hdr {
 	uint64_t size;          /* bytes of the whole segment */
 	uint32_t ring_bytes;    /* data bytes of each ring (power of two) */
 	uint32_t eager_limit;   /* largest payload sent eagerly */
-	uint64_t ctl_off, stats_off, rings_off;
+	uint64_t ctl_off, stats_off, coll_off, rings_off;
 	uint64_t stats_stride;  /* bytes per rank in stats */
 	/* First MPI_Abort wins: rank + 1 (0 = none) and its code. */
 	int32_t abort_rank1;
@@ -63,7 +69,9 @@ struct mpi_rank_ctl {
 
 struct mpi_ring_hdr {
 	uint64_t head;          /* bytes consumed (consumer writes) */
-	char pad0_[56];
+	uint32_t want_space;    /* producer found it full: wake it (set by
+	                           the producer, cleared by the consumer) */
+	char pad0_[52];
 	uint64_t tail;          /* bytes produced (producer writes) */
 	char pad1_[56];
 };
@@ -107,6 +115,17 @@ mpi_job_ring(const struct mpi_job *job, uint32_t dst, uint32_t src)
 	size_t one = sizeof(struct mpi_ring_hdr) + job->hdr->ring_bytes;
 	return (struct mpi_ring_hdr *)((char *)job->base + job->hdr->rings_off +
 	                               ((size_t)dst * job->hdr->nranks + src) * one);
+}
+static inline void *
+mpi_job_coll_hdr(const struct mpi_job *job)
+{
+	return (char *)job->base + job->hdr->coll_off;
+}
+static inline void *
+mpi_job_coll_slot(const struct mpi_job *job, uint32_t rank)
+{
+	return (char *)job->base + job->hdr->coll_off + MPI_JOB_COLL_HDR +
+	       (size_t)rank * MPI_JOB_COLL_SLOT;
 }
 static inline char *
 mpi_ring_data(struct mpi_ring_hdr *r)

@@ -1,0 +1,142 @@
+/* Waiting without burning cores.
+ *
+ * A rank that waits first spins on progress for a short, bounded time
+ * (a reply from a rank running on another core comes back within a few
+ * microseconds), then sleeps on the futex word of its control block in the
+ * job segment.  Whoever publishes something it may wait for (a record in
+ * one of its rings, a shared-memory collective's arrival, ring space)
+ * calls mpi_wake(rank): one load of the sleeping flag, and a futex wake
+ * only when the rank sleeps.  With more ranks than cores, spinning only
+ * steals the core the awaited rank needs, so a rank sleeps at once.
+ *
+ * The protocol (an event count): the waiter reads wake_seq, sets
+ * sleeping, then checks for work once more and sleeps only if wake_seq
+ * still holds what it read; the waker publishes its data, then (after a
+ * full fence) reads sleeping and, if set, bumps wake_seq and wakes.  Either
+ * the waiter's last check sees the data or the waker sees the flag.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi/job.h"
+#include "mpi/mpi_impl.h"
+
+static long
+futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+void
+mpi_wake(int world_rank)
+{
+	struct mpi_rank_ctl *c = mpi_job_ctl(mpi_proc.job, (uint32_t)world_rank);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->sleeping, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&c->wake_seq, 1, __ATOMIC_SEQ_CST);
+		futex(&c->wake_seq, FUTEX_WAKE, 1, NULL);
+	}
+}
+
+static int
+cpus_available(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* Spin time before sleeping, in ns; computed once (per process: the
+ * machine and the job's size do not change while it runs). */
+static int64_t spin_ns = -1;
+
+int
+mpi_spin_budget(void)
+{
+	if (spin_ns < 0) {
+		int64_t ns = 50000; /* 50 us: a few round trips on another core */
+		const char *e = getenv("GROVE_MPI_SPIN_US");
+		if (e && *e)
+			ns = strtoll(e, NULL, 10) * 1000;
+		if (mpi_proc.size > cpus_available())
+			ns = 0; /* oversubscribed: the peer needs our core */
+		spin_ns = ns < 0 ? 0 : ns;
+	}
+	return (int)(spin_ns / 1000);
+}
+
+static inline int64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+void
+mpi_progress_until(bool (*done)(void *), void *arg)
+{
+	if (done(arg))
+		return;
+	mpi_spin_budget();
+	struct mpi_rank_ctl *c =
+		mpi_job_ctl(mpi_proc.job, (uint32_t)mpi_proc.rank);
+	int64_t spin_until = 0;
+	unsigned polls = 0;
+	for (;;) {
+		if (mpi_progress() > 0) {
+			if (done(arg))
+				return;
+			spin_until = 0;
+			continue;
+		}
+		if (done(arg))
+			return;
+		if (spin_ns > 0) {
+			/* Read the clock every 64 polls only. */
+			if ((++polls & 63) != 1) {
+				cpu_relax();
+				continue;
+			}
+			int64_t t = now_ns();
+			if (spin_until == 0)
+				spin_until = t + spin_ns;
+			if (t < spin_until) {
+				cpu_relax();
+				continue;
+			}
+		}
+		uint32_t seq = __atomic_load_n(&c->wake_seq, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&c->sleeping, 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (mpi_progress() > 0 || done(arg)) {
+			__atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
+			if (done(arg))
+				return;
+			spin_until = 0;
+			continue;
+		}
+		/* The timeout only bounds the damage of a lost wake-up. */
+		struct timespec ts = {1, 0};
+		futex(&c->wake_seq, FUTEX_WAIT, seq, &ts);
+		__atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
+		spin_until = 0;
+	}
+}
