@@ -82,6 +82,15 @@ enum grove_trace_op {
 	 * workload's messages do not count them. */
 	GROVE_OP_TRACE_SEND,
 	GROVE_OP_TRACE_RECV,
+	/* An MPI call of Grove MPI (enter..exit of the outermost call;
+	 * result = bytes, saturated at INT32_MAX).  A call with a tag is
+	 * followed on the same collector by an instant GROVE_OP_MPI_TAG
+	 * (result = the tag); a call recorded without its own per-peer
+	 * collector (full registry) by an instant GROVE_OP_MPI_PEER
+	 * (result = the peer's rank).  See docs/tracing.md. */
+	GROVE_OP_MPI_CALL,
+	GROVE_OP_MPI_TAG,
+	GROVE_OP_MPI_PEER,
 	GROVE_OP_USER = 256,     /* first operation code for tool code */
 };
 

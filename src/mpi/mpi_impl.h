@@ -326,6 +326,20 @@ void mpi_call_exit(enum mpi_fn fn, uint64_t t0, int peer, int tag,
 #define MPI_EXIT(name, peer, tag, bytes) \
 	mpi_call_exit(MPI_FN_##name, mpi_t0_, (peer), (tag), (bytes))
 
+/* -- stats.c set-up: called by init.c (begin) -- */
+/* At the end of MPI_Init, once the job segment is attached, the rank and
+ * size are in mpi_proc and wire-up is done (t_init, the start of the
+ * run time in the statistics, is taken here): opens the rank's event
+ * space (grove.<job id>.mpi.<rank>, or grove.singleton-<pid>.mpi.0) and,
+ * with GROVE_MPI_STATS set (grove run --stats), starts the statistics
+ * in the rank's slot of the job segment. */
+void mpi_stats_init(void);
+/* At the start of MPI_Finalize: takes t_final, converts the figures to
+ * ns, marks the slot valid for the launcher, and closes the event space
+ * (kept for grove trace when GROVE_MPI_TRACE_KEEP is set). */
+void mpi_stats_fini(void);
+/* -- stats.c set-up (end) -- */
+
 /* ---- the process (init.c) ------------------------------------------- */
 
 struct mpi_job;

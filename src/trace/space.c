@@ -128,6 +128,9 @@ static const char *const op_names[] = {
 	[GROVE_OP_API_RECV] = "api_recv",
 	[GROVE_OP_TRACE_SEND] = "trace_send",
 	[GROVE_OP_TRACE_RECV] = "trace_recv",
+	[GROVE_OP_MPI_CALL] = "mpi_call",
+	[GROVE_OP_MPI_TAG] = "mpi_tag",
+	[GROVE_OP_MPI_PEER] = "mpi_peer",
 };
 
 const char *

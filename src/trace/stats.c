@@ -111,10 +111,12 @@ prim_find(struct model *m, uint16_t op, const struct trace_collector_entry *e)
 {
 	char ob[32];
 	const char *layer = e && e->layer[0] ? e->layer : "-";
-	/* User collectors, and the wave collectors (the wave spans and the
-	 * zero-length wave.last_be / wave.last_cp markers share their op),
-	 * are told apart by the collector's name. */
-	const char *name = (op >= GROVE_OP_USER || op == GROVE_OP_WAVE) && e &&
+	/* User collectors, the wave collectors (the wave spans and the
+	 * zero-length wave.last_be / wave.last_cp markers share their op)
+	 * and MPI calls (one op for every function) are told apart by the
+	 * collector's name. */
+	const char *name = (op >= GROVE_OP_USER || op == GROVE_OP_WAVE ||
+	                    trace_op_is_mpi(op)) && e &&
 	                   e->name[0] ? e->name :
 	                   trace_op_name(op, ob, sizeof ob);
 	for (size_t i = 0; i < m->nprim; i++) {

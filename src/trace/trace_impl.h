@@ -134,6 +134,15 @@ trace_op_receives(uint16_t op)
 	return op == GROVE_OP_RECV || op == GROVE_OP_TRACE_RECV;
 }
 
+/* A tuple of an MPI call: the call itself or the instant that carries
+ * its tag or peer (see GROVE_OP_MPI_CALL). */
+static inline int
+trace_op_is_mpi(uint16_t op)
+{
+	return op == GROVE_OP_MPI_CALL || op == GROVE_OP_MPI_TAG ||
+	       op == GROVE_OP_MPI_PEER;
+}
+
 /* Pairs each sent packet's tuple (trace_op_sends) with the received one's
  * (trace_op_receives) recorded by a collector with the same `where` (e.g.
  * "link:0->3") and the same seq.  *out is malloc'ed (free it); unmatched tuples are left out. */
