@@ -17,6 +17,7 @@ PACKAGES=(
 	libclang-rt-14-dev # libFuzzer and sanitizer runtimes for clang 14
 	python3           # helper scripts in tests and docs
 	strace            # tests check which programs an installed tool starts
+	autoconf          # the MPI wrappers' test configures an autoconf project
 )
 
 missing=()
