@@ -1,0 +1,177 @@
+/* MPI_Allreduce and MPI_Iallreduce.
+ *
+ * Small, or any non-commutative op: recursive doubling (MPICH's, with
+ * the non-power-of-two fix-up): with p the largest power of two <= n and
+ * r = n - p, ranks 0..2r-1 first fold in pairs (the odd one combines
+ * the even one's data and goes on, the even one waits for the result),
+ * leaving p participants that exchange and combine with partner
+ * newrank ^ 2^k for log2 p rounds; combination is always lower op higher
+ * in rank order, so non-commutative ops are right.
+ * Large (at least ALLREDUCE_LARGE bytes, commutative op, count >= n):
+ * ring reduce-scatter then ring allgather: 2 (n-1)/n of the data per
+ * rank instead of log2(n) times all of it.
+ * Blocking allreduces of at most 4 KiB of a contiguous type on a
+ * communicator spanning the job go through shared memory (coll_shm.c).
+ */
+#include "mpi/coll_sched.h"
+
+#define ALLREDUCE_LARGE (64 * 1024)
+
+static void
+build_recursive_doubling(struct mpi_sched *s, void *recvbuf, size_t count,
+                         MPI_Datatype dt, MPI_Op op)
+{
+	int n = s->comm->size, me = s->comm->rank;
+	int p = 1;
+	while (p * 2 <= n)
+		p *= 2;
+	int rem = n - p;
+	void *tmp = mpi_sched_tmpbuf(s, count, dt);
+	if (!tmp)
+		return;
+	int newrank;
+	if (me < 2 * rem) {
+		if (me % 2 == 0) {
+			mpi_sched_send(s, recvbuf, count, dt, me + 1);
+			mpi_sched_fence(s);
+			newrank = -1;
+		} else {
+			mpi_sched_recv(s, tmp, count, dt, me - 1);
+			mpi_sched_fence(s);
+			mpi_sched_reduce(s, tmp, recvbuf, count, dt, op);
+			newrank = me / 2;
+		}
+	} else {
+		newrank = me - rem;
+	}
+	if (newrank >= 0) {
+		for (int mask = 1; mask < p; mask <<= 1) {
+			int newdst = newrank ^ mask;
+			int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+			mpi_sched_recv(s, tmp, count, dt, dst);
+			mpi_sched_send(s, recvbuf, count, dt, dst);
+			mpi_sched_fence(s);
+			if (dst < me || op->commute) {
+				/* theirs op mine */
+				mpi_sched_reduce(s, tmp, recvbuf, count, dt, op);
+			} else {
+				/* mine op theirs, then back into recvbuf */
+				mpi_sched_reduce(s, recvbuf, tmp, count, dt, op);
+				mpi_sched_copy(s, tmp, count, dt, recvbuf, count, dt);
+			}
+		}
+	}
+	if (me < 2 * rem) {
+		if (me % 2)
+			mpi_sched_send(s, recvbuf, count, dt, me - 1);
+		else
+			mpi_sched_recv(s, recvbuf, count, dt, me + 1);
+		mpi_sched_fence(s);
+	}
+}
+
+/* Ring reduce-scatter + ring allgather on n segments of the items. */
+static void
+build_ring(struct mpi_sched *s, void *recvbuf, size_t count, MPI_Datatype dt,
+           MPI_Op op)
+{
+	int n = s->comm->size, me = s->comm->rank;
+	size_t seg = count / (size_t)n, extra = count % (size_t)n;
+	/* Segment i: items [off(i), off(i) + len(i)). */
+#define SEG_OFF(i) ((size_t)(i) * seg + ((size_t)(i) < extra ? (size_t)(i) : extra))
+#define SEG_LEN(i) (seg + ((size_t)(i) < extra ? 1 : 0))
+	void *tmp = mpi_sched_tmpbuf(s, seg + 1, dt);
+	if (!tmp)
+		return;
+	int right = (me + 1) % n, left = (me - 1 + n) % n;
+	for (int i = 0; i < n - 1; i++) {
+		int sseg = (me - i + n) % n, rseg = (me - i - 1 + n) % n;
+		mpi_sched_recv(s, tmp, SEG_LEN(rseg), dt, left);
+		mpi_sched_send(s, mpi_coll_at(recvbuf, SEG_OFF(sseg), dt),
+		               SEG_LEN(sseg), dt, right);
+		mpi_sched_fence(s);
+		mpi_sched_reduce(s, tmp, mpi_coll_at(recvbuf, SEG_OFF(rseg), dt),
+		                 SEG_LEN(rseg), dt, op);
+	}
+	/* This rank now holds the whole of segment me + 1. */
+	for (int i = 0; i < n - 1; i++) {
+		int sseg = (me + 1 - i + n) % n, rseg = (me - i + n) % n;
+		mpi_sched_recv(s, mpi_coll_at(recvbuf, SEG_OFF(rseg), dt),
+		               SEG_LEN(rseg), dt, left);
+		mpi_sched_send(s, mpi_coll_at(recvbuf, SEG_OFF(sseg), dt),
+		               SEG_LEN(sseg), dt, right);
+		mpi_sched_fence(s);
+	}
+#undef SEG_OFF
+#undef SEG_LEN
+}
+
+static int
+allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+          MPI_Op op, MPI_Comm comm, MPI_Request *req, enum mpi_fn fn)
+{
+	int rc = mpi_coll_check_comm(comm, fn);
+	if (rc)
+		return rc;
+	if ((rc = mpi_coll_check_buf(comm, fn, count, dt, "buffer")) ||
+	    (rc = mpi_coll_check_op(comm, fn, op, dt)))
+		return rc;
+	if (req && (rc = mpi_coll_check_request(comm, fn, req)))
+		return rc;
+	if (recvbuf == MPI_IN_PLACE)
+		return mpi_coll_err_in_place(comm, fn, "recvbuf");
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!req && count > 0 &&
+	    mpi_coll_shm_allreduce(sendbuf, recvbuf, (size_t)count, dt, op, comm,
+	                           &rc))
+		return rc ? mpi_err(comm, rc, fn, "shared-memory allreduce failed")
+		          : MPI_SUCCESS;
+	struct mpi_sched *s = mpi_sched_new(comm, fn);
+	if (!s)
+		return mpi_err(comm, MPI_ERR_INTERN, fn, "out of memory");
+	size_t n = (size_t)count, bytes = n * dt->size;
+	if (n > 0) {
+		mpi_sched_copy(s, sendbuf, n, dt, recvbuf, n, dt);
+		if (comm->size == 1)
+			;
+		else if (op->commute && bytes >= ALLREDUCE_LARGE &&
+		         n >= (size_t)comm->size)
+			build_ring(s, recvbuf, n, dt, op);
+		else
+			build_recursive_doubling(s, recvbuf, n, dt, op);
+	}
+	rc = req ? mpi_sched_start(s, req) : mpi_sched_run(s);
+	if (rc)
+		return mpi_err(comm, rc, fn, "allreduce of %d items failed", count);
+	return MPI_SUCCESS;
+}
+
+int
+PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	int rc = mpi_check_initialized(MPI_FN_Allreduce);
+	if (rc)
+		return rc;
+	MPI_ENTER(Allreduce);
+	rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL,
+	               MPI_FN_Allreduce);
+	MPI_EXIT(Allreduce, -1, 0, rc ? 0 : (size_t)count * datatype->size);
+	return rc;
+}
+
+int
+PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request *request)
+{
+	int rc = mpi_check_initialized(MPI_FN_Iallreduce);
+	if (rc)
+		return rc;
+	MPI_ENTER(Iallreduce);
+	rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, request,
+	               MPI_FN_Iallreduce);
+	MPI_EXIT(Iallreduce, -1, 0, rc ? 0 : (size_t)count * datatype->size);
+	return rc;
+}
