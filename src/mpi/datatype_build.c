@@ -263,17 +263,17 @@ set_contents(MPI_Datatype dt, int ni, const int *ints, int na,
              const char **why)
 {
 	struct mpi_dt_ext *x = mpi_dt_ext(dt);
-	x->ints = ni ? malloc(ni * sizeof *ints) : NULL;
-	x->addrs = na ? malloc(na * sizeof *addrs) : NULL;
-	x->types = nd ? malloc(nd * sizeof *types) : NULL;
-	if ((ni && !x->ints) || (na && !x->addrs) || (nd && !x->types)) {
+	x->ints = ni > 0 ? malloc((size_t)ni * sizeof *ints) : NULL;
+	x->addrs = na > 0 ? malloc((size_t)na * sizeof *addrs) : NULL;
+	x->types = nd > 0 ? malloc((size_t)nd * sizeof *types) : NULL;
+	if ((ni > 0 && !x->ints) || (na > 0 && !x->addrs) || (nd > 0 && !x->types)) {
 		mpi_dt_release(dt);
 		return mpi_dt_fail(why, MPI_ERR_NO_MEM, "out of memory for a datatype");
 	}
-	if (ni)
-		memcpy(x->ints, ints, ni * sizeof *ints);
-	if (na)
-		memcpy(x->addrs, addrs, na * sizeof *addrs);
+	if (ni > 0)
+		memcpy(x->ints, ints, (size_t)ni * sizeof *ints);
+	if (na > 0)
+		memcpy(x->addrs, addrs, (size_t)na * sizeof *addrs);
 	for (int i = 0; i < nd; i++) {
 		x->types[i] = types[i];
 		mpi_dt_retain(types[i]);

@@ -2,23 +2,22 @@
 # wrappers (mpicc, mpicxx), mpiexec/mpirun and grove-mpi.pc.
 # Included from the top CMakeLists.txt after the grove library targets.
 
-# The function list drives two generated files: the weak MPI_ aliases of
-# the PMPI_ implementations and the function ids of the statistics.
+# The function list drives two generated files: the weak MPI_ functions
+# that call the PMPI_ implementations, and the function ids of the
+# statistics (src/mpi/gen_mpi_api.py).  Made at configure time, and again
+# whenever the list changes.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(GROVE_MPI_FUNCS_H ${CMAKE_SOURCE_DIR}/include/grove_mpi_functions.h)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${GROVE_MPI_FUNCS_H})
-file(STRINGS ${GROVE_MPI_FUNCS_H} grove_mpi_api_lines REGEX "^GROVE_MPI_API_\\(")
-set(grove_mpi_fn_list "/* Generated from include/grove_mpi_functions.h. */\n")
-set(grove_mpi_weak "/* Generated from include/grove_mpi_functions.h: MPI_ names are weak\n * aliases of the PMPI_ implementations (the profiling interface). */\n#include <mpi.h>\n")
-foreach(line ${grove_mpi_api_lines})
-  string(REGEX REPLACE "^GROVE_MPI_API_\\([^,]+, ([A-Za-z_0-9]+),.*" "\\1" fn "${line}")
-  string(APPEND grove_mpi_fn_list "GROVE_MPI_FN_(${fn})\n")
-  string(APPEND grove_mpi_weak "#pragma weak MPI_${fn} = PMPI_${fn}\n")
-endforeach()
 set(GROVE_MPI_GEN_DIR ${CMAKE_BINARY_DIR}/mpi-gen)
-file(MAKE_DIRECTORY ${GROVE_MPI_GEN_DIR})
-# Written only when changed, so that a reconfigure rebuilds nothing.
-file(CONFIGURE OUTPUT ${GROVE_MPI_GEN_DIR}/mpi_fn_list.h CONTENT "${grove_mpi_fn_list}")
-file(CONFIGURE OUTPUT ${GROVE_MPI_GEN_DIR}/mpi_weak.c CONTENT "${grove_mpi_weak}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${GROVE_MPI_FUNCS_H} ${CMAKE_SOURCE_DIR}/src/mpi/gen_mpi_api.py)
+execute_process(
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/src/mpi/gen_mpi_api.py
+          ${GROVE_MPI_FUNCS_H} ${GROVE_MPI_GEN_DIR}
+  RESULT_VARIABLE grove_mpi_gen_rc)
+if(NOT grove_mpi_gen_rc EQUAL 0)
+  message(FATAL_ERROR "src/mpi/gen_mpi_api.py failed")
+endif()
 
 file(GLOB GROVE_MPI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/*.c)
 add_library(grove_mpi_obj OBJECT ${GROVE_MPI_SOURCES} ${GROVE_MPI_GEN_DIR}/mpi_weak.c)
