@@ -23,3 +23,10 @@ endforeach()
 
 # Unit tests and launcher tests of Grove MPI live with the others
 # (tests/unit/test_mpi_*.c, tests/cli/mpi_*.sh).
+
+# test_mpi_stats checks the report grove run prints (tools/run/
+# stats_report.c), which is the launcher's, not the library's.
+if(TARGET test_mpi_stats)
+  target_sources(test_mpi_stats PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/stats_report.c)
+  target_include_directories(test_mpi_stats PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
+endif()
