@@ -248,10 +248,13 @@ mpi_group_range_excl(MPI_Group g, int n, int ranges[][3], MPI_Group *out,
 	return rc;
 }
 
-/* The members of a (in a's order) that are in b (want_in) or not in b;
- * then, for a union, the members of b that are not in a. */
+/* What setop keeps of a. */
+enum keep { KEEP_ALL, KEEP_IN_B, KEEP_NOT_IN_B };
+
+/* The members of a that `keep` selects, in a's order; then, for a union
+ * (add_b), the members of b that are not in a, in b's order. */
 static int
-setop(MPI_Group a, MPI_Group b, bool want_in, bool add_b, MPI_Group *out)
+setop(MPI_Group a, MPI_Group b, enum keep keep, bool add_b, MPI_Group *out)
 {
 	int blen, alen;
 	int *bmap = rank_map(b, &blen);
@@ -264,9 +267,11 @@ setop(MPI_Group a, MPI_Group b, bool want_in, bool add_b, MPI_Group *out)
 		return MPI_ERR_NO_MEM;
 	}
 	int k = 0;
-	for (int i = 0; i < a->size; i++)
-		if ((lookup(bmap, blen, a->world[i]) >= 0) == want_in)
+	for (int i = 0; i < a->size; i++) {
+		bool in_b = lookup(bmap, blen, a->world[i]) >= 0;
+		if (keep == KEEP_ALL || in_b == (keep == KEEP_IN_B))
 			w[k++] = a->world[i];
+	}
 	if (add_b)
 		for (int i = 0; i < b->size; i++)
 			if (lookup(amap, alen, b->world[i]) < 0)
@@ -281,19 +286,19 @@ setop(MPI_Group a, MPI_Group b, bool want_in, bool add_b, MPI_Group *out)
 int
 mpi_group_union(MPI_Group a, MPI_Group b, MPI_Group *out)
 {
-	return setop(a, b, true, true, out);
+	return setop(a, b, KEEP_ALL, true, out);
 }
 
 int
 mpi_group_intersection(MPI_Group a, MPI_Group b, MPI_Group *out)
 {
-	return setop(a, b, true, false, out);
+	return setop(a, b, KEEP_IN_B, false, out);
 }
 
 int
 mpi_group_difference(MPI_Group a, MPI_Group b, MPI_Group *out)
 {
-	return setop(a, b, false, false, out);
+	return setop(a, b, KEEP_NOT_IN_B, false, out);
 }
 
 int
