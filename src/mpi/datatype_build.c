@@ -578,8 +578,8 @@ mpi_dt_subarray(int ndims, const int *sizes, const int *subsizes,
 	for (int k = ndims - 1; k >= 0; k--) {
 		stride[k] = s;
 		if (__builtin_mul_overflow(s, (MPI_Aint)sizes[DIM(k)], &s) ||
-		    (k > 0 && __builtin_mul_overflow(rows, (size_t)subsizes[DIM(k)],
-		                                     &rows))) {
+		    (k < ndims - 1 &&
+		     __builtin_mul_overflow(rows, (size_t)subsizes[DIM(k)], &rows))) {
 			free(stride);
 			free(idx);
 			return mpi_dt_fail(why, MPI_ERR_ARG, "the array's size overflows");
