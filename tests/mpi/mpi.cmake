@@ -30,3 +30,9 @@ if(TARGET test_mpi_stats)
   target_sources(test_mpi_stats PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/stats_report.c)
   target_include_directories(test_mpi_stats PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
 endif()
+
+# The matching unit test again with transfers copied through the rings
+# (the fallback when the kernel refuses process_vm_readv).
+add_test(NAME unit.test_mpi_match.nocma COMMAND test_mpi_match)
+set_tests_properties(unit.test_mpi_match.nocma PROPERTIES TIMEOUT 120
+  LABELS unit ENVIRONMENT "GROVE_MPI_CMA=0")
