@@ -33,8 +33,8 @@ static uint32_t next_ctx = 4;
 
 /* Comm_create_group agrees on context ids among the group's members
  * only, with point-to-point messages on the parent's collective context.
- * Collectives use tags from their sequence numbers, which start at 0;
- * this range is out of their reach for 2^30 collectives on one parent. */
+ * Collectives tag their messages with their sequence number modulo 2^30
+ * (coll_sched.c), so tags from 2^30 up never meet theirs. */
 #define CREATE_GROUP_TAG_BASE 0x40000000
 
 int
