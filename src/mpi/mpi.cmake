@@ -89,3 +89,11 @@ install(FILES ${CMAKE_BINARY_DIR}/grove-mpi.pc DESTINATION ${CMAKE_INSTALL_LIBDI
 # grove run reads the statistics layout (function ids) of the job segment.
 target_include_directories(grove-cli PRIVATE ${GROVE_MPI_GEN_DIR})
 set_target_properties(grove-mpi PROPERTIES INSTALL_RPATH "$ORIGIN")
+
+# The MPI examples (the tutorial's programs: docs/tutorial-mpi.md).
+file(GLOB GROVE_MPI_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/mpi/*.c)
+foreach(src ${GROVE_MPI_EXAMPLES})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(mpi_${name} ${src})
+  target_link_libraries(mpi_${name} PRIVATE grove-mpi)
+endforeach()

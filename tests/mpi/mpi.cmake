@@ -36,3 +36,4 @@ endif()
 add_test(NAME unit.test_mpi_match.nocma COMMAND test_mpi_match)
 set_tests_properties(unit.test_mpi_match.nocma PROPERTIES TIMEOUT 120
   LABELS unit ENVIRONMENT "GROVE_MPI_CMA=0")
+
