@@ -93,13 +93,18 @@ is_bytes_op(uint16_t op)
 {
 	return trace_op_sends(op) || trace_op_receives(op) ||
 	       op == GROVE_OP_WRITEV || op == GROVE_OP_READ ||
-	       op == GROVE_OP_API_SEND || op == GROVE_OP_API_RECV;
+	       op == GROVE_OP_API_SEND || op == GROVE_OP_API_RECV ||
+	       op == GROVE_OP_MPI_CALL;
 }
 
+/* A call into the library: Grove's API, or an MPI call of Grove MPI (not
+ * the instants that carry an MPI call's tag or peer, which would count
+ * as calls of no length). */
 static int
 is_api(uint16_t op, const struct trace_collector_entry *e)
 {
 	return op == GROVE_OP_API_SEND || op == GROVE_OP_API_RECV ||
+	       op == GROVE_OP_MPI_CALL ||
 	       (e && !strcmp(e->layer, "api"));
 }
 
@@ -239,6 +244,11 @@ model_build(struct model *m, const struct trace_set *set)
 			const struct trace_ring_snap *rs = &p->rings[r];
 			for (size_t k = 0; k < rs->n; k++) {
 				const grove_trace_tuple *t = &rs->t[k];
+				/* An MPI call's tag or peer: part of the
+				 * call's record, not an event of its own. */
+				if (t->op == GROVE_OP_MPI_TAG ||
+				    t->op == GROVE_OP_MPI_PEER)
+					continue;
 				struct prim *pr = prim_get(m, &memo, p, t);
 				if (!pr) {
 					trace_memo_fini(&memo);

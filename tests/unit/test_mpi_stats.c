@@ -293,6 +293,17 @@ test_nesting_and_trace(void **state)
 	FILE *f = open_memstream(&text, &len);
 	assert_int_equal(trace_export_text(&set, f), 0);
 	fclose(f);
+	/* grove trace stats: a row per MPI function, and the MPI calls are
+	 * the process's time in calls. */
+	char *tstats = NULL;
+	size_t tlen = 0;
+	FILE *g = open_memstream(&tstats, &tlen);
+	assert_int_equal(trace_stats_text(&set, g), 0);
+	fclose(g);
+	assert_non_null(strstr(tstats, "\nMPI_Send "));
+	assert_non_null(strstr(tstats, "\nMPI_Barrier "));
+	assert_null(strstr(tstats, "mpi_tag"));
+	free(tstats);
 	trace_set_free(&set);
 	char **names;
 	size_t n;
