@@ -47,7 +47,7 @@ usage() {
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-build=build quick=0 reps= only=grove,openmpi,mpich out= limit=
+build=build quick=0 reps='' only=grove,openmpi,mpich out='' limit=''
 while (($#)); do
 	case $1 in
 	--quick) quick=1 ;;
@@ -80,7 +80,11 @@ fi
 [[ $limit =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench-mpi: --timeout SECONDS, a whole number >= 1" >&2; exit 2; }
 
-scratch=$root/$build/mpi-bench
+case $build in
+/*) babs=$build ;;
+*) babs=$root/$build ;;
+esac
+scratch=$babs/mpi-bench
 mkdir -p "$scratch" "$(dirname "$out")"
 tmp=$(mktemp -d)
 # Every launch carries this variable; the MPI launchers hand it on to
@@ -96,11 +100,14 @@ leftovers() {
 }
 reap() { # kills what our launches left; $1: wait a little first
 	local pids
-	pids=$(leftovers)
-	[[ -n $pids && ${1:-} == wait ]] && { sleep 1; pids=$(leftovers); }
-	if [[ -n $pids ]]; then
-		echo "bench-mpi: killing leftover processes" $pids >&2
-		kill -KILL $pids 2>/dev/null || true
+	mapfile -t pids < <(leftovers)
+	if ((${#pids[@]})) && [[ ${1:-} == wait ]]; then
+		sleep 1
+		mapfile -t pids < <(leftovers)
+	fi
+	if ((${#pids[@]})); then
+		echo "bench-mpi: killing leftover processes ${pids[*]}" >&2
+		kill -KILL "${pids[@]}" 2>/dev/null || true
 	fi
 }
 cleanup() {
@@ -116,7 +123,7 @@ trap cleanup EXIT
 trap 'echo "bench-mpi: interrupted" >&2; exit 130' INT TERM HUP
 
 # The MPIs of this run, each with its wrapper and launcher.
-declare -A cc label version
+declare -A cc version
 mpis=()
 IFS=, read -r -a wanted <<<"$only"
 for m in "${wanted[@]}"; do
@@ -128,7 +135,7 @@ for m in "${wanted[@]}"; do
 			    "column" >&2
 			continue
 		fi
-		cc[grove]=$root/$build/mpicc label[grove]=Grove
+		cc[grove]=$babs/mpicc
 		version[grove]="Grove $(git rev-parse --short HEAD 2>/dev/null || echo ?)"
 		;;
 	openmpi | mpich)
@@ -140,11 +147,9 @@ for m in "${wanted[@]}"; do
 		fi
 		cc[$m]=mpicc.$m
 		if [[ $m == openmpi ]]; then
-			label[$m]="Open MPI"
 			version[$m]="Open MPI $(mpirun.openmpi --version 2>/dev/null |
 			    head -1 | awk '{print $NF}')"
 		else
-			label[$m]=MPICH
 			version[$m]="MPICH $(mpicc.mpich -v 2>/dev/null | head -1 |
 			    awk '{print $NF}')"
 		fi
@@ -158,11 +163,11 @@ if ((${#mpis[@]} == 0)); then
 	exit 1
 fi
 
-launcher() { # $1: mpi, $2: ranks; prints the launch command
+launcher() { # $1: mpi, $2: ranks; sets the array `launch`
 	case $1 in
-	grove) echo "$root/$build/mpiexec -n $2" ;;
-	openmpi) echo "mpirun.openmpi --allow-run-as-root --oversubscribe -n $2" ;;
-	mpich) echo "mpirun.mpich -n $2" ;;
+	grove) launch=("$babs/mpiexec" -n "$2") ;;
+	openmpi) launch=(mpirun.openmpi --allow-run-as-root --oversubscribe -n "$2") ;;
+	mpich) launch=(mpirun.mpich -n "$2") ;;
 	esac
 }
 
@@ -197,11 +202,13 @@ PY
 # the status alone when it printed nothing usable.
 cat >"$tmp/emit.py" <<'PY'
 import json, sys
-meta, mpi, version, bench, ranks, rep, status, rc, wall, limit, outf = sys.argv[1:]
+meta, mpi, version, bench, ranks, rep, status, rc, wall, limit, load, outf = \
+    sys.argv[1:]
 base = json.load(open(meta))
 base.update(mpi=mpi, mpi_version=version, bench=bench, ranks=int(ranks),
             rep=int(rep), status=status, exit_code=int(rc),
-            run_wall_s=round(float(wall), 4), timeout_s=float(limit))
+            run_wall_s=round(float(wall), 4), timeout_s=float(limit),
+            load1_before=float(load))
 lines = []
 if bench == "hello":  # one line per rank; the measurement is the wall time
     n = sum(1 for l in open(outf, errors="replace") if l.startswith("hello "))
@@ -232,15 +239,18 @@ PY
 
 : >"$out"
 run() { # $1 mpi, $2 bench, $3 ranks, $4 rep, $5 limit, rest: program args
-	local m=$1 b=$2 n=$3 rep=$4 t=$5 rc=0 status t0 t1
+	local m=$1 b=$2 n=$3 rep=$4 t=$5 rc=0 status t0 t1 load launch
 	shift 5
+	# The machine may be shared: keep the load each run started under.
+	read -r load _ </proc/loadavg
 	if [[ ${built[$m/$b]} != 1 ]]; then
 		status=build-failed rc=-1 t0=0 t1=0
 		: >"$tmp/out"
 	else
+		launcher "$m" "$n"
 		t0=$(date +%s%N)
 		env GROVE_BENCH_MPI_TAG="$tag" timeout -k 5 "$t" \
-		    $(launcher "$m" "$n") "$scratch/$m/$b" "$@" \
+		    "${launch[@]}" "$scratch/$m/$b" "$@" \
 		    >"$tmp/out" 2>"$tmp/err" </dev/null &
 		child=$!
 		wait "$child" || rc=$?
@@ -258,7 +268,7 @@ run() { # $1 mpi, $2 bench, $3 ranks, $4 rep, $5 limit, rest: program args
 		fi
 	fi
 	python3 "$tmp/emit.py" "$tmp/meta.json" "$m" "${version[$m]}" "$b" "$n" \
-	    "$rep" "$status" "$rc" "$(((t1 - t0) / 1000))e-6" "$t" \
+	    "$rep" "$status" "$rc" "$(((t1 - t0) / 1000))e-6" "$t" "$load" \
 	    "$tmp/out" >>"$out"
 }
 
@@ -292,7 +302,9 @@ versions = {}
 for r in rows:
     versions[r["mpi"]] = r["mpi_version"]
 print("; ".join(versions[m] for m in ("grove", "openmpi", "mpich") if m in versions))
-print(f"medians of {reps} interleaved repetition(s)\n")
+loads = [r["load1_before"] for r in rows if "load1_before" in r]
+print(f"medians of {reps} interleaved repetition(s); 1-minute load average "
+      f"before the runs {min(loads):.2f} .. {max(loads):.2f}\n")
 
 # (label, bench, ranks, selector, value key)
 spec = [
@@ -311,6 +323,11 @@ spec = [
     (f"CPU of rank 0 blocked {blocked} s in MPI_Recv (% of wall, lower is "
      "better)", "blocked_recv", 2, lambda r: True, "cpu_pct"),
 ]
+
+def fmt(v):
+    a = abs(v)
+    return (f"{v:.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else
+            f"{v:.2f}" if a >= 1 else f"{v:.3f}")
 
 def cell(mpi, bench, ranks, sel, key):
     """(median or None, text)"""
@@ -337,7 +354,7 @@ def cell(mpi, bench, ranks, sel, key):
         kinds = sorted({why(r) for r in bad})
         return None, "; ".join(kinds)
     med = statistics.median(vals)
-    text = f"{med:.4g}"
+    text = fmt(med)
     if bad:
         text += f" ({len(bad)}/{len(runs)} runs: " + "; ".join(
             sorted({why(r) for r in bad})) + ")"
