@@ -19,6 +19,7 @@ static const struct {
 	{"trace", cmd_trace, "event spaces: list, dump, stats, clean, sample"},
 	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
+	{"run", cmd_run, "start an MPI job (mpiexec): grove run -n N PROGRAM"},
 };
 
 static void

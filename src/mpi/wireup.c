@@ -1,0 +1,276 @@
+/* Wire-up of a rank started by grove run, through Grove's tree: the rank
+ * joins the launcher's network as back-end `rank` and takes part in one
+ * allgather of cards (protocol in wireup.h).
+ *
+ * What it gives MPI_Init: when mpi_wireup returns, every rank of the job
+ * has attached the job segment and written its control block (it sends
+ * its card only after that), and every rank is known to run on this
+ * host.  Ranks on several hosts are refused with a clear error: the
+ * transports between hosts do not exist yet.
+ *
+ * The back-end stays joined until MPI_Finalize but makes no Grove call
+ * in between: a back-end has no timers, and the tree declares only
+ * communication processes lost when they are silent (heartbeats go to
+ * CP children only), so a rank that computes for hours or sleeps on a
+ * futex stays a member.  mpi_wireup_fini leaves the network.
+ *
+ * The rank's event space is opened here, before the back-end joins, so
+ * that its name is the job's (/dev/shm/grove.<jobid>.mpi.<rank>, the
+ * name `grove trace` and grove run's clean-up look for): the back-end
+ * and the statistics join it.  The last fini, in mpi_wireup_fini, keeps
+ * it when grove run --keep-trace asked (GROVE_MPI_TRACE_KEEP). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <grove/backend.h>
+#include <grove/trace.h>
+
+#include "mpi/job.h"
+#include "mpi/mpi_impl.h"
+#include "mpi/wireup.h"
+
+/* Process-wide on purpose, like mpi_proc: one MPI_Init per process, and
+ * the back-end lives from MPI_Init to MPI_Finalize. */
+static grove_be *wire_be;
+static int wire_traced;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The first 32 hex digits of the kernel's boot id, or "-". */
+static void
+boot_id(char *out, size_t len)
+{
+	snprintf(out, len, "-");
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char b[64];
+	ssize_t n = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	size_t o = 0;
+	for (ssize_t i = 0; i < n && o + 1 < len && o < 32; i++)
+		if ((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f'))
+			out[o++] = b[i];
+	out[o] = '\0';
+	if (o == 0)
+		snprintf(out, len, "-");
+}
+
+/* Whether Yama lets a rank read a sibling's memory (CMA): scope 0, or 1
+ * with the PR_SET_PTRACER that MPI_Init sets; 2 and 3 forbid it. */
+static unsigned
+cma_flag(void)
+{
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return MPI_WIRE_F_CMA; /* no Yama */
+	char c = '0';
+	ssize_t n = read(fd, &c, 1);
+	close(fd);
+	return n == 1 && c >= '2' ? 0 : MPI_WIRE_F_CMA;
+}
+
+static void
+host_name(char *out, size_t len)
+{
+	if (gethostname(out, len - 1) != 0 || !out[0])
+		snprintf(out, len, "localhost");
+	out[len - 1] = '\0';
+	/* A card's fields are separated by blanks. */
+	for (char *p = out; *p; p++)
+		if (*p == ' ' || *p == '\t' || *p == '\n')
+			*p = '_';
+}
+
+/* Receives the next packet of tag `want`, whatever else comes first
+ * (nothing else is sent to a rank during the wire-up). */
+static int
+recv_tag(int32_t want, uint32_t *stream, grove_packet **p, char *err,
+    size_t errlen, const char *what)
+{
+	for (;;) {
+		int32_t tag = 0;
+		int rc = grove_be_recv(wire_be, stream, &tag, p, -1);
+		if (rc != 0) {
+			snprintf(err, errlen, "waiting for %s from grove run: %s%s%s",
+			    what, grove_strerror(rc),
+			    grove_be_last_error(wire_be)[0] ? ": " : "",
+			    grove_be_last_error(wire_be));
+			return -1;
+		}
+		if (tag == want)
+			return 0;
+		grove_packet_unref(*p);
+		*p = NULL;
+	}
+}
+
+struct card {
+	long pid;
+	unsigned flags;
+	char boot[40];
+	char host[256];
+};
+
+static int
+parse_card(const char *s, struct card *c)
+{
+	int used = 0;
+	if (sscanf(s, "%ld %u %39s %n", &c->pid, &c->flags, c->boot, &used) < 3 ||
+	    used <= 0 || !s[used])
+		return -1;
+	snprintf(c->host, sizeof c->host, "%s", s + used);
+	return 0;
+}
+
+/* Checks the gathered cards: one per rank, every rank on this host, the
+ * pids those the ranks wrote into the job segment. */
+static int
+check_cards(struct mpi_job *job, int rank, int size, const char *const *cards,
+    uint64_t ncards, const uint32_t *ranks, uint64_t nranks,
+    const struct card *mine, char *err, size_t errlen)
+{
+	if (ncards != nranks || ncards != (uint64_t)size) {
+		snprintf(err, errlen, "got %llu cards for %d ranks",
+		    (unsigned long long)ncards, size);
+		return -1;
+	}
+	char *seen = calloc((size_t)size, 1);
+	if (!seen) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = 0;
+	int other = -1;
+	struct card oc = {0};
+	for (uint64_t i = 0; i < ncards && rc == 0; i++) {
+		struct card c;
+		uint32_t r = ranks[i];
+		if (r >= (uint32_t)size || seen[r] || parse_card(cards[i], &c)) {
+			snprintf(err, errlen, "bad card %llu (rank %u): '%.80s'",
+			    (unsigned long long)i, r, cards[i]);
+			rc = -1;
+			break;
+		}
+		seen[r] = 1;
+		bool same_host = !strcmp(c.host, mine->host) &&
+		    (!strcmp(c.boot, "-") || !strcmp(mine->boot, "-") ||
+		     !strcmp(c.boot, mine->boot));
+		if (!same_host && other < 0) {
+			other = (int)r;
+			oc = c;
+		}
+		int32_t seg_pid = __atomic_load_n(&mpi_job_ctl(job, r)->pid,
+		    __ATOMIC_ACQUIRE);
+		if (same_host && seg_pid != (int32_t)c.pid) {
+			snprintf(err, errlen, "rank %u has pid %ld but the job "
+			    "segment says %d: the ranks do not share one job "
+			    "segment", r, c.pid, (int)seg_pid);
+			rc = -1;
+		}
+	}
+	free(seen);
+	if (rc == 0 && other >= 0) {
+		snprintf(err, errlen, "rank %d runs on %s and rank %d on %s%s: "
+		    "jobs on several hosts are not supported yet", rank,
+		    mine->host, other, oc.host,
+		    strcmp(oc.host, mine->host) ? "" : " (another kernel)");
+		rc = -1;
+	}
+	return rc;
+}
+
+int
+mpi_wireup(struct mpi_job *job, int rank, int size, char *err, size_t errlen)
+{
+	double t0 = now_ms();
+	const char *cf = getenv("GROVE_MPI_CONNECT");
+	if (!cf || !*cf) {
+		snprintf(err, errlen, "GROVE_MPI_CONNECT is not set (grove run "
+		    "sets it; was this rank started by another launcher?)");
+		return -1;
+	}
+	if (!wire_traced) {
+		grove_trace_init(job->hdr->jobid, "mpi", (uint32_t)rank);
+		wire_traced = 1;
+	}
+	int rc = grove_be_attach(cf, (uint32_t)rank, &wire_be);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot join grove run's network (%s): %s",
+		    cf, wire_be && grove_be_last_error(wire_be)[0]
+		    ? grove_be_last_error(wire_be) : grove_strerror(rc));
+		grove_be_destroy(wire_be);
+		wire_be = NULL;
+		return -1;
+	}
+	if (grove_be_backends(wire_be) != (uint32_t)size) {
+		snprintf(err, errlen, "grove run's network has %u back-ends for "
+		    "%d ranks", grove_be_backends(wire_be), size);
+		return -1;
+	}
+	double t_att = now_ms();
+	uint32_t stream = 0;
+	grove_packet *p = NULL;
+	if (recv_tag(MPI_WIRE_TAG_GO, &stream, &p, err, errlen, "the start"))
+		return -1;
+	grove_packet_unref(p);
+	struct card mine = {.pid = (long)getpid(), .flags = cma_flag()};
+	boot_id(mine.boot, sizeof mine.boot);
+	host_name(mine.host, sizeof mine.host);
+	char card[400];
+	snprintf(card, sizeof card, "%ld %u %s %s", mine.pid, mine.flags,
+	    mine.boot, mine.host);
+	if ((rc = grove_be_send(wire_be, stream, MPI_WIRE_TAG_CARD, "%s", card))) {
+		snprintf(err, errlen, "sending this rank's card: %s",
+		    grove_strerror(rc));
+		return -1;
+	}
+	if (recv_tag(MPI_WIRE_TAG_CARD, &stream, &p, err, errlen, "the cards"))
+		return -1;
+	const char *const *cards = NULL;
+	const uint32_t *ranks = NULL;
+	uint64_t ncards = 0, nranks = 0;
+	rc = grove_packet_unpack(p, "%as %aud", &cards, &ncards, &ranks, &nranks);
+	if (rc != 0) {
+		snprintf(err, errlen, "the cards came as '%s': %s",
+		    grove_packet_format(p), grove_strerror(rc));
+		grove_packet_unref(p);
+		return -1;
+	}
+	rc = check_cards(job, rank, size, cards, ncards, ranks, nranks, &mine,
+	    err, errlen);
+	grove_packet_unref(p);
+	if (rc == 0 && rank == 0 && getenv("GROVE_MPI_VERBOSE"))
+		fprintf(stderr, "grove-mpi: wire-up of %d ranks through the tree: "
+		    "%.2f ms in rank 0 (%.2f ms to attach)\n", size,
+		    now_ms() - t0, t_att - t0);
+	return rc;
+}
+
+void
+mpi_wireup_fini(void)
+{
+	if (wire_be) {
+		grove_be_destroy(wire_be);
+		wire_be = NULL;
+	}
+	if (wire_traced) {
+		wire_traced = 0;
+		/* The last user of the event space decides whether it stays. */
+		grove_trace_fini(getenv("GROVE_MPI_TRACE_KEEP") != NULL);
+	}
+}

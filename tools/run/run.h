@@ -1,0 +1,186 @@
+/* grove run: the launcher of Grove MPI jobs (mpiexec, mpirun).
+ *
+ *   run_opts.c      options, usage, finding PROGRAM
+ *   run_main.c      the job's life from start to status
+ *   run_loop.c      the event loop: signals, rank exits, output, timers
+ *   run_spawn.c     fork/exec of the ranks, their environment
+ *   run_io.c        forwarding of the ranks' output, line by line
+ *   run_exit.c      what a rank's end means for the job (status rules)
+ *   run_wire.c      the front-end of the wire-up (allgather of cards)
+ *   run_watchdog.c  the process that cleans up if the launcher dies
+ *   run_stats.c     fallback of run_stats_report until the real one links
+ *
+ * See the "Launcher" section of docs/mpi.md.
+ */
+#ifndef GROVE_TOOLS_RUN_H
+#define GROVE_TOOLS_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "grove/network.h"
+#include "mpi/job.h"
+
+#define RUN_CMD "grove run"
+/* Largest -n: the job segment holds n * n rings. */
+#define RUN_MAX_RANKS 4096
+
+struct run_opts {
+	unsigned n;
+	bool tag_output;
+	bool verbose;
+	bool stats;
+	bool keep_trace;
+	const char *stats_json;  /* --stats-json FILE, or NULL */
+	double timeout_s;        /* 0: none */
+	/* "VAR=VAL" for the ranks (from -x and --env), in order. */
+	char **env_set;
+	size_t n_env_set;
+	char **argv;             /* PROGRAM ARGS..., NULL-terminated */
+	char exe[4096];          /* PROGRAM resolved through PATH */
+};
+
+/* Parses the command line: 0, 1 for --help (usage printed, exit 0), or 2
+ * after a one-line usage error on standard error. */
+int run_parse(int argc, char **argv, struct run_opts *o);
+void run_opts_free(struct run_opts *o);
+
+/* Finds PROGRAM as execvp would: 0 with o->exe set, or the exit status
+ * (127 not found, 126 not executable) after saying why. */
+int run_resolve_program(struct run_opts *o);
+
+/* ---- output forwarding (run_io.c) ---------------------------------- */
+
+/* One output stream of one rank: its pipe and the part of a line not
+ * yet written. */
+struct run_out {
+	int fd;          /* read end, -1 once at end of file */
+	char *buf;
+	size_t len, cap;
+};
+
+struct run_io {
+	bool tag;        /* --tag-output */
+	bool broken[2];  /* our stdout / stderr failed: drop what comes */
+	char *scratch;   /* tagged lines are built here */
+	size_t scratch_cap;
+};
+
+/* Reads what the (non-blocking) pipe holds, once, and writes the
+ * complete lines to standard output (which 1) or standard error (2).
+ * Returns 2 when it read something, 1 when nothing was there, 0 at the
+ * pipe's end (the rest flushed, fd closed; also when it was closed). */
+int run_io_read(struct run_io *io, struct run_out *out, int rank, int which);
+/* Writes the last partial line and closes the pipe. */
+void run_io_finish(struct run_io *io, struct run_out *out, int rank,
+    int which);
+void run_io_free(struct run_io *io);
+
+/* ---- ranks ---------------------------------------------------------- */
+
+struct run_rank {
+	pid_t pid;       /* 0: not started */
+	bool exited;
+	int status;      /* from waitpid */
+	struct run_out out[2]; /* [0] stdout, [1] stderr */
+};
+
+/* ---- the job -------------------------------------------------------- */
+
+enum run_phase {
+	RUN_RUNNING = 0,
+	RUN_ENDING,      /* SIGTERM sent to the ranks left; SIGKILL due */
+};
+
+struct run_wire;
+
+struct run_job {
+	struct run_opts *o;
+	unsigned n;
+	struct run_rank *ranks;
+	struct mpi_job seg;          /* the job segment */
+	char jobid[40];
+	char dir[4096];              /* private directory (0700) */
+	char connect[4200];          /* its connection file */
+	struct run_wire *wire;
+	struct run_io io;
+	int sigfd;                   /* signalfd: SIGCHLD, SIGINT, SIGTERM... */
+	int epfd;
+	pid_t watchdog;
+	int watchdog_fd;             /* write end of its pipe, -1 if none */
+	unsigned live;               /* ranks not reaped yet */
+	unsigned open_pipes;         /* output pipes not at end of file */
+	unsigned exited_noinit;      /* exited 0 without MPI_Init */
+	int first_noinit;            /* the first of those, -1 if none */
+	/* How the job ends. */
+	enum run_phase phase;
+	int status;                  /* exit status of grove run */
+	bool failed;                 /* status decided by a failure */
+	double t_start, t_spawned, t_kill; /* tool_now(); t_kill: SIGKILL due */
+	double deadline;             /* --timeout, 0: none */
+	/* pid -> rank, sorted by pid, for reaping. */
+	struct run_pidx { pid_t pid; unsigned rank; } *pidx;
+};
+
+/* run_spawn.c: starts every rank (n forks); 0, or -1 after saying why
+ * (the ranks started so far are in job->ranks and are ended by the
+ * caller). */
+int run_spawn(struct run_job *job);
+/* Sends sig to every rank not reaped yet. */
+void run_signal_all(struct run_job *job, int sig);
+
+/* run_loop.c: runs until every rank is reaped and its output drained;
+ * returns the job's exit status. */
+int run_loop(struct run_job *job);
+
+/* run_exit.c: a rank was reaped (status from waitpid).  Decides what it
+ * means for the job: fine, or the failure that ends it (one message). */
+void run_exit_rank(struct run_job *job, unsigned rank, int status);
+/* Starts ending the job (if not yet): the status and a message, unless
+ * the job already failed; SIGTERM now, SIGKILL at t_kill. */
+void run_end_job(struct run_job *job, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A back-end attached: a rank that exited without MPI_Init leaves the
+ * others waiting in it forever. */
+void run_exit_check_noinit(struct run_job *job);
+
+/* ---- wire-up, front-end side (run_wire.c) ---------------------------- */
+
+/* Creates the front-end network (attach mode, flat, n back-ends) whose
+ * connection file is job->connect; 0, or -1 after saying why. */
+int run_wire_create(struct run_job *job);
+int run_wire_fd(const struct run_wire *w);
+/* The network's id, which is the job's id ("" for NULL). */
+const char *run_wire_id(const struct run_wire *w);
+/* Back-ends attached now (0 for NULL). */
+unsigned run_wire_backends_up(const struct run_wire *w);
+/* Makes whatever progress the network allows without blocking: waits
+ * for the back-ends, starts the allgather, multicasts its result.
+ * Returns 0, or -1 when the wire-up failed (said why; the job ends). */
+int run_wire_progress(struct run_job *job);
+/* Leaves the network (after the ranks exited). */
+void run_wire_destroy(struct run_wire *w);
+
+/* ---- watchdog (run_watchdog.c) -------------------------------------- */
+
+/* Forks the watchdog (its own process group, stdio on /dev/null): 0 with
+ * *pid and *fd (the write end of its pipe, close-on-exec), or -1. */
+int run_watchdog_start(pid_t *pid, int *fd);
+/* Tells it a line ("dir PATH", "dir2 PATH", "job ID", "keep",
+ * "pids P P ..."). */
+int run_watchdog_tell(int fd, const char *line);
+/* Normal end: it exits without touching anything; reaps it. */
+void run_watchdog_done(pid_t pid, int fd);
+/* Removes the job's files: its event spaces in /dev/shm (unless keep),
+ * the private directory and what is in it.  Used by both the launcher
+ * and the watchdog. */
+void run_cleanup_files(const char *jobid, const char *dir, bool keep_trace);
+
+/* ---- statistics (tools/run/stats_report.c; fallback in run_stats.c) -- */
+int run_stats_report(const struct mpi_job *job, FILE *out,
+    const char *json_path);
+
+#endif

@@ -1,0 +1,253 @@
+/* grove run: the life of a job, from the command line to the exit
+ * status.
+ *
+ *   watchdog      forked first, before anything exists that it may have to
+ *                 remove
+ *   directory     private (0700) under $TMPDIR or /tmp: the connection file
+ *   network       Grove front-end, attach mode, flat: the ranks attach in
+ *                 MPI_Init (the wire-up)
+ *   job segment   memfd, inherited by the ranks (GROVE_MPI_JOB_FD)
+ *   ranks         forked and exec'd; then the event loop until all are
+ *                 gone; then statistics and cleanup.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../cmds.h"
+#include "run.h"
+#include "../toolutil.h"
+
+/* Descriptors 0-2 open, so that no pipe or segment of the job lands on
+ * one and is mistaken for a standard stream by the ranks. */
+static void
+std_fds_open(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", O_RDWR);
+			if (n >= 0 && n != fd) {
+				dup2(n, fd);
+				close(n);
+			}
+		}
+}
+
+static int
+make_dir(struct run_job *job)
+{
+	const char *base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	int w = snprintf(job->dir, sizeof job->dir, "%s/grove-run.XXXXXX", base);
+	if (w < 0 || (size_t)w >= sizeof job->dir || !mkdtemp(job->dir)) {
+		fprintf(stderr, "%s: cannot make a private directory in %s: %s\n",
+		    RUN_CMD, base, w < 0 || (size_t)w >= sizeof job->dir ?
+		    "name too long" : strerror(errno));
+		job->dir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static void
+tell(struct run_job *job, const char *fmt, const char *arg)
+{
+	char line[4200];
+	snprintf(line, sizeof line, fmt, arg);
+	if (job->watchdog_fd >= 0)
+		run_watchdog_tell(job->watchdog_fd, line);
+}
+
+/* The directory gets the job's id in its name once the network made it
+ * (the id is the network's), so that a person finds it by the id.  The
+ * watchdog knows both names before the rename: whenever the launcher
+ * dies, one of them is right. */
+static void
+rename_dir(struct run_job *job)
+{
+	const char *slash = strrchr(job->dir, '/');
+	char to[sizeof job->dir];
+	int w = snprintf(to, sizeof to, "%.*s/grove-run.%s",
+	    (int)(slash - job->dir), job->dir, job->jobid);
+	if (w < 0 || (size_t)w >= sizeof to)
+		return;
+	tell(job, "dir2 %s", to);
+	if (rename(job->dir, to) != 0)
+		return; /* the mkdtemp name will do */
+	memcpy(job->dir, to, sizeof to);
+	snprintf(job->connect, sizeof job->connect, "%s/connect", job->dir);
+}
+
+/* The ranks' pids, in lines of moderate length. */
+static void
+tell_pids(struct run_job *job)
+{
+	char line[4096];
+	size_t len = 0;
+	for (unsigned r = 0; r < job->n; r++) {
+		if (job->ranks[r].pid <= 0)
+			continue;
+		if (len == 0)
+			len = (size_t)snprintf(line, sizeof line, "pids");
+		len += (size_t)snprintf(line + len, sizeof line - len, " %d",
+		    (int)job->ranks[r].pid);
+		if (len > sizeof line - 32 || r + 1 == job->n) {
+			tell(job, "%s", line);
+			len = 0;
+		}
+	}
+	if (len)
+		tell(job, "%s", line);
+}
+
+static int
+setup_signals(struct run_job *job)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		return -1;
+	job->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return job->sigfd < 0 ? -1 : 0;
+}
+
+static void
+free_ranks(struct run_job *job)
+{
+	if (!job->ranks)
+		return;
+	for (unsigned r = 0; r < job->n; r++)
+		for (int k = 0; k < 2; k++) {
+			if (job->ranks[r].out[k].fd >= 0)
+				close(job->ranks[r].out[k].fd);
+			free(job->ranks[r].out[k].buf);
+		}
+	free(job->ranks);
+	free(job->pidx);
+}
+
+/* Ends ranks that were started when the launcher could not go on. */
+static void
+abandon(struct run_job *job)
+{
+	run_signal_all(job, SIGKILL);
+	for (unsigned r = 0; r < job->n; r++)
+		if (job->ranks[r].pid > 0 && !job->ranks[r].exited) {
+			int st;
+			while (waitpid(job->ranks[r].pid, &st, 0) < 0 &&
+			       errno == EINTR)
+				;
+			job->ranks[r].exited = true;
+		}
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	int rc = run_parse(argc, argv, &o);
+	if (rc == 1)
+		return 0;
+	if (rc != 0)
+		return rc;
+	std_fds_open();
+	if ((rc = run_resolve_program(&o)) != 0) {
+		run_opts_free(&o);
+		return rc;
+	}
+	tool_raise_nofile();
+
+	struct run_job job;
+	memset(&job, 0, sizeof job);
+	job.o = &o;
+	job.n = o.n;
+	job.first_noinit = -1;
+	job.sigfd = job.epfd = job.watchdog_fd = -1;
+	job.seg.fd = -1;
+	job.io.tag = o.tag_output;
+	job.t_start = tool_now();
+	int status = 1;
+	job.ranks = calloc(o.n, sizeof *job.ranks);
+	if (!job.ranks) {
+		fprintf(stderr, "%s: out of memory\n", RUN_CMD);
+		goto out;
+	}
+	for (unsigned r = 0; r < o.n; r++)
+		job.ranks[r].out[0].fd = job.ranks[r].out[1].fd = -1;
+	if (run_watchdog_start(&job.watchdog, &job.watchdog_fd) != 0)
+		goto out;
+	if (setup_signals(&job) != 0 ||
+	    (job.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		fprintf(stderr, "%s: signals: %s\n", RUN_CMD, strerror(errno));
+		goto out;
+	}
+	if (o.keep_trace)
+		tell(&job, "%s", "keep");
+	if (make_dir(&job) != 0)
+		goto out;
+	tell(&job, "dir %s", job.dir);
+	snprintf(job.connect, sizeof job.connect, "%s/connect", job.dir);
+	/* The network's first file is its event space, named by its id,
+	 * which exists only once it does: a launcher killed inside
+	 * grove_net_create can leave that one file. */
+	if (run_wire_create(&job) != 0)
+		goto out;
+	snprintf(job.jobid, sizeof job.jobid, "%s", run_wire_id(job.wire));
+	tell(&job, "job %s", job.jobid);
+	rename_dir(&job);
+	rc = mpi_job_create(&job.seg, job.n, job.jobid);
+	if (rc != 0) {
+		fprintf(stderr, "%s: cannot make the job segment for %u ranks: "
+		    "%s\n", RUN_CMD, job.n, strerror(-rc));
+		goto out;
+	}
+	if (run_spawn(&job) != 0) {
+		abandon(&job);
+		goto out;
+	}
+	tell_pids(&job);
+	job.t_spawned = tool_now();
+	if (o.verbose)
+		fprintf(stderr, "%s: job %s: %u ranks of %s started in %.1f ms\n",
+		    RUN_CMD, job.jobid, job.n, o.exe,
+		    (job.t_spawned - job.t_start) * 1e3);
+	if (o.timeout_s > 0)
+		job.deadline = job.t_start + o.timeout_s;
+	status = run_loop(&job);
+	if (o.verbose)
+		fprintf(stderr, "%s: job %s ended after %.1f ms, status %d\n",
+		    RUN_CMD, job.jobid, (tool_now() - job.t_start) * 1e3, status);
+	if ((o.stats || o.stats_json) &&
+	    run_stats_report(&job.seg, stderr, o.stats_json) != 0 && status == 0)
+		status = 1;
+out:
+	abandon(&job);
+	run_wire_destroy(job.wire);
+	job.wire = NULL;
+	mpi_job_close(&job.seg);
+	run_cleanup_files(job.jobid, job.dir, o.keep_trace);
+	run_watchdog_done(job.watchdog, job.watchdog_fd);
+	if (job.sigfd >= 0)
+		close(job.sigfd);
+	if (job.epfd >= 0)
+		close(job.epfd);
+	free_ranks(&job);
+	run_io_free(&job.io);
+	run_opts_free(&o);
+	fflush(stdout);
+	return status;
+}
