@@ -261,6 +261,8 @@ struct grove_mpi_request_s {
 	bool freed;          /* MPI_Request_free before completion */
 	volatile bool done;
 	bool cancelled;
+	bool holds_refs;     /* took references on comm and dt (released
+	                        when the request is freed) */
 	MPI_Status status;
 	/* The operation. */
 	MPI_Comm comm;
@@ -356,6 +358,23 @@ struct mpi_proc {
 };
 /* Process-wide on purpose: MPI's state is per process (one MPI_Init). */
 extern struct mpi_proc mpi_proc;
+
+/* Wake-ups (wake.c).  A rank that waits sleeps on its own futex word in
+ * the job segment; whoever publishes something it may wait for (a ring
+ * record, a shared-memory collective's arrival) calls mpi_wake(rank)
+ * afterwards, which costs one load unless the rank sleeps. */
+void mpi_wake(int world_rank);
+/* Spin budget before sleeping: 0 when ranks outnumber cores. */
+int mpi_spin_budget(void);
+
+/* Wire-up through Grove's tree (wireup.c): called by MPI_Init in a rank
+ * started by grove run, after the job segment is attached: joins the
+ * launcher's network as back-end `rank` and exchanges the ranks' cards
+ * (pid, host) with one allgather through the tree.  Returns 0, or -1 with
+ * a message in err.  mpi_wireup_fini leaves the network (MPI_Finalize). */
+int mpi_wireup(struct mpi_job *job, int rank, int size, char *err,
+               size_t errlen);
+void mpi_wireup_fini(void);
 
 /* Checks that MPI is initialized and not finalized (for fn): 0, or the
  * error (MPI_ERR_OTHER with a message naming fn) when it is not. */

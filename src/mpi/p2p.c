@@ -785,6 +785,8 @@ mpi_isend_ctx(const void *buf, size_t count, MPI_Datatype dt, int peer,
 	req->dt = dt;
 	req->mode = mode ? mode : MPI_FN_Isend;
 	mpi_dt_retain(dt);
+	mpi_comm_retain(comm);
+	req->holds_refs = true;
 	int rc = mpi_p2p_start_send(req);
 	if (rc != MPI_SUCCESS) {
 		mpi_request_free_internal(req);
@@ -809,6 +811,8 @@ mpi_irecv_ctx(void *buf, size_t count, MPI_Datatype dt, int peer, int tag,
 	req->count = count;
 	req->dt = dt;
 	mpi_dt_retain(dt);
+	mpi_comm_retain(comm);
+	req->holds_refs = true;
 	int rc = mpi_p2p_start_recv(req);
 	if (rc != MPI_SUCCESS) {
 		mpi_request_free_internal(req);

@@ -344,6 +344,8 @@ new_req(enum mpi_fn fn, enum mpi_req_kind kind, const void *buf, int count,
 		return mpi_err(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 	fill_req(r, kind, buf, count, dt, peer, tag, comm, fn);
 	mpi_dt_retain(dt);
+	mpi_comm_retain(comm);
+	r->holds_refs = true;
 	r->persistent = persistent;
 	if (!persistent) {
 		int rc = start_req(r);
@@ -783,6 +785,8 @@ PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 		return rc;
 	}
 	mpi_dt_retain(dt);
+	mpi_comm_retain(r->comm);
+	r->holds_refs = true;
 	*request = r;
 	return MPI_SUCCESS;
 }

@@ -19,8 +19,12 @@ mpi_request_free_internal(MPI_Request req)
 {
 	if (!req)
 		return;
-	if ((req->kind == MPI_REQ_SEND || req->kind == MPI_REQ_RECV) && req->dt)
-		mpi_dt_release(req->dt);
+	if (req->holds_refs) {
+		if (req->dt)
+			mpi_dt_release(req->dt);
+		if (req->comm)
+			mpi_comm_release(req->comm);
+	}
 	free(req->pack);
 	free(req);
 }
