@@ -66,6 +66,22 @@ static const unsigned char inbound[MPI_FN_COUNT_] = {
 	[MPI_FN_Get] = 1, [MPI_FN_Rget] = 1,
 };
 
+/* Functions that take a tag (or, for Mrecv and the completions, report
+ * one): only their calls get a GROVE_OP_MPI_TAG tuple, whatever the
+ * caller passed (a collective passes 0 or -1: it has no tag). */
+static const unsigned char has_tag[MPI_FN_COUNT_] = {
+	[MPI_FN_Send] = 1, [MPI_FN_Ssend] = 1, [MPI_FN_Rsend] = 1,
+	[MPI_FN_Bsend] = 1, [MPI_FN_Recv] = 1, [MPI_FN_Isend] = 1,
+	[MPI_FN_Issend] = 1, [MPI_FN_Irsend] = 1, [MPI_FN_Ibsend] = 1,
+	[MPI_FN_Irecv] = 1, [MPI_FN_Sendrecv] = 1,
+	[MPI_FN_Sendrecv_replace] = 1, [MPI_FN_Probe] = 1,
+	[MPI_FN_Iprobe] = 1, [MPI_FN_Mprobe] = 1, [MPI_FN_Improbe] = 1,
+	[MPI_FN_Mrecv] = 1, [MPI_FN_Imrecv] = 1, [MPI_FN_Send_init] = 1,
+	[MPI_FN_Ssend_init] = 1, [MPI_FN_Rsend_init] = 1,
+	[MPI_FN_Bsend_init] = 1, [MPI_FN_Recv_init] = 1, [MPI_FN_Wait] = 1,
+	[MPI_FN_Waitany] = 1, [MPI_FN_Test] = 1, [MPI_FN_Testany] = 1,
+};
+
 /* One collector and whether it was registered (id 0 also means the
  * registry was full or tracing off: registering again would not help). */
 enum coll_state {
@@ -228,7 +244,7 @@ trace_call(enum mpi_fn fn, uint64_t t0, uint64_t t1, int peer, int tag,
 	if (__builtin_expect(mc->state == COLL_FALLBACK, 0))
 		c = &tab[0].c;
 	grove_trace_record(c, GROVE_OP_MPI_CALL, res, t0, t1);
-	if (tag >= 0)
+	if (tag >= 0 && has_tag[fn])
 		grove_trace_record(c, GROVE_OP_MPI_TAG, tag, t1, t1);
 	if (__builtin_expect(mc->state == COLL_FALLBACK, 0))
 		grove_trace_record(c, GROVE_OP_MPI_PEER, peer, t1, t1);

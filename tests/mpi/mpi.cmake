@@ -37,3 +37,14 @@ add_test(NAME unit.test_mpi_match.nocma COMMAND test_mpi_match)
 set_tests_properties(unit.test_mpi_match.nocma PROPERTIES TIMEOUT 120
   LABELS unit ENVIRONMENT "GROVE_MPI_CMA=0")
 
+
+# Programs the launcher tests (tests/cli/mpi_*.sh) run: tests/mpi/launch/
+# *.c, built as mpilaunch_<name> beside grove, not run by CTest themselves.
+file(GLOB GROVE_MPI_LAUNCH_PROGS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/mpi/launch/*.c)
+foreach(src ${GROVE_MPI_LAUNCH_PROGS})
+  get_filename_component(name ${src} NAME_WE)
+  if(NOT TARGET mpilaunch_${name})
+    add_executable(mpilaunch_${name} ${src})
+    target_link_libraries(mpilaunch_${name} PRIVATE grove-mpi m)
+  endif()
+endforeach()
