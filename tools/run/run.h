@@ -8,7 +8,7 @@
  *   run_exit.c      what a rank's end means for the job (status rules)
  *   run_wire.c      the front-end of the wire-up (allgather of cards)
  *   run_watchdog.c  the process that cleans up if the launcher dies
- *   run_stats.c     fallback of run_stats_report until the real one links
+ *   stats_report.c  --stats: the statistics report (stats_report.h)
  *
  * See the "Launcher" section of docs/mpi.md.
  */
@@ -155,6 +155,10 @@ int run_wire_create(struct run_job *job);
 int run_wire_fd(const struct run_wire *w);
 /* The network's id, which is the job's id ("" for NULL). */
 const char *run_wire_id(const struct run_wire *w);
+/* Whether the wire-up still runs (the loop then also calls
+ * run_wire_progress every RUN_WIRE_TICK_MS, see run_loop.c). */
+bool run_wire_busy(const struct run_wire *w);
+#define RUN_WIRE_TICK_MS 5
 /* Back-ends attached now (0 for NULL). */
 unsigned run_wire_backends_up(const struct run_wire *w);
 /* Makes whatever progress the network allows without blocking: waits
@@ -179,8 +183,5 @@ void run_watchdog_done(pid_t pid, int fd);
  * and the watchdog. */
 void run_cleanup_files(const char *jobid, const char *dir, bool keep_trace);
 
-/* ---- statistics (tools/run/stats_report.c; fallback in run_stats.c) -- */
-int run_stats_report(const struct mpi_job *job, FILE *out,
-    const char *json_path);
 
 #endif

@@ -182,21 +182,33 @@ run_loop(struct run_job *job)
 		int ms = -1;
 		if (next > 0)
 			ms = next <= now ? 0 : (int)((next - now) * 1e3) + 1;
+		/* While the wire-up runs, Grove is also asked at short
+		 * intervals: the network's descriptor does not always wake us
+		 * for the last back-ends' handshakes (measured: the last of 64
+		 * ranks seen up to one heartbeat, 1 s, after it attached). */
+		bool wiring = run_wire_busy(job->wire);
+		if (wiring && (ms < 0 || ms > RUN_WIRE_TICK_MS))
+			ms = RUN_WIRE_TICK_MS;
 		struct epoll_event evs[64];
 		int n = epoll_wait(job->epfd, evs, 64, ms);
 		if (n < 0 && errno != EINTR)
 			goto sys;
+		bool net_done = false;
 		for (int i = 0; i < n; i++) {
 			uint64_t d = evs[i].data.u64;
 			unsigned kind = (unsigned)(d & ((1u << EV_SHIFT) - 1));
 			if (d == EV_SIG)
 				on_signals(job);
-			else if (d == EV_NET)
+			else if (d == EV_NET && !net_done) {
 				run_wire_progress(job);
+				net_done = true;
+			}
 			else if (kind >= EV_OUT)
 				on_output(job, (unsigned)(d >> EV_SHIFT),
 				    (int)(kind - EV_OUT));
 		}
+		if (wiring && !net_done)
+			run_wire_progress(job);
 	}
 	/* Last partial lines, and pipes a leftover process still holds. */
 	for (unsigned r = 0; r < job->n; r++)

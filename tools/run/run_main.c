@@ -24,6 +24,7 @@
 
 #include "../cmds.h"
 #include "run.h"
+#include "stats_report.h"
 #include "../toolutil.h"
 
 /* Descriptors 0-2 open, so that no pipe or segment of the job lands on

@@ -64,6 +64,12 @@ run_wire_id(const struct run_wire *w)
 	return w && w->net ? grove_net_id(w->net) : "";
 }
 
+bool
+run_wire_busy(const struct run_wire *w)
+{
+	return w && w->net && (w->phase == WIRE_WAIT || w->phase == WIRE_GATHER);
+}
+
 unsigned
 run_wire_backends_up(const struct run_wire *w)
 {
