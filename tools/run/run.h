@@ -102,7 +102,8 @@ struct run_job {
 	unsigned n;
 	struct run_rank *ranks;
 	struct mpi_job seg;          /* the job segment */
-	char jobid[40];
+	char jobid[40];              /* ours: the ranks' event spaces */
+	char netid[40];              /* the network's: the launcher's space */
 	char dir[4096];              /* private directory (0700) */
 	char connect[4200];          /* its connection file */
 	struct run_wire *wire;
@@ -153,7 +154,7 @@ void run_exit_check_noinit(struct run_job *job);
  * connection file is job->connect; 0, or -1 after saying why. */
 int run_wire_create(struct run_job *job);
 int run_wire_fd(const struct run_wire *w);
-/* The network's id, which is the job's id ("" for NULL). */
+/* The network's id ("" for NULL). */
 const char *run_wire_id(const struct run_wire *w);
 /* Whether the wire-up still runs (the loop then also calls
  * run_wire_progress every RUN_WIRE_TICK_MS, see run_loop.c). */
@@ -173,14 +174,14 @@ void run_wire_destroy(struct run_wire *w);
 /* Forks the watchdog (its own process group, stdio on /dev/null): 0 with
  * *pid and *fd (the write end of its pipe, close-on-exec), or -1. */
 int run_watchdog_start(pid_t *pid, int *fd);
-/* Tells it a line ("dir PATH", "dir2 PATH", "job ID", "keep",
+/* Tells it a line ("dir PATH", "job ID", "net ID", "keep",
  * "pids P P ..."). */
 int run_watchdog_tell(int fd, const char *line);
 /* Normal end: it exits without touching anything; reaps it. */
 void run_watchdog_done(pid_t pid, int fd);
-/* Removes the job's files: its event spaces in /dev/shm (unless keep),
- * the private directory and what is in it.  Used by both the launcher
- * and the watchdog. */
+/* Removes the event spaces /dev/shm/grove.<id>.* (id NULL or "": none;
+ * keep_trace: none) and the directory dir (NULL: none) with what is in
+ * it.  Used by both the launcher and the watchdog. */
 void run_cleanup_files(const char *jobid, const char *dir, bool keep_trace);
 
 

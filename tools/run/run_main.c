@@ -3,6 +3,7 @@
  *
  *   watchdog      forked first, before anything exists that it may have to
  *                 remove
+ *   job id        random; names the directory and the ranks' event spaces
  *   directory     private (0700) under $TMPDIR or /tmp: the connection file
  *   network       Grove front-end, attach mode, flat: the ranks attach in
  *                 MPI_Init (the wire-up)
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -42,20 +44,21 @@ std_fds_open(void)
 		}
 }
 
+/* The job's id: 16 random hex digits.  It names the ranks' event spaces
+ * (/dev/shm/grove.<id>.mpi.<rank>) and the job's directory.  Not the
+ * network's id: the front-end removes its network's event spaces when
+ * it is destroyed, and --keep-trace must keep the ranks'. */
 static int
-make_dir(struct run_job *job)
+make_jobid(struct run_job *job)
 {
-	const char *base = getenv("TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	int w = snprintf(job->dir, sizeof job->dir, "%s/grove-run.XXXXXX", base);
-	if (w < 0 || (size_t)w >= sizeof job->dir || !mkdtemp(job->dir)) {
-		fprintf(stderr, "%s: cannot make a private directory in %s: %s\n",
-		    RUN_CMD, base, w < 0 || (size_t)w >= sizeof job->dir ?
-		    "name too long" : strerror(errno));
-		job->dir[0] = '\0';
+	unsigned char b[8];
+	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+		fprintf(stderr, "%s: no randomness for the job id: %s\n", RUN_CMD,
+		    strerror(errno));
 		return -1;
 	}
+	for (size_t i = 0; i < sizeof b; i++)
+		snprintf(job->jobid + 2 * i, 3, "%02x", b[i]);
 	return 0;
 }
 
@@ -68,24 +71,31 @@ tell(struct run_job *job, const char *fmt, const char *arg)
 		run_watchdog_tell(job->watchdog_fd, line);
 }
 
-/* The directory gets the job's id in its name once the network made it
- * (the id is the network's), so that a person finds it by the id.  The
- * watchdog knows both names before the rename: whenever the launcher
- * dies, one of them is right. */
-static void
-rename_dir(struct run_job *job)
+/* The private directory (mode 0700: the connection file in it holds
+ * the network's secret), named after the job.  The watchdog learns its
+ * name before it exists. */
+static int
+make_dir(struct run_job *job)
 {
-	const char *slash = strrchr(job->dir, '/');
-	char to[sizeof job->dir];
-	int w = snprintf(to, sizeof to, "%.*s/grove-run.%s",
-	    (int)(slash - job->dir), job->dir, job->jobid);
-	if (w < 0 || (size_t)w >= sizeof to)
-		return;
-	tell(job, "dir2 %s", to);
-	if (rename(job->dir, to) != 0)
-		return; /* the mkdtemp name will do */
-	memcpy(job->dir, to, sizeof to);
+	const char *base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	int w = snprintf(job->dir, sizeof job->dir, "%s/grove-run.%s", base,
+	    job->jobid);
+	if (w < 0 || (size_t)w >= sizeof job->dir) {
+		fprintf(stderr, "%s: TMPDIR is too long: %s\n", RUN_CMD, base);
+		job->dir[0] = '\0';
+		return -1;
+	}
+	tell(job, "dir %s", job->dir);
+	if (mkdir(job->dir, 0700) != 0) {
+		fprintf(stderr, "%s: cannot make the job's directory %s: %s\n",
+		    RUN_CMD, job->dir, strerror(errno));
+		job->dir[0] = '\0';
+		return -1;
+	}
 	snprintf(job->connect, sizeof job->connect, "%s/connect", job->dir);
+	return 0;
 }
 
 /* The ranks' pids, in lines of moderate length. */
@@ -196,20 +206,20 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s: signals: %s\n", RUN_CMD, strerror(errno));
 		goto out;
 	}
+	if (make_jobid(&job) != 0)
+		goto out;
+	tell(&job, "job %s", job.jobid);
 	if (o.keep_trace)
 		tell(&job, "%s", "keep");
 	if (make_dir(&job) != 0)
 		goto out;
-	tell(&job, "dir %s", job.dir);
-	snprintf(job.connect, sizeof job.connect, "%s/connect", job.dir);
-	/* The network's first file is its event space, named by its id,
-	 * which exists only once it does: a launcher killed inside
-	 * grove_net_create can leave that one file. */
+	/* The network's own event space (the launcher's, named after the
+	 * network's id) is made inside grove_net_create, before its id is
+	 * known here: a launcher killed in there can leave that one file. */
 	if (run_wire_create(&job) != 0)
 		goto out;
-	snprintf(job.jobid, sizeof job.jobid, "%s", run_wire_id(job.wire));
-	tell(&job, "job %s", job.jobid);
-	rename_dir(&job);
+	snprintf(job.netid, sizeof job.netid, "%s", run_wire_id(job.wire));
+	tell(&job, "net %s", job.netid);
 	rc = mpi_job_create(&job.seg, job.n, job.jobid);
 	if (rc != 0) {
 		fprintf(stderr, "%s: cannot make the job segment for %u ranks: "
@@ -241,6 +251,7 @@ out:
 	job.wire = NULL;
 	mpi_job_close(&job.seg);
 	run_cleanup_files(job.jobid, job.dir, o.keep_trace);
+	run_cleanup_files(job.netid, NULL, false);
 	run_watchdog_done(job.watchdog, job.watchdog_fd);
 	if (job.sigfd >= 0)
 		close(job.sigfd);
