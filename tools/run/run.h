@@ -102,8 +102,7 @@ struct run_job {
 	unsigned n;
 	struct run_rank *ranks;
 	struct mpi_job seg;          /* the job segment */
-	char jobid[40];              /* ours: the ranks' event spaces */
-	char netid[40];              /* the network's: the launcher's space */
+	char jobid[40];              /* names the job's event spaces */
 	char dir[4096];              /* private directory (0700) */
 	char connect[4200];          /* its connection file */
 	struct run_wire *wire;
@@ -154,8 +153,6 @@ void run_exit_check_noinit(struct run_job *job);
  * connection file is job->connect; 0, or -1 after saying why. */
 int run_wire_create(struct run_job *job);
 int run_wire_fd(const struct run_wire *w);
-/* The network's id ("" for NULL). */
-const char *run_wire_id(const struct run_wire *w);
 /* Whether the wire-up still runs (the loop then also calls
  * run_wire_progress every RUN_WIRE_TICK_MS, see run_loop.c). */
 bool run_wire_busy(const struct run_wire *w);
@@ -174,7 +171,7 @@ void run_wire_destroy(struct run_wire *w);
 /* Forks the watchdog (its own process group, stdio on /dev/null): 0 with
  * *pid and *fd (the write end of its pipe, close-on-exec), or -1. */
 int run_watchdog_start(pid_t *pid, int *fd);
-/* Tells it a line ("dir PATH", "job ID", "net ID", "keep",
+/* Tells it a line ("dir PATH", "job ID", "keep",
  * "pids P P ..."). */
 int run_watchdog_tell(int fd, const char *line);
 /* Normal end: it exits without touching anything; reaps it. */

@@ -3,7 +3,8 @@
  *
  *   watchdog      forked first, before anything exists that it may have to
  *                 remove
- *   job id        random; names the directory and the ranks' event spaces
+ *   job id        random; names the directory and the event spaces of the
+ *                 ranks (grove.<id>.mpi.<rank>) and the launcher (.run.0)
  *   directory     private (0700) under $TMPDIR or /tmp: the connection file
  *   network       Grove front-end, attach mode, flat: the ranks attach in
  *                 MPI_Init (the wire-up)
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "../cmds.h"
+#include "grove/trace.h"
 #include "run.h"
 #include "stats_report.h"
 #include "../toolutil.h"
@@ -44,10 +46,11 @@ std_fds_open(void)
 		}
 }
 
-/* The job's id: 16 random hex digits.  It names the ranks' event spaces
- * (/dev/shm/grove.<id>.mpi.<rank>) and the job's directory.  Not the
- * network's id: the front-end removes its network's event spaces when
- * it is destroyed, and --keep-trace must keep the ranks'. */
+/* The job's id: 16 random hex digits.  It names the event spaces of the
+ * ranks (/dev/shm/grove.<id>.mpi.<rank>) and of the launcher, and the
+ * job's directory.  Not the network's id: the front-end removes its
+ * network's event spaces when it is destroyed, and --keep-trace must
+ * keep the ranks'. */
 static int
 make_jobid(struct run_job *job)
 {
@@ -192,6 +195,7 @@ cmd_run(int argc, char **argv)
 	job.io.tag = o.tag_output;
 	job.t_start = tool_now();
 	int status = 1;
+	bool traced = false;
 	job.ranks = calloc(o.n, sizeof *job.ranks);
 	if (!job.ranks) {
 		fprintf(stderr, "%s: out of memory\n", RUN_CMD);
@@ -213,13 +217,14 @@ cmd_run(int argc, char **argv)
 		tell(&job, "%s", "keep");
 	if (make_dir(&job) != 0)
 		goto out;
-	/* The network's own event space (the launcher's, named after the
-	 * network's id) is made inside grove_net_create, before its id is
-	 * known here: a launcher killed in there can leave that one file. */
+	/* The launcher's event space is the job's too (grove.<id>.run.0),
+	 * opened before the network, which joins it: a space named after
+	 * the network's id, which the watchdog cannot know before the
+	 * network exists, would be left by a launcher killed in between. */
+	grove_trace_init(job.jobid, "run", 0);
+	traced = true;
 	if (run_wire_create(&job) != 0)
 		goto out;
-	snprintf(job.netid, sizeof job.netid, "%s", run_wire_id(job.wire));
-	tell(&job, "net %s", job.netid);
 	rc = mpi_job_create(&job.seg, job.n, job.jobid);
 	if (rc != 0) {
 		fprintf(stderr, "%s: cannot make the job segment for %u ranks: "
@@ -249,9 +254,10 @@ out:
 	abandon(&job);
 	run_wire_destroy(job.wire);
 	job.wire = NULL;
+	if (traced)
+		grove_trace_fini(o.keep_trace);
 	mpi_job_close(&job.seg);
 	run_cleanup_files(job.jobid, job.dir, o.keep_trace);
-	run_cleanup_files(job.netid, NULL, false);
 	run_watchdog_done(job.watchdog, job.watchdog_fd);
 	if (job.sigfd >= 0)
 		close(job.sigfd);

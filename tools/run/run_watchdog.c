@@ -3,8 +3,8 @@
  *
  * Forked first, before anything it may have to remove exists, it reads
  * a pipe from the launcher: lines naming the job's private directory,
- * its id (the ranks' event spaces are /dev/shm/grove.<id>.*), the
- * network's id (the launcher's own space) and the ranks' pids.  End of file without "done" means the launcher is gone: the
+ * its id (the event spaces of the ranks and of the launcher are
+ * /dev/shm/grove.<id>.*) and the ranks' pids.  End of file without "done" means the launcher is gone: the
  * watchdog kills the ranks left (through pidfds opened when it learnt
  * their pids, so a recycled pid is never hit), waits for them, removes
  * the files and exits.  Ranks die with the launcher anyway (their
@@ -60,7 +60,6 @@ run_cleanup_files(const char *jobid, const char *dir, bool keep_trace)
 struct wd_state {
 	char dir[4096];
 	char jobid[64];
-	char netid[64];
 	bool keep;
 	bool done;
 	int *pidfds;
@@ -96,8 +95,6 @@ wd_line(struct wd_state *s, char *line)
 {
 	if (!strncmp(line, "dir ", 4))
 		snprintf(s->dir, sizeof s->dir, "%s", line + 4);
-	else if (!strncmp(line, "net ", 4))
-		snprintf(s->netid, sizeof s->netid, "%s", line + 4);
 	else if (!strncmp(line, "job ", 4))
 		snprintf(s->jobid, sizeof s->jobid, "%s", line + 4);
 	else if (!strcmp(line, "keep"))
@@ -130,7 +127,6 @@ wd_cleanup(struct wd_state *s)
 		if (pass)
 			usleep(50 * 1000);
 		run_cleanup_files(s->jobid, s->dir, s->keep);
-		run_cleanup_files(s->netid, NULL, false);
 	}
 }
 

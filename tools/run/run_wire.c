@@ -58,12 +58,6 @@ run_wire_fd(const struct run_wire *w)
 	return w && w->net ? grove_net_fd((grove_net *)w->net) : -1;
 }
 
-const char *
-run_wire_id(const struct run_wire *w)
-{
-	return w && w->net ? grove_net_id(w->net) : "";
-}
-
 bool
 run_wire_busy(const struct run_wire *w)
 {
