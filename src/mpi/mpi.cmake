@@ -76,8 +76,12 @@ function(grove_mpi_wrappers dir incdir libdir bindir)
 endfunction()
 grove_mpi_wrappers(${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}/include
                    ${CMAKE_BINARY_DIR} ${CMAKE_BINARY_DIR})
-grove_mpi_wrappers(${CMAKE_BINARY_DIR}/mpi-install ${CMAKE_INSTALL_FULL_INCLUDEDIR}
-                   ${CMAKE_INSTALL_FULL_LIBDIR} ${CMAKE_INSTALL_FULL_BINDIR})
+# Installed: relative to the wrapper's own directory ($here), like
+# grove.pc is relative to itself.
+file(RELATIVE_PATH grove_mpi_bin_to_inc ${CMAKE_INSTALL_FULL_BINDIR}
+     ${CMAKE_INSTALL_FULL_INCLUDEDIR})
+grove_mpi_wrappers(${CMAKE_BINARY_DIR}/mpi-install "$here/${grove_mpi_bin_to_inc}"
+                   "$here/${GROVE_REL_BIN_TO_LIB}" "$here")
 install(PROGRAMS ${CMAKE_BINARY_DIR}/mpi-install/mpicc
                  ${CMAKE_BINARY_DIR}/mpi-install/mpicxx
                  ${CMAKE_BINARY_DIR}/mpi-install/mpiexec

@@ -52,7 +52,28 @@ grep -q "no-such.params" "$tmp/err" || fail "missing parameter file not named"
 # A tool built against the installed tree, with its pkg-config file.
 command -v cc >/dev/null && command -v pkg-config >/dev/null || {
 	echo "no cc or pkg-config: installed front-ends not checked"
-	echo "install OK"
+	# Grove MPI: the installed wrappers use the installed headers and
+# library (not the build tree's), mpiexec runs the installed grove, and
+# grove-mpi.pc gives the same flags.
+for w in mpicc mpicxx mpiexec mpirun; do
+	[ -x "$prefix/bin/$w" ] || fail "$w is not installed in bin"
+done
+[ -f "$prefix/include/mpi.h" ] || fail "mpi.h is not installed"
+[ -f "$libdir/pkgconfig/grove-mpi.pc" ] || fail "no grove-mpi.pc beside libgrove.so"
+"$prefix/bin/mpicc" -show x.c | grep -q -- "-I$prefix/" ||
+	fail "installed mpicc does not use the installed headers: $("$prefix/bin/mpicc" -show x.c)"
+cp "$src/examples/mpi/ring.c" "$tmp/ring.c"
+"$prefix/bin/mpicc" -O2 "$tmp/ring.c" -o "$tmp/ring" || fail "installed mpicc failed"
+if ldd "$tmp/ring" | grep -q "$build"; then
+	fail "a program built with the installed mpicc loads the build tree's library"
+fi
+out=$(timeout 60 "$prefix/bin/mpiexec" -n 3 "$tmp/ring") ||
+	fail "installed mpiexec -n 3 failed"
+[ "$out" = "token 9 after 3 laps of 3 ranks; sum of ranks 3" ] ||
+	fail "installed mpiexec ran ring: '$out'"
+PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags grove-mpi |
+	grep -q -- "-I" || fail "grove-mpi.pc gives no include flags"
+echo "install OK"
 	exit 0
 }
 export PKG_CONFIG_PATH=$libdir/pkgconfig
@@ -131,4 +152,25 @@ if [ -e "$libdir/grove-otf2.so" ]; then
 		fail "installed grove does not find the OTF2 plugin"
 	}
 fi
+# Grove MPI: the installed wrappers use the installed headers and
+# library (not the build tree's), mpiexec runs the installed grove, and
+# grove-mpi.pc gives the same flags.
+for w in mpicc mpicxx mpiexec mpirun; do
+	[ -x "$prefix/bin/$w" ] || fail "$w is not installed in bin"
+done
+[ -f "$prefix/include/mpi.h" ] || fail "mpi.h is not installed"
+[ -f "$libdir/pkgconfig/grove-mpi.pc" ] || fail "no grove-mpi.pc beside libgrove.so"
+"$prefix/bin/mpicc" -show x.c | grep -q -- "-I$prefix/" ||
+	fail "installed mpicc does not use the installed headers: $("$prefix/bin/mpicc" -show x.c)"
+cp "$src/examples/mpi/ring.c" "$tmp/ring.c"
+"$prefix/bin/mpicc" -O2 "$tmp/ring.c" -o "$tmp/ring" || fail "installed mpicc failed"
+if ldd "$tmp/ring" | grep -q "$build"; then
+	fail "a program built with the installed mpicc loads the build tree's library"
+fi
+out=$(timeout 60 "$prefix/bin/mpiexec" -n 3 "$tmp/ring") ||
+	fail "installed mpiexec -n 3 failed"
+[ "$out" = "token 9 after 3 laps of 3 ranks; sum of ranks 3" ] ||
+	fail "installed mpiexec ran ring: '$out'"
+PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags grove-mpi |
+	grep -q -- "-I" || fail "grove-mpi.pc gives no include flags"
 echo "install OK"
