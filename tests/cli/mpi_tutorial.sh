@@ -6,7 +6,8 @@
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
-src=$2
+src=$(cd "$2" && pwd)
+build=$(cd "$build" && pwd)
 page="$src/docs/tutorial-mpi.md"
 
 # The listing between "```c" and "```" is the example, byte for byte.

@@ -7,7 +7,8 @@
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
-src=$2
+src=$(cd "$2" && pwd)
+build=$(cd "$build" && pwd)
 mpicc="$build/mpicc"
 mpicxx="$build/mpicxx"
 mpiexec="$build/mpiexec"
