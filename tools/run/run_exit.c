@@ -59,7 +59,10 @@ check_abort(struct run_job *job)
 		return false;
 	unsigned r = (unsigned)r1 - 1;
 	int code = __atomic_load_n(&job->seg.hdr->abort_code, __ATOMIC_ACQUIRE);
-	run_end_job(job, code & 0xff, "rank %u (pid %d) called MPI_Abort "
+	/* The status the aborting rank exits with (init.c): a code that
+	 * is a multiple of 256 must not read as success. */
+	int status = code & 0xff ? code & 0xff : code ? 1 : 0;
+	run_end_job(job, status, "rank %u (pid %d) called MPI_Abort "
 	    "with code %d; ending the job", r, (int)job->ranks[r].pid, code);
 	return true;
 }
