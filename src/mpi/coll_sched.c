@@ -414,7 +414,13 @@ mpi_sched_start(struct mpi_sched *s, MPI_Request *out)
 		mpi_sched_free(s);
 		return MPI_ERR_INTERN;
 	}
+	/* The request keeps the communicator alive until it is freed, so a
+	 * program may free its handle while the collective runs (the
+	 * requests of a round hold references too, but not between
+	 * rounds). */
 	req->comm = s->comm;
+	mpi_comm_retain(s->comm);
+	req->holds_refs = true;
 	req->sched = s;
 	req->done = false;
 	s->req = req;
