@@ -172,6 +172,11 @@ PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (rc)
 		return rc;
 	MPI_ENTER(Iallgather);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iallgather, request);
+		MPI_EXIT(Iallgather, -1, 0, 0);
+		return rc;
+	}
 	rc = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
 	               comm, request, MPI_FN_Iallgather);
 	MPI_EXIT(Iallgather, -1, 0, ag_bytes(rc, sendbuf, sendcount, sendtype));
@@ -202,6 +207,11 @@ PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (rc)
 		return rc;
 	MPI_ENTER(Iallgatherv);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iallgatherv, request);
+		MPI_EXIT(Iallgatherv, -1, 0, 0);
+		return rc;
+	}
 	rc = allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
 	                recvtype, comm, request, MPI_FN_Iallgatherv);
 	MPI_EXIT(Iallgatherv, -1, 0, ag_bytes(rc, sendbuf, sendcount, sendtype));

@@ -170,6 +170,11 @@ PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
 	if (rc)
 		return rc;
 	MPI_ENTER(Iallreduce);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iallreduce, request);
+		MPI_EXIT(Iallreduce, -1, 0, 0);
+		return rc;
+	}
 	rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, request,
 	               MPI_FN_Iallreduce);
 	MPI_EXIT(Iallreduce, -1, 0, rc ? 0 : (size_t)count * datatype->size);

@@ -270,6 +270,11 @@ PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (rc)
 		return rc;
 	MPI_ENTER(Ialltoall);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ialltoall, request);
+		MPI_EXIT(Ialltoall, -1, 0, 0);
+		return rc;
+	}
 	rc = alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
 	              comm, request, MPI_FN_Ialltoall);
 	MPI_EXIT(Ialltoall, -1, 0, 0);
@@ -303,6 +308,11 @@ PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
 	if (rc)
 		return rc;
 	MPI_ENTER(Ialltoallv);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ialltoallv, request);
+		MPI_EXIT(Ialltoallv, -1, 0, 0);
+		return rc;
+	}
 	rc = alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
 	               recvcounts, rdispls, recvtype, comm, request,
 	               MPI_FN_Ialltoallv);
@@ -338,6 +348,11 @@ PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
 	if (rc)
 		return rc;
 	MPI_ENTER(Ialltoallw);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ialltoallw, request);
+		MPI_EXIT(Ialltoallw, -1, 0, 0);
+		return rc;
+	}
 	rc = alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
 	               recvcounts, rdispls, recvtypes, comm, request,
 	               MPI_FN_Ialltoallw);

@@ -61,6 +61,11 @@ PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 	if (rc)
 		return rc;
 	MPI_ENTER(Ibarrier);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ibarrier, request);
+		MPI_EXIT(Ibarrier, -1, 0, 0);
+		return rc;
+	}
 	rc = barrier(comm, request, MPI_FN_Ibarrier);
 	MPI_EXIT(Ibarrier, -1, 0, 0);
 	return rc;

@@ -162,6 +162,11 @@ PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
 	if (rc)
 		return rc;
 	MPI_ENTER(Ibcast);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ibcast, request);
+		MPI_EXIT(Ibcast, -1, 0, 0);
+		return rc;
+	}
 	rc = bcast(buffer, count, datatype, root, comm, request, MPI_FN_Ibcast);
 	MPI_EXIT(Ibcast, rc ? -1 : mpi_coll_world(comm, root), 0,
 	         rc ? 0 : (size_t)count * datatype->size);

@@ -219,6 +219,11 @@ PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (rc)
 		return rc;
 	MPI_ENTER(Igather);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Igather, request);
+		MPI_EXIT(Igather, -1, 0, 0);
+		return rc;
+	}
 	rc = gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
 	            root, comm, request, MPI_FN_Igather);
 	MPI_EXIT(Igather, rc ? -1 : mpi_coll_world(comm, root), 0,
@@ -252,6 +257,11 @@ PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (rc)
 		return rc;
 	MPI_ENTER(Igatherv);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Igatherv, request);
+		MPI_EXIT(Igatherv, -1, 0, 0);
+		return rc;
+	}
 	rc = gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
 	             recvtype, root, comm, request, MPI_FN_Igatherv);
 	MPI_EXIT(Igatherv, rc ? -1 : mpi_coll_world(comm, root), 0,

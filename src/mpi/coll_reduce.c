@@ -145,6 +145,11 @@ PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 	if (rc)
 		return rc;
 	MPI_ENTER(Ireduce);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ireduce, request);
+		MPI_EXIT(Ireduce, -1, 0, 0);
+		return rc;
+	}
 	rc = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request,
 	            MPI_FN_Ireduce);
 	MPI_EXIT(Ireduce, rc ? -1 : mpi_coll_world(comm, root), 0,

@@ -102,6 +102,11 @@ PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
 	if (rc)
 		return rc;
 	MPI_ENTER(Ireduce_scatter);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ireduce_scatter, request);
+		MPI_EXIT(Ireduce_scatter, -1, 0, 0);
+		return rc;
+	}
 	if (!recvcounts)
 		rc = mpi_err(comm, MPI_ERR_ARG, MPI_FN_Ireduce_scatter,
 		             "recvcounts is NULL");
@@ -136,6 +141,11 @@ PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 	if (rc)
 		return rc;
 	MPI_ENTER(Ireduce_scatter_block);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Ireduce_scatter_block, request);
+		MPI_EXIT(Ireduce_scatter_block, -1, 0, 0);
+		return rc;
+	}
 	rc = reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm,
 	                    request, MPI_FN_Ireduce_scatter_block);
 	MPI_EXIT(Ireduce_scatter_block, -1, 0,

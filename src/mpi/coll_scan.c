@@ -103,6 +103,11 @@ PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
 	if (rc)
 		return rc;
 	MPI_ENTER(Iscan);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iscan, request);
+		MPI_EXIT(Iscan, -1, 0, 0);
+		return rc;
+	}
 	rc = scan(sendbuf, recvbuf, count, datatype, op, comm, request,
 	          MPI_FN_Iscan, false);
 	MPI_EXIT(Iscan, -1, 0, rc ? 0 : (size_t)count * datatype->size);
@@ -132,6 +137,11 @@ PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
 	if (rc)
 		return rc;
 	MPI_ENTER(Iexscan);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iexscan, request);
+		MPI_EXIT(Iexscan, -1, 0, 0);
+		return rc;
+	}
 	rc = scan(sendbuf, recvbuf, count, datatype, op, comm, request,
 	          MPI_FN_Iexscan, true);
 	MPI_EXIT(Iexscan, -1, 0, rc ? 0 : (size_t)count * datatype->size);

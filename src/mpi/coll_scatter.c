@@ -216,6 +216,11 @@ PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (rc)
 		return rc;
 	MPI_ENTER(Iscatter);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iscatter, request);
+		MPI_EXIT(Iscatter, -1, 0, 0);
+		return rc;
+	}
 	rc = scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
 	             root, comm, request, MPI_FN_Iscatter);
 	MPI_EXIT(Iscatter, rc ? -1 : mpi_coll_world(comm, root), 0,
@@ -249,6 +254,11 @@ PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
 	if (rc)
 		return rc;
 	MPI_ENTER(Iscatterv);
+	if (!request) {
+		rc = mpi_coll_check_request(comm, MPI_FN_Iscatterv, request);
+		MPI_EXIT(Iscatterv, -1, 0, 0);
+		return rc;
+	}
 	rc = scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
 	              recvtype, root, comm, request, MPI_FN_Iscatterv);
 	MPI_EXIT(Iscatterv, rc ? -1 : mpi_coll_world(comm, root), 0,

@@ -526,9 +526,13 @@ mpi_coll_check_op(MPI_Comm comm, enum mpi_fn fn, MPI_Op op, MPI_Datatype dt)
 int
 mpi_coll_check_request(MPI_Comm comm, enum mpi_fn fn, const MPI_Request *req)
 {
-	if (!req)
+	if (!req) {
+		/* comm may be invalid too: then MPI_COMM_WORLD's handler. */
+		if (comm == MPI_COMM_NULL || mpi_comm_check(comm) != MPI_SUCCESS)
+			comm = MPI_COMM_NULL;
 		return mpi_err(comm, MPI_ERR_REQUEST, fn,
 		               "request pointer is NULL");
+	}
 	return MPI_SUCCESS;
 }
 
