@@ -25,9 +25,16 @@ tagged_pids() {
 }
 
 # Ends what a failed test left (by pid: only processes carrying this
-# test's tag), then removes the scratch directory.
+# test's tag), then removes the scratch directory.  Launchers and ranks
+# first: their watchdogs (which carry the tag too, being forks of the
+# launcher) then remove the jobs' files before they go.
 mpi_run_cleanup() {
-	local p
+	local p killed=""
+	for p in $(tagged_pids); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = grove-run-wd ] && continue
+		kill -9 "$p" 2>/dev/null && killed=1
+	done
+	[ -z "$killed" ] || sleep 0.5
 	for p in $(tagged_pids); do
 		kill -9 "$p" 2>/dev/null || true
 	done
