@@ -70,6 +70,14 @@ static inline void mt_section(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(mt_st()->section, sizeof mt_st()->section, fmt, ap);
     va_end(ap);
+    /* MT_TRACE=1 in the environment: print every section as it starts (to
+     * find where a program hangs or crashes). */
+    static int trace = -1;
+    if (trace < 0) trace = getenv("MT_TRACE") != NULL;
+    if (trace) {
+        fprintf(stderr, "[%s rank %d] %s\n", mt_st()->prog, mt_st()->rank, mt_st()->section);
+        fflush(stderr);
+    }
 }
 
 static inline void mt_vfail(const char *file, int line, const char *fmt, va_list ap)
