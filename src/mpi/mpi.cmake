@@ -52,6 +52,13 @@ install(FILES include/mpi.h include/grove_mpi_functions.h
 # Compiler wrappers and launcher names: one copy for the build tree (uses
 # the sources' headers and the build's libraries, found at run time by
 # rpath) and one for the installed tree.
+# A sanitizer build's library needs its programs built with the same
+# runtime (it must come first in the list of loaded libraries).
+if(GROVE_SANITIZE)
+  set(GROVE_MPI_SAN_FLAGS "-fsanitize=address,undefined ")
+else()
+  set(GROVE_MPI_SAN_FLAGS "")
+endif()
 function(grove_mpi_wrappers dir incdir libdir bindir)
   foreach(w mpicc mpicxx)
     if(w STREQUAL "mpicc")

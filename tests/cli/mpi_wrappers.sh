@@ -65,7 +65,13 @@ message(STATUS "MPI_C_VERSION=${MPI_C_VERSION}")
 add_executable(sum sum.c)
 target_link_libraries(sum PRIVATE MPI::MPI_C)
 CM
-	cmake -S "$tmp/cm" -B "$tmp/cm/b" -DMPI_C_COMPILER="$mpicc" \
+	# A sanitizer build's wrapper links the sanitizer runtimes, which
+	# FindMPI leaves out of its link flags: the project adds them itself.
+	san=()
+	if "$mpicc" --showme:link | grep -q -- -fsanitize; then
+		san=(-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined)
+	fi
+	cmake -S "$tmp/cm" -B "$tmp/cm/b" -DMPI_C_COMPILER="$mpicc" "${san[@]}" \
 		>"$tmp/cm.log" 2>&1 || { cat "$tmp/cm.log"; fail "cmake with find_package(MPI) failed"; }
 	grep -q "MPI_C_VERSION=3.1" "$tmp/cm.log" ||
 		{ cat "$tmp/cm.log"; fail "FindMPI did not find MPI 3.1"; }
