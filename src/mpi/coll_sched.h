@@ -104,6 +104,10 @@ int mpi_sched_start(struct mpi_sched *s, MPI_Request *req);
 
 /* ---- shared helpers (coll_sched.c) ---------------------------------- */
 
+/* How every blocking collective waits: mpi_progress_until, preceded by
+ * a few sched_yield()s when ranks outnumber cores (see COLL_YIELDS). */
+void mpi_coll_wait(bool (*done)(void *), void *arg);
+
 /* Local copy of scount items of sdt at src into dcount items of ddt at
  * dst (the type signatures match; the shorter one decides). */
 void mpi_coll_copy(const void *src, size_t scount, MPI_Datatype sdt,

@@ -70,7 +70,7 @@ _Static_assert(sizeof(struct shm_slot) <= MPI_JOB_COLL_SLOT,
 
 /* This rank's generation counter: the last generation it entered. */
 static uint64_t gen;
-/* -1 unknown, 0 off (GROVE_MPI_COLL_SHM=0), 1 on. */
+/* -1 unknown, 0 off (GROVE_COLL_SHM=0), 1 on. */
 static int enabled = -1;
 
 static struct shm_hdr *
@@ -91,7 +91,7 @@ static bool
 usable(MPI_Comm comm, size_t bytes)
 {
 	if (enabled < 0) {
-		const char *e = getenv("GROVE_MPI_COLL_SHM");
+		const char *e = getenv("GROVE_COLL_SHM");
 		enabled = !(e && e[0] == '0');
 	}
 	return enabled && mpi_proc.job && comm->size > 1 &&
@@ -112,13 +112,13 @@ reached(void *p)
 	return __atomic_load_n(a->word, __ATOMIC_ACQUIRE) >= a->target;
 }
 
-/* Waits (progressing point-to-point, then sleeping) until *word >= v. */
+/* Waits until *word >= v (mpi_coll_wait: progress, a few yields when
+ * ranks outnumber cores, then sleep). */
 static void
 wait_for(uint64_t *word, uint64_t v)
 {
 	struct wait_arg a = {word, v};
-	if (!reached(&a))
-		mpi_progress_until(reached, &a);
+	mpi_coll_wait(reached, &a);
 }
 
 static void
