@@ -14,8 +14,13 @@
  * with 8 ranks on 2 cores, a barrier took 35-50 us sleeping at once and
  * 6-15 us with a few yields first, which hand the core straight to the
  * ranks the collective waits for.  Bounded, so a long wait still sleeps
- * after a few microseconds; any count from 1 to 64 measured the same. */
+ * after a few microseconds; any count from 1 to 64 measured the same.
+ * A schedule's wait yields again each time one of its rounds completes
+ * (allreduce of 256 KiB, 8 ranks on 2 cores: 1250 -> 500 us). */
 #define COLL_YIELDS 8
+
+/* Rounds completed by any schedule so far (mpi_coll_wait). */
+static uint64_t sched_moves;
 
 /* Schedules started and not finished, oldest first: the progress engine
  * advances them in the order they were started. */
@@ -300,6 +305,7 @@ advance(struct mpi_sched *s)
 		    s->steps[s->next].kind == MPI_STEP_FENCE) {
 			if (!reap(s, &ev))
 				return ev;
+			sched_moves++;
 			if (s->next == s->nsteps) {
 				s->finished = true;
 				return ev + 1;
@@ -440,20 +446,39 @@ mpi_sched_start(struct mpi_sched *s, MPI_Request *out)
 	return MPI_SUCCESS;
 }
 
+struct coll_wait {
+	bool (*done)(void *);
+	void *arg;
+	uint64_t mark;
+};
+
+/* Done, or a schedule moved on (the next round may have a peer that is
+ * runnable on this core: worth yielding again before sleeping). */
+static bool
+done_or_moved(void *p)
+{
+	struct coll_wait *w = p;
+	return w->done(w->arg) || sched_moves != w->mark;
+}
+
 void
 mpi_coll_wait(bool (*done)(void *), void *arg)
 {
-	if (done(arg))
+	if (mpi_spin_budget() > 0) {
+		mpi_progress_until(done, arg);
 		return;
-	if (mpi_spin_budget() == 0) {
+	}
+	struct coll_wait w = {done, arg, 0};
+	while (!done(arg)) {
 		for (int i = 0; i < COLL_YIELDS; i++) {
 			mpi_progress();
 			if (done(arg))
 				return;
 			sched_yield();
 		}
+		w.mark = sched_moves;
+		mpi_progress_until(done_or_moved, &w);
 	}
-	mpi_progress_until(done, arg);
 }
 
 static bool
