@@ -8,8 +8,12 @@
  * newrank ^ 2^k for log2 p rounds; combination is always lower op higher
  * in rank order, so non-commutative ops are right.
  * Large (at least ALLREDUCE_LARGE bytes, commutative op, count >= n):
- * ring reduce-scatter then ring allgather: 2 (n-1)/n of the data per
- * rank instead of log2(n) times all of it.
+ * a reduce-scatter then an allgather, 2 (n-1)/n of the data per rank
+ * instead of log2(n) times all of it: Rabenseifner's recursive halving
+ * and doubling when n is a power of two (2 log2 n rounds), rings
+ * otherwise (2 (n-1) rounds, but no fold of 2 (n - p) ranks moving the
+ * whole vector first).  Measured at 8 ranks on 2 cores, 256 KiB:
+ * Rabenseifner 470-490 us, ring 580-600 us.
  * Blocking allreduces of at most 4 KiB of a contiguous type on a
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
@@ -106,6 +110,112 @@ build_ring(struct mpi_sched *s, void *recvbuf, size_t count, MPI_Datatype dt,
 #undef SEG_LEN
 }
 
+/* Rabenseifner: after the same fold as recursive doubling, the p
+ * participants reduce-scatter by recursive halving (round k: swap half
+ * of the part still owned with partner newrank ^ 2^k and combine the
+ * half kept) and allgather by recursive doubling (the same exchanges in
+ * reverse); MPICH's index arithmetic.  2 log2 p rounds moving 2 (p-1)/p
+ * of the data: fewer rounds than the ring, which matters when ranks
+ * share cores.  Commutative ops only (pieces combine in exchange order). */
+static void
+build_rabenseifner(struct mpi_sched *s, void *recvbuf, size_t count,
+                   MPI_Datatype dt, MPI_Op op)
+{
+	int n = s->comm->size, me = s->comm->rank;
+	int p = 1;
+	while (p * 2 <= n)
+		p *= 2;
+	int rem = n - p;
+	void *tmp = mpi_sched_tmpbuf(s, count, dt);
+	size_t *cnts = mpi_sched_alloc(s, 2 * (size_t)p * sizeof(size_t));
+	if (!tmp || !cnts)
+		return;
+	size_t *disps = cnts + p;
+	int newrank;
+	if (me < 2 * rem) {
+		if (me % 2 == 0) {
+			mpi_sched_send(s, recvbuf, count, dt, me + 1);
+			mpi_sched_fence(s);
+			newrank = -1;
+		} else {
+			mpi_sched_recv(s, tmp, count, dt, me - 1);
+			mpi_sched_fence(s);
+			mpi_sched_reduce(s, tmp, recvbuf, count, dt, op);
+			newrank = me / 2;
+		}
+	} else {
+		newrank = me - rem;
+	}
+	if (newrank >= 0) {
+		for (int i = 0; i < p; i++) {
+			cnts[i] = count / (size_t)p + ((size_t)i < count % (size_t)p);
+			disps[i] = i ? disps[i - 1] + cnts[i - 1] : 0;
+		}
+#define REAL(nr) ((nr) < rem ? (nr) * 2 + 1 : (nr) + rem)
+#define SUM(a, b, out) do { out = 0; for (int i_ = (a); i_ < (b); i_++) out += cnts[i_]; } while (0)
+		int send_idx = 0, recv_idx = 0, last_idx = p, mask = 1;
+		while (mask < p) {
+			int newdst = newrank ^ mask, dst = REAL(newdst);
+			size_t scnt, rcnt;
+			if (newrank < newdst) {
+				send_idx = recv_idx + p / (mask * 2);
+				SUM(send_idx, last_idx, scnt);
+				SUM(recv_idx, send_idx, rcnt);
+			} else {
+				recv_idx = send_idx + p / (mask * 2);
+				SUM(send_idx, recv_idx, scnt);
+				SUM(recv_idx, last_idx, rcnt);
+			}
+			void *rat = mpi_coll_at(tmp, (MPI_Aint)disps[recv_idx], dt);
+			if (rcnt)
+				mpi_sched_recv(s, rat, rcnt, dt, dst);
+			if (scnt)
+				mpi_sched_send(s, mpi_coll_at(recvbuf, (MPI_Aint)disps[send_idx], dt),
+				               scnt, dt, dst);
+			mpi_sched_fence(s);
+			mpi_sched_reduce(s, rat, mpi_coll_at(recvbuf, (MPI_Aint)disps[recv_idx], dt),
+			                 rcnt, dt, op);
+			send_idx = recv_idx;
+			mask <<= 1;
+			if (mask < p)
+				last_idx = recv_idx + p / mask;
+		}
+		for (mask >>= 1; mask > 0; mask >>= 1) {
+			int newdst = newrank ^ mask, dst = REAL(newdst);
+			size_t scnt, rcnt;
+			if (newrank < newdst) {
+				if (mask != p / 2)
+					last_idx = last_idx + p / (mask * 2);
+				recv_idx = send_idx + p / (mask * 2);
+				SUM(send_idx, recv_idx, scnt);
+				SUM(recv_idx, last_idx, rcnt);
+			} else {
+				recv_idx = send_idx - p / (mask * 2);
+				SUM(send_idx, last_idx, scnt);
+				SUM(recv_idx, send_idx, rcnt);
+			}
+			if (rcnt)
+				mpi_sched_recv(s, mpi_coll_at(recvbuf, (MPI_Aint)disps[recv_idx], dt),
+				               rcnt, dt, dst);
+			if (scnt)
+				mpi_sched_send(s, mpi_coll_at(recvbuf, (MPI_Aint)disps[send_idx], dt),
+				               scnt, dt, dst);
+			mpi_sched_fence(s);
+			if (newrank > newdst)
+				send_idx = recv_idx;
+		}
+#undef REAL
+#undef SUM
+	}
+	if (me < 2 * rem) {
+		if (me % 2)
+			mpi_sched_send(s, recvbuf, count, dt, me - 1);
+		else
+			mpi_sched_recv(s, recvbuf, count, dt, me + 1);
+		mpi_sched_fence(s);
+	}
+}
+
 static int
 allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
           MPI_Op op, MPI_Comm comm, MPI_Request *req, enum mpi_fn fn)
@@ -135,6 +245,10 @@ allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 		mpi_sched_copy(s, sendbuf, n, dt, recvbuf, n, dt);
 		if (comm->size == 1)
 			;
+		else if (op->commute && bytes >= ALLREDUCE_LARGE &&
+		         n >= (size_t)comm->size &&
+		         (comm->size & (comm->size - 1)) == 0)
+			build_rabenseifner(s, recvbuf, n, dt, op);
 		else if (op->commute && bytes >= ALLREDUCE_LARGE &&
 		         n >= (size_t)comm->size)
 			build_ring(s, recvbuf, n, dt, op);
