@@ -69,7 +69,8 @@ struct mpi_sched {
 /* Makes an empty schedule for the next collective on comm: takes the
  * collective's tag (comm->coll_seq, then increments it), so it must be
  * called exactly once per collective call on every rank, errors aside.
- * NULL when out of memory. */
+ * Tags are coll_seq & 0x3fffffff: tags from 0x40000000 up on ctx_coll
+ * are left to comm.c's own exchanges.  NULL when out of memory. */
 struct mpi_sched *mpi_sched_new(MPI_Comm comm, enum mpi_fn fn);
 /* Frees a schedule that was never started. */
 void mpi_sched_free(struct mpi_sched *s);
@@ -164,8 +165,9 @@ int mpi_coll_shm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                            int *rc);
 
-/* Schedule builders shared between files (reduce_scatter uses reduce and
- * scatterv; bcast's large path uses an allgather ring). */
+/* The binomial reduce of coll_reduce.c (reduce_scatter builds on it):
+ * sendbuf is the input (already MPI_IN_PLACE-resolved), recvbuf the
+ * result at root only. */
 void mpi_coll_build_reduce(struct mpi_sched *s, const void *sendbuf,
                            void *recvbuf, size_t count, MPI_Datatype dt,
                            MPI_Op op, int root);
