@@ -7,6 +7,8 @@
  * Otherwise (and for Allgatherv): ring, n - 1 rounds, each rank passing
  * the block it received last to its right neighbour; bandwidth-optimal
  * and needs no temporary buffer.
+ * A blocking Allgather of at most 4 KiB per rank on a communicator
+ * spanning the job goes through shared memory (coll_shm.c).
  */
 #include "mpi/coll_sched.h"
 
@@ -86,6 +88,11 @@ allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		return rc;
 	if ((rc = mpi_coll_check_buf(comm, fn, recvcount, recvtype, "receive")))
 		return rc;
+	if (!req && recvcount > 0 &&
+	    mpi_coll_shm_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf,
+	                           (size_t)recvcount, recvtype, comm, &rc))
+		return rc ? mpi_err(comm, rc, fn, "shared-memory allgather failed")
+		          : MPI_SUCCESS;
 	struct mpi_sched *s = mpi_sched_new(comm, fn);
 	if (!s)
 		return mpi_err(comm, MPI_ERR_INTERN, fn, "out of memory");

@@ -10,6 +10,8 @@
  * and ranks need not agree on it.
  * MPI_IN_PLACE: the blocks of recvbuf are first packed into a temporary
  * buffer, which then serves as the send buffer.
+ * A blocking Alltoall of at most 4 KiB per rank in all on a communicator
+ * spanning the job goes through shared memory (coll_shm.c).
  */
 #include <stdlib.h>
 
@@ -155,6 +157,11 @@ alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	     (rc = mpi_coll_check_buf(comm, fn, sendcount, sendtype, "send"))) ||
 	    (rc = mpi_coll_check_buf(comm, fn, recvcount, recvtype, "receive")))
 		return rc;
+	if (!req && recvcount > 0 &&
+	    mpi_coll_shm_alltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf,
+	                          (size_t)recvcount, recvtype, comm, &rc))
+		return rc ? mpi_err(comm, rc, fn, "shared-memory alltoall failed")
+		          : MPI_SUCCESS;
 	struct a2a_side *snd = sides(comm, fn, &rc);
 	if (!snd)
 		return rc;

@@ -164,6 +164,13 @@ int mpi_coll_shm_reduce(const void *sendbuf, void *recvbuf, size_t count,
 int mpi_coll_shm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                            int *rc);
+/* sendbuf may be MPI_IN_PLACE (then stype/scount are not used). */
+int mpi_coll_shm_allgather(const void *sendbuf, size_t scount,
+                           MPI_Datatype stype, void *recvbuf, size_t rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, int *rc);
+int mpi_coll_shm_alltoall(const void *sendbuf, size_t scount,
+                          MPI_Datatype stype, void *recvbuf, size_t rcount,
+                          MPI_Datatype rtype, MPI_Comm comm, int *rc);
 
 /* The binomial reduce of coll_reduce.c (reduce_scatter builds on it):
  * sendbuf is the input (already MPI_IN_PLACE-resolved), recvbuf the

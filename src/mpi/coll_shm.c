@@ -1,5 +1,6 @@
 /* Shared-memory fast path for small blocking collectives (Barrier, Bcast,
- * Reduce, Allreduce) of communicators that span every rank of the job.
+ * Reduce, Allreduce, Allgather, Alltoall) of communicators that span
+ * every rank of the job.
  *
  * The job segment has a collective area (job.h): a header page and one
  * slot per world rank.  Every such collective is a "generation" g =
@@ -26,7 +27,7 @@
  * nobody still reads g - 2's.  Within a generation a rank may read others'
  * buffers before or after its own arrival (the Reduce root and the
  * Allreduce combiner read after every arrival; Bcast readers before
- * theirs).
+ * theirs; Allgather and Alltoall readers after every arrival).
  *
  * Memory order.  A contribution is written with plain stores and
  * published by the release half of the acq_rel add on arrived; the
@@ -276,5 +277,64 @@ mpi_coll_shm_allreduce(const void *sendbuf, void *recvbuf, size_t count,
 		memcpy(recvbuf, slot((int)h->res_rank[p])->result[p], bytes);
 		*rc = MPI_SUCCESS;
 	}
+	return 1;
+}
+
+int
+mpi_coll_shm_allgather(const void *sendbuf, size_t scount, MPI_Datatype stype,
+                       void *recvbuf, size_t rcount, MPI_Datatype rtype,
+                       MPI_Comm comm, int *rc)
+{
+	size_t blk = rcount * rtype->size;
+	if (!usable(comm, blk))
+		return 0;
+	uint64_t g = enter();
+	int p = (int)(g & 1), me = comm->rank;
+	unsigned char *mine = slot(mpi_proc.rank)->contrib[p];
+	if (sendbuf == MPI_IN_PLACE)
+		mpi_dt_pack(rtype, mpi_coll_at(recvbuf, (MPI_Aint)((size_t)me * rcount), rtype),
+		            rcount, mine, 0, blk);
+	else
+		mpi_dt_pack(stype, sendbuf, scount, mine, 0, blk);
+	if (!arrive(g))
+		wait_complete(g);
+	for (int r = 0; r < comm->size; r++)
+		mpi_dt_unpack(rtype, mpi_coll_at(recvbuf, (MPI_Aint)((size_t)r * rcount), rtype),
+		              rcount, slot(mpi_comm_world_rank(comm, r))->contrib[p], 0,
+		              blk);
+	*rc = MPI_SUCCESS;
+	return 1;
+}
+
+int
+mpi_coll_shm_alltoall(const void *sendbuf, size_t scount, MPI_Datatype stype,
+                      void *recvbuf, size_t rcount, MPI_Datatype rtype,
+                      MPI_Comm comm, int *rc)
+{
+	size_t blk = rcount * rtype->size;
+	int n = comm->size, me = comm->rank;
+	if (!usable(comm, blk * (size_t)n))
+		return 0;
+	uint64_t g = enter();
+	int p = (int)(g & 1);
+	unsigned char *mine = slot(mpi_proc.rank)->contrib[p];
+	/* Block r of this rank's slot is what goes to rank r.  In place, the
+	 * blocks are packed from recvbuf before anything is written to it. */
+	for (int r = 0; r < n; r++) {
+		if (sendbuf == MPI_IN_PLACE)
+			mpi_dt_pack(rtype, mpi_coll_at(recvbuf, (MPI_Aint)((size_t)r * rcount), rtype),
+			            rcount, mine + (size_t)r * blk, 0, blk);
+		else
+			mpi_dt_pack(stype, mpi_coll_at(sendbuf, (MPI_Aint)((size_t)r * scount), stype),
+			            scount, mine + (size_t)r * blk, 0, blk);
+	}
+	if (!arrive(g))
+		wait_complete(g);
+	for (int r = 0; r < n; r++)
+		mpi_dt_unpack(rtype, mpi_coll_at(recvbuf, (MPI_Aint)((size_t)r * rcount), rtype),
+		              rcount,
+		              slot(mpi_comm_world_rank(comm, r))->contrib[p] + (size_t)me * blk,
+		              0, blk);
+	*rc = MPI_SUCCESS;
 	return 1;
 }
