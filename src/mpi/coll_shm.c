@@ -87,7 +87,11 @@ slot(int world)
 
 /* Whether comm may use the fast path: it spans the job (size equal to
  * MPI_COMM_WORLD's: there are no intercommunicators or spawned ranks, so
- * its group is a permutation of the job's ranks). */
+ * its group is a permutation of the job's ranks).  This also assumes
+ * that every rank maps this job segment, which holds while a job runs on
+ * one host; a job across hosts must turn the path off here.
+ * GROVE_COLL_SHM=0 turns it off (tests of the schedules; grove run keeps
+ * the GROVE_MPI_ names for itself). */
 static bool
 usable(MPI_Comm comm, size_t bytes)
 {
