@@ -154,6 +154,8 @@ GROVE_MPI_API_(int, Type_get_contents, (MPI_Datatype datatype, int max_integers,
 GROVE_MPI_API_(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
 GROVE_MPI_API_(int, Get_address, (const void *location, MPI_Aint *address))
 GROVE_MPI_API_(int, Address, (void *location, MPI_Aint *address))
+GROVE_MPI_API_(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+GROVE_MPI_API_(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 GROVE_MPI_API_(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
 GROVE_MPI_API_(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
 GROVE_MPI_API_(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
