@@ -188,6 +188,13 @@ run_parse(int argc, char **argv, struct run_opts *o)
 	if (i >= argc)
 		return usage_error("the program to run is missing", NULL);
 	o->argv = argv + i;
+	/* The environment's switches, as the options (docs/mpi.md). */
+	const char *e = getenv("GROVE_MPI_STATS");
+	if (e && *e && strcmp(e, "0") != 0)
+		o->stats = true;
+	e = getenv("GROVE_MPI_VERBOSE");
+	if (e && *e && strcmp(e, "0") != 0)
+		o->verbose = true;
 	return 0;
 nomem:
 	fprintf(stderr, "%s: out of memory\n", RUN_CMD);

@@ -21,11 +21,21 @@
 extern char **environ;
 
 /* Names the launcher sets itself: a value inherited from an enclosing
- * job (grove run inside a rank) must not reach this job's ranks. */
+ * job (grove run inside a rank) must not reach this job's ranks.  The
+ * tuning variables (GROVE_MPI_EAGER_LIMIT, GROVE_MPI_SPIN_US,
+ * GROVE_MPI_CMA, ...) are the user's and pass through. */
 static int
 ours(const char *entry)
 {
-	return !strncmp(entry, "GROVE_MPI_", 10);
+	static const char *const names[] = {
+		"GROVE_MPI_RANK=", "GROVE_MPI_SIZE=", "GROVE_MPI_JOB_FD=",
+		"GROVE_MPI_JOBID=", "GROVE_MPI_CONNECT=", "GROVE_MPI_VERBOSE=",
+		"GROVE_MPI_STATS=", "GROVE_MPI_TRACE_KEEP=",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(entry, names[i], strlen(names[i])))
+			return 1;
+	return 0;
 }
 
 /* Whether entry ("VAR=VAL") sets the variable of set ("VAR=..."). */
