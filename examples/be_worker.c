@@ -26,7 +26,7 @@
 
 #include "grove/backend.h"
 #include "grove/packet.h"
-#include "worker_protocol.h"
+#include "../src/proto/worker_protocol.h"
 
 /* Largest WORKER_ARRAY reply: 64 Mi elements (256 MiB) is far beyond what
  * any test asks for and still fails cleanly if memory is short. */

@@ -29,9 +29,10 @@ foreach(src ${GROVE_UNIT_TESTS})
   if(name MATCHES "^test_top_")
     # What grove top prints, from its own sources (with the agent's
     # metric table it prints).
-    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/top_view.c
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/top/top_view.c
                    ${CMAKE_SOURCE_DIR}/tools/agent/metrics.c)
-    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools
+                               ${CMAKE_SOURCE_DIR}/tools/top)
   endif()
   add_test(NAME unit.${name} COMMAND ${name})
   set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)

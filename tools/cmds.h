@@ -1,4 +1,4 @@
-/* Subcommands of the grove tool; each lives in tools/cmd_<name>.c and
+/* Subcommands of the grove tool; each lives in tools/<name>/cmd_<name>.c and
  * returns the process exit status (0 ok, 1 failure, 2 usage error). */
 #ifndef GROVE_TOOLS_CMDS_H
 #define GROVE_TOOLS_CMDS_H

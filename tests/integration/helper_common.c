@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* Process-wide test context.  Global on purpose: the watchdog and the
  * fatal-signal handlers must reach it, and every test is one process that

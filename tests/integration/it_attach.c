@@ -15,7 +15,7 @@
 
 #include "grove/backend.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* The first line of a connection file of this Grove's protocol
  * (src/tbon/connfile.h; this test uses only the public API). */

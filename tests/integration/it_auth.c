@@ -20,7 +20,7 @@
 #include "helper_common.h"
 #include "net/auth.h"
 #include "codec/wire.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define NBE 4
 #define FAKE_RANK 3

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define N 4
 #define STALLED_RANK 0

@@ -23,7 +23,7 @@
 
 #include "grove/backend.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* "%d" how (0: exit with status 3, 1: SIGKILL) -> point-to-point "%d" the
  * daemon's pid, then the back-end dies that way. */

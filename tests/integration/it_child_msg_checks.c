@@ -36,7 +36,7 @@
 #include "fake_child.h"
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* ---- the fake child ----------------------------------------------------- */
 

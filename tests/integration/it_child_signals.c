@@ -30,7 +30,7 @@
 
 #include "grove/backend.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* "" -> "%d" rank on the same stream, then the back-end sleeps for good,
  * not reading its link. */

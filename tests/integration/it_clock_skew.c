@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define MAX_BES 64
 

@@ -10,7 +10,7 @@
 #include "helper_common.h"
 #include "net/conn.h"
 #include "tbon/fe_internal.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* What the fullest child link of the front-end holds, in bytes. */
 static size_t

@@ -18,7 +18,7 @@
 
 #include "grove/cluster.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* The link under test: large enough to stand out of the machine's noise,
  * small enough to keep the test to seconds. */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define N 8
 /* Failure detection is EOF-driven (or heartbeat-driven for a silent

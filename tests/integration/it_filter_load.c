@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* The entry point of examples/filter_intmaxloc.c. */
 #define MAXLOC_SYMBOL "intmaxloc"

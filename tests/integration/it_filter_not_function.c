@@ -9,7 +9,7 @@
 
 #include "helper_common.h"
 #include "grove/topology.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* The error must name the library, the symbol, say "not a function", and
  * come from every node that loads filters: the FE and each CP. */

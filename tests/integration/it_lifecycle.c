@@ -14,7 +14,7 @@
 
 #include "grove/trace.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* ---- a stream destroyed by the event callback --------------------- */
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define NB 4
 /* A watchdog well below ctest's: a wait that does not end is the bug. */

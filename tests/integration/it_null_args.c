@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 int
 main(void)

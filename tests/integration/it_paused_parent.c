@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define BIG (32u << 20)
 

@@ -21,7 +21,7 @@
 
 #include "grove/backend.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* The poll-driven back-end's requests (its own protocol). */
 enum {

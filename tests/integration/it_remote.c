@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 static int
 count_lines_with(const char *path, const char *word)

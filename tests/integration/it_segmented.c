@@ -16,7 +16,7 @@
 #include "grove/cluster.h"
 #include "grove/logp.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define SEG 4096u          /* explicit segment size of the tests */
 #define BIG (4u << 20)     /* 4 MiB */

@@ -7,7 +7,7 @@
 
 #include "helper_common.h"
 #include "tbon/fe_internal.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 int
 main(void)

@@ -15,7 +15,7 @@
 #include "filter/filter_impl.h"
 #include "helper_common.h"
 #include "tbon/fe_internal.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 int
 main(void)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define NSTREAMS 20
 #define SLOW_RANK 3

@@ -23,7 +23,7 @@
 
 #include "helper_common.h"
 #include "trace/trace_impl.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* kary:2 with 4 BEs: FE 0, CP 1 (BEs 0, 1), CP 4 (BEs 2, 3). */
 #define INJECT "1:50000000,2:100000000,3:150000000,cp1:-30000000," \

@@ -30,7 +30,7 @@
 #include "tbon/proto.h"
 #include "tbon/ship.h"
 #include "trace/trace_impl.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* ---- the fake child ----------------------------------------------------- */
 

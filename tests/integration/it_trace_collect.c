@@ -14,7 +14,7 @@
 
 #include "helper_common.h"
 #include "trace/trace_impl.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 
 /* Segments of a network left in /dev/shm. */

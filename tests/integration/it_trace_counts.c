@@ -19,7 +19,7 @@
 
 #include "grove/backend.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define TAG_BIG 1      /* "%d" n -> "%ac" of n bytes, then TAG_BAD */
 #define TAG_BAD 2      /* "%d" what grove_be_send with a bad format returned */

@@ -17,7 +17,7 @@
 
 #include "grove/trace.h"
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 /* 1 when /dev/shm holds segment grove.<net>.<role>.<rank>. */
 static int

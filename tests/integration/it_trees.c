@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define ARRAY_LEN_SMALL 5000 /* elements per BE in the array sum */
 #define ARRAY_LEN_LARGE 64

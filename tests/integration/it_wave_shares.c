@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "helper_common.h"
-#include "../../examples/worker_protocol.h"
+#include "../../src/proto/worker_protocol.h"
 
 #define ROUNDS 4
 

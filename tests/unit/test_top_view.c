@@ -1,4 +1,4 @@
-/* What grove top prints (tools/top_view.c): which intervals it shows, and
+/* What grove top prints (tools/top/top_view.c): which intervals it shows, and
  * the JSON form of one interval stays valid JSON whatever the numbers
  * are. */
 #include <math.h>

@@ -28,11 +28,11 @@
 #include "bench_bcast.h"
 #include "bench_floor.h"
 #include "bench_skew.h"
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "grove/grove.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 #include "treecost.h"
-#include "../examples/worker_protocol.h"
+#include "proto/worker_protocol.h"
 
 #if defined(__has_include)
 #if __has_include("trace/trace_impl.h")

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "../cmds.h"
 #include "grove/error.h"
 #include "net/sockio.h"
 #include "trace/align.h"

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "agent/metrics.h"
+#include "../agent/metrics.h"
 #include "top_view.h"
 
 int

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
+#include "../cmds.h"
 #include "grove/topology.h"
-#include "model_opts.h"
-#include "toolutil.h"
+#include "../model_opts.h"
+#include "../toolutil.h"
 #include "topo/spec.h"
 
 static void

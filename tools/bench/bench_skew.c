@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "bench_skew.h"
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "grove/grove.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 
 typedef struct skew_cfg {
 	const char *spec;

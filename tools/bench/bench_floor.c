@@ -39,10 +39,10 @@
 #include <unistd.h>
 
 #include "bench_floor.h"
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "grove/grove.h"
 #include "net/cpu_share.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 
 extern char **environ;
 

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent_proto.h"
-#include "agent_net.h"
+#include "../agent/agent_proto.h"
+#include "../agent_net.h"
 #include "bench_agents.h"
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "grove/grove.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 
 typedef struct startup_cfg {
 	const char *topology;

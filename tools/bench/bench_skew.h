@@ -1,4 +1,4 @@
-/* grove bench skew (tools/bench_skew.c), dispatched from cmd_bench.c. */
+/* grove bench skew (tools/bench/bench_skew.c), dispatched from cmd_bench.c. */
 #ifndef GROVE_TOOLS_BENCH_SKEW_H
 #define GROVE_TOOLS_BENCH_SKEW_H
 

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/agent_proto.h"
-#include "agent_net.h"
+#include "../agent/agent_proto.h"
+#include "../agent_net.h"
 #include "bench_agents.h"
 #include "grove/grove.h"
-#include "top_view.h"
-#include "toolutil.h"
+#include "../top/top_view.h"
+#include "../toolutil.h"
 
 typedef struct offered_cfg {
 	const char *topology;

@@ -16,12 +16,12 @@
 #include <string.h>
 
 #include "bench_align.h"
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "grove/grove.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 #include "trace/align.h"
 #include "trace/trace_impl.h"
-#include "../examples/worker_protocol.h"
+#include "proto/worker_protocol.h"
 
 #define ALIGN_WAVES 3 /* reductions traced before the collections */
 /* The most back-ends it starts, by --backends or a levels: spec. */

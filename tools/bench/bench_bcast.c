@@ -34,12 +34,12 @@
 #include <unistd.h>
 
 #include "bench_bcast.h"
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "grove/cluster.h"
 #include "grove/grove.h"
 #include "grove/logp.h"
-#include "toolutil.h"
-#include "../examples/worker_protocol.h"
+#include "../toolutil.h"
+#include "proto/worker_protocol.h"
 
 #define BB_RECV_MS 120000
 /* Waits go in slices this long, with a look at the events between them. */

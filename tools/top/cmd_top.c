@@ -18,14 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent_proto.h"
-#include "agent/metrics.h"
-#include "agent_net.h"
-#include "cmds.h"
+#include "../agent/agent_proto.h"
+#include "../agent/metrics.h"
+#include "../agent_net.h"
+#include "../cmds.h"
 #include "grove/aggregate.h"
 #include "grove/grove.h"
 #include "top_view.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 #include "trace/trace_impl.h" /* trace_json_str */
 
 /* Set by SIGINT/SIGQUIT/SIGTERM: a signal handler can only talk through a

@@ -1,4 +1,4 @@
-/* grove bench floor (tools/bench_floor.c), dispatched from cmd_bench.c. */
+/* grove bench floor (tools/bench/bench_floor.c), dispatched from cmd_bench.c. */
 #ifndef GROVE_TOOLS_BENCH_FLOOR_H
 #define GROVE_TOOLS_BENCH_FLOOR_H
 

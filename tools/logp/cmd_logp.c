@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmds.h"
+#include "../cmds.h"
 #include "topo/quantity.h"
 #include "logp_crowd.h"
 #include "logp_measure.h"
 #include "logp_write.h"
-#include "toolutil.h"
+#include "../toolutil.h"
 
 /* Largest message size accepted on the command line. */
 #define LOGP_MAX_SIZE (256ull << 20)

@@ -1,4 +1,4 @@
-/* grove bench align (tools/bench_align.c), dispatched from cmd_bench.c. */
+/* grove bench align (tools/bench/bench_align.c), dispatched from cmd_bench.c. */
 #ifndef GROVE_TOOLS_BENCH_ALIGN_H
 #define GROVE_TOOLS_BENCH_ALIGN_H
 

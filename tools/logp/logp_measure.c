@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "bench_stats.h"
+#include "../bench_stats.h"
 #include "codec/wire.h"
 #include "grove/error.h"
 #include "net/conn.h"

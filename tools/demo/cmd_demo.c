@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "grove/grove.h"
-#include "toolutil.h"
-#include "../examples/worker_protocol.h"
+#include "../toolutil.h"
+#include "proto/worker_protocol.h"
 
 #define DEMO_MAX_JOBS 12
 #define DEMO_ECHO_VALUE 42

@@ -1,6 +1,11 @@
 /* The request/reply protocol of examples/be_worker.c, the back-end used by
  * `grove demo`, `grove bench micro` and the integration tests.
  *
+ * It lives in src/proto/ (not examples/) because the grove command, the
+ * examples and the tests all speak it; src/proto/ is no part of the
+ * library and no public API: header-only, libc only, never included by
+ * src/ itself (docs/internals.md, module map).
+ *
  * The FE sends a request on a stream (or point-to-point); the worker
  * answers on the same stream (or point-to-point, stream 0) with the same
  * tag.  `rank` below is the worker's BE rank.

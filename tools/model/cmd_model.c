@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
+#include "../cmds.h"
 #include "grove/logp.h"
-#include "model_opts.h"
-#include "toolutil.h"
+#include "../model_opts.h"
+#include "../toolutil.h"
 
 static void
 model_usage(FILE *f)
