@@ -1,18 +1,23 @@
-/* The MRNet topology file format:
+/* The MRNet topology file format, as MRNet's own parser (mrnet/src/
+ * parser.y) reads it:
  *
  *   file      := statement*
- *   statement := node '=>' node* ';'
- *   node      := host ':' instance        host: [A-Za-z0-9._-]+
+ *   statement := node '=>' node* ';'    a parent and its children
+ *              | node ';'               a lone node ("vm:0 ;")
+ *   node      := host ':' instance      host: [A-Za-z0-9._-]+
  *
- * '#' starts a comment that runs to the end of the line; a statement may
- * span lines and a node may head several statements (its children are
+ * Tokens and what separates them are lex_mrnet.c's.  A statement may span
+ * lines and a node may head several statements (its children are
  * appended).  The tree is validated (one parent per node, one root, no
- * cycles, everything reachable) and renumbered in pre-order, children in
- * the order the file lists them.  Leaves are BEs.
+ * cycles, everything reachable, at least one back-end) and renumbered in
+ * pre-order, children in the order the file lists them.  Leaves are BEs.
+ * Grove also takes "node '=>' ;" (MRNet wants a child there), which says
+ * no more than "node ;".
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/lex_mrnet.h"
 #include "topo/topo_impl.h"
 
 struct pnode {
@@ -24,19 +29,13 @@ struct pnode {
 	int32_t first, last, next; /* children in file order */
 };
 
-enum tok_kind { TOK_EOF, TOK_NODE, TOK_ARROW, TOK_SEMI, TOK_BAD };
-
-struct token {
-	enum tok_kind kind;
-	const char *start;
-	uint32_t line;
-	uint32_t node; /* for TOK_NODE */
-};
-
 struct parser {
-	const char *s;
-	size_t pos;
-	uint32_t line;
+	struct topo_lexer lx;
+	struct topo_token la; /* a token read ahead, when has_la */
+	int has_la;
+	uint32_t *kids;       /* the children of the statement being read */
+	uint32_t *kid_lines;
+	uint32_t n_kids, cap_kids;
 	struct pnode *v;
 	uint32_t n, cap;
 	uint32_t *node_tab; /* open addressing: node index + 1, 0 = empty */
@@ -195,112 +194,162 @@ node_name(const struct parser *p, uint32_t i, char *buf, size_t len)
 }
 
 static int
-is_delim(int c)
+get(struct parser *p, struct topo_token *t)
 {
-	return c == '\0' || c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
-	    c == '#' || c == ';' || c == '=';
+	if (p->has_la) {
+		*t = p->la;
+		p->has_la = 0;
+		return 0;
+	}
+	return topo_lex_next(&p->lx, t, p->err, p->errlen);
 }
 
-/* The offending text for a syntax error: up to the next blank. */
-static int
-bad_len(const char *s)
+static void
+unget(struct parser *p, const struct topo_token *t)
 {
-	int n = 0;
-
-	while (n < 40 && s[n] && s[n] != ' ' && s[n] != '\t' && s[n] != '\n' &&
-	    s[n] != '\r')
-		n++;
-	return n;
-}
-
-static int
-next_token(struct parser *p, struct token *t)
-{
-	const char *s = p->s;
-	size_t hs, he;
-	uint64_t inst = 0;
-	uint32_t host;
-	int rc;
-
-	for (;;) {
-		char c = s[p->pos];
-
-		if (c == '\n') {
-			p->line++;
-			p->pos++;
-		} else if (c == ' ' || c == '\t' || c == '\r') {
-			p->pos++;
-		} else if (c == '#') {
-			while (s[p->pos] && s[p->pos] != '\n')
-				p->pos++;
-		} else {
-			break;
-		}
-	}
-	t->start = s + p->pos;
-	t->line = p->line;
-	if (!s[p->pos]) {
-		t->kind = TOK_EOF;
-		return 0;
-	}
-	if (s[p->pos] == '=' && s[p->pos + 1] == '>') {
-		p->pos += 2;
-		t->kind = TOK_ARROW;
-		return 0;
-	}
-	if (s[p->pos] == ';') {
-		p->pos++;
-		t->kind = TOK_SEMI;
-		return 0;
-	}
-	t->kind = TOK_BAD;
-	hs = p->pos;
-	while (topo_is_host_char((unsigned char)s[p->pos]))
-		p->pos++;
-	he = p->pos;
-	if (he == hs || s[p->pos] != ':' || s[p->pos + 1] < '0' ||
-	    s[p->pos + 1] > '9')
-		return 0;
-	p->pos++;
-	while (s[p->pos] >= '0' && s[p->pos] <= '9') {
-		inst = inst * 10 + (uint64_t)(s[p->pos++] - '0');
-		if (inst > UINT32_MAX) {
-			errfmt(p->err, p->errlen, "line %u: instance number "
-			    "in '%.*s' is larger than %u", t->line,
-			    bad_len(t->start), t->start, UINT32_MAX);
-			return GROVE_ETOPO;
-		}
-	}
-	if (!is_delim((unsigned char)s[p->pos]))
-		return 0;
-	if (he - hs > TOPO_MAX_HOSTNAME) {
-		errfmt(p->err, p->errlen, "line %u: host name longer than "
-		    "%d characters", t->line, TOPO_MAX_HOSTNAME);
-		return GROVE_ETOPO;
-	}
-	rc = intern_host(p, s + hs, he - hs, &host);
-	if (!rc)
-		rc = intern_node(p, host, (uint32_t)inst, t->line, &t->node);
-	if (rc)
-		return rc;
-	t->kind = TOK_NODE;
-	return 0;
+	p->la = *t;
+	p->has_la = 1;
 }
 
 static uint32_t last_line(const struct parser *p);
 
 static int
-syntax_error(struct parser *p, const struct token *t, const char *expected,
-    uint32_t stmt_line)
+syntax_error(struct parser *p, const struct topo_token *t,
+    const char *expected)
 {
-	if (t->kind == TOK_EOF)
+	char q[200];
+
+	if (t->kind == TOPO_TOK_EOF)
 		errfmt(p->err, p->errlen, "line %u: syntax error at end of "
-		    "file: expected %s (the statement started at line %u)",
-		    last_line(p), expected, stmt_line);
+		    "file: expected %s", last_line(p), expected);
 	else
-		errfmt(p->err, p->errlen, "line %u: syntax error at '%.*s': "
-		    "expected %s", t->line, bad_len(t->start), t->start,
-		    expected);
+		errfmt(p->err, p->errlen, "line %u: syntax error at '%s': "
+		    "expected %s", t->line, topo_quote(t->start, t->len, q,
+		    sizeof q), expected);
+	return GROVE_ETOPO;
+}
+
+/* A node, "host:N", whose host word `h` has been read.  As in MRNet's
+ * grammar the colon is a token of its own, so blanks may surround it
+ * ("vm : 0").  `expected` is what the statement wanted here, for the
+ * message when `h` is not followed by ':'.  *line is the line the node
+ * ends on. */
+static int
+parse_node(struct parser *p, const struct topo_token *h, const char *expected,
+    uint32_t *node, uint32_t *line)
+{
+	struct topo_token c, i;
+	uint64_t inst = 0;
+	uint32_t host;
+	char q[200];
+	int rc;
+
+	if ((rc = get(p, &c)))
+		return rc;
+	if (c.kind != TOPO_TOK_COLON) {
+		unget(p, &c);
+		return syntax_error(p, h, expected);
+	}
+	if ((rc = get(p, &i)))
+		return rc;
+	if (i.kind != TOPO_TOK_WORD || strspn(i.start, "0123456789") < i.len) {
+		const char *end = i.kind == TOPO_TOK_WORD ? i.start + i.len :
+		    c.start + 1;
+
+		errfmt(p->err, p->errlen, "line %u: bad node '%s': expected "
+		    "an instance number after ':'", i.kind == TOPO_TOK_WORD ?
+		    i.line : c.line, topo_quote(h->start, (size_t)(end -
+		    h->start), q, sizeof q));
+		return GROVE_ETOPO;
+	}
+	for (size_t k = 0; k < i.len; k++) {
+		inst = inst * 10 + (uint64_t)(i.start[k] - '0');
+		if (inst > UINT32_MAX) {
+			errfmt(p->err, p->errlen, "line %u: instance number "
+			    "in '%.*s:%.*s' is larger than %u", i.line,
+			    (int)(h->len < 100 ? h->len : 100), h->start,
+			    (int)(i.len < 40 ? i.len : 40), i.start,
+			    UINT32_MAX);
+			return GROVE_ETOPO;
+		}
+	}
+	if (h->len > TOPO_MAX_HOSTNAME) {
+		errfmt(p->err, p->errlen, "line %u: host name longer than "
+		    "%d characters", h->line, TOPO_MAX_HOSTNAME);
+		return GROVE_ETOPO;
+	}
+	rc = intern_host(p, h->start, h->len, &host);
+	if (!rc)
+		rc = intern_node(p, host, (uint32_t)inst, h->line, node);
+	*line = i.line;
+	return rc;
+}
+
+/* "head => k1 k2 k3 ... kN" of the statement being read, for a message;
+ * more than 6 children are cut in the middle (missing_semi counts them). */
+static const char *
+stmt_text(const struct parser *p, uint32_t head, int arrow, char *buf,
+    size_t len)
+{
+	char nm[300];
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "%s%s", node_name(p, head, nm,
+	    sizeof nm), arrow ? " =>" : "");
+	for (uint32_t k = 0; k < p->n_kids && off < len; k++) {
+		if (p->n_kids > 6 && k == 3) {
+			off += (size_t)snprintf(buf + off, len - off, " ...");
+			k = p->n_kids - 2;
+			continue;
+		}
+		off += (size_t)snprintf(buf + off, len - off, " %s",
+		    node_name(p, p->kids[k], nm, sizeof nm));
+	}
+	return buf;
+}
+
+static int
+push_kid(struct parser *p, uint32_t node, uint32_t line)
+{
+	if (p->n_kids == p->cap_kids) {
+		uint32_t cap = p->cap_kids ? p->cap_kids * 2 : 64;
+		uint32_t *k = realloc(p->kids, cap * sizeof *k);
+		uint32_t *l;
+
+		if (!k)
+			return GROVE_ENOMEM;
+		p->kids = k;
+		l = realloc(p->kid_lines, cap * sizeof *l);
+		if (!l)
+			return GROVE_ENOMEM;
+		p->kid_lines = l;
+		p->cap_kids = cap;
+	}
+	p->kids[p->n_kids] = node;
+	p->kid_lines[p->n_kids++] = line;
+	return 0;
+}
+
+/* The statement that began with `head` lacks its ';': it ends on `line`,
+ * and `next` (a node followed by '=>', or NULL at the end of the file)
+ * is where the next one begins. */
+static int
+missing_semi(struct parser *p, uint32_t head, int arrow, uint32_t line,
+    const struct topo_token *next, uint32_t next_node)
+{
+	char st[700], nm[300], cnt[40] = "";
+
+	if (p->n_kids > 6)
+		snprintf(cnt, sizeof cnt, " (%u children)", p->n_kids);
+	if (next)
+		errfmt(p->err, p->errlen, "line %u: missing ';' after '%s'%s "
+		    "(the next statement, '%s =>', starts at line %u)", line,
+		    stmt_text(p, head, arrow, st, sizeof st), cnt,
+		    node_name(p, next_node, nm, sizeof nm), next->line);
+	else
+		errfmt(p->err, p->errlen, "line %u: missing ';' after '%s'%s "
+		    "at end of file", line, stmt_text(p, head, arrow, st,
+		    sizeof st), cnt);
 	return GROVE_ETOPO;
 }
 
@@ -337,38 +386,85 @@ add_child(struct parser *p, uint32_t par, uint32_t ch, uint32_t line)
 	return 0;
 }
 
+/* One statement, MRNet's "host '=>' hosts ';'" or "host ';'".  Children
+ * are held until the ';' so that a missing ';' is reported as such: the
+ * next statement's head, followed by its '=>', would otherwise join the
+ * child list and show up later as a node with two parents. */
+static int
+parse_statement(struct parser *p, const struct topo_token *first)
+{
+	struct topo_token t, n;
+	uint32_t head, line, node, nline;
+	char nm[300], nm2[300];
+	int rc;
+
+	p->n_kids = 0;
+	if (first->kind != TOPO_TOK_WORD)
+		return syntax_error(p, first, "a node 'host:N'");
+	if ((rc = parse_node(p, first, "a node 'host:N'", &head, &line)))
+		return rc;
+	if ((rc = get(p, &t)))
+		return rc;
+	if (t.kind == TOPO_TOK_SEMI)
+		return 0; /* a lone node: declared, no children */
+	if (t.kind == TOPO_TOK_EOF)
+		return missing_semi(p, head, 0, line, NULL, 0);
+	if (t.kind == TOPO_TOK_WORD) {
+		/* Another node: either this one lacks its '=>' ("a:0 b:0
+		 * c:0 ;") or it was a lone node without ';' and the next
+		 * statement starts ("a:0 \n b:0 => c:0 ;"). */
+		if ((rc = parse_node(p, &t, "'=>' or ';'", &node, &nline)) ||
+		    (rc = get(p, &n)))
+			return rc;
+		if (n.kind == TOPO_TOK_ARROW)
+			return missing_semi(p, head, 0, line, &t, node);
+		errfmt(p->err, p->errlen, "line %u: missing '=>' after '%s' "
+		    "(before '%s' at line %u)", line, node_name(p, head, nm,
+		    sizeof nm), node_name(p, node, nm2, sizeof nm2),
+		    t.line);
+		return GROVE_ETOPO;
+	}
+	if (t.kind != TOPO_TOK_ARROW)
+		return syntax_error(p, &t, "'=>' or ';'");
+	line = t.line;
+	for (;;) {
+		if ((rc = get(p, &t)))
+			return rc;
+		if (t.kind == TOPO_TOK_SEMI)
+			break;
+		if (t.kind == TOPO_TOK_EOF)
+			return missing_semi(p, head, 1, line, NULL, 0);
+		if (t.kind != TOPO_TOK_WORD)
+			return syntax_error(p, &t, "a node 'host:N' or ';'");
+		if ((rc = parse_node(p, &t, "a node 'host:N' or ';'", &node,
+		    &nline)) || (rc = get(p, &n)))
+			return rc;
+		if (n.kind == TOPO_TOK_ARROW)
+			return missing_semi(p, head, 1, line, &t, node);
+		unget(p, &n);
+		if ((rc = push_kid(p, node, t.line)))
+			return rc;
+		line = nline;
+	}
+	for (uint32_t k = 0; k < p->n_kids; k++)
+		if ((rc = add_child(p, head, p->kids[k], p->kid_lines[k])))
+			return rc;
+	return 0;
+}
+
 static int
 parse_statements(struct parser *p)
 {
-	struct token t;
+	struct topo_token t;
 	int rc;
 
 	for (;;) {
-		uint32_t par, stmt_line;
-
-		if ((rc = next_token(p, &t)))
+		if ((rc = get(p, &t)))
 			return rc;
-		if (t.kind == TOK_EOF)
+		if (t.kind == TOPO_TOK_EOF)
 			return 0;
-		if (t.kind != TOK_NODE)
-			return syntax_error(p, &t, "a node 'host:N'", t.line);
-		par = t.node;
-		stmt_line = t.line;
-		if ((rc = next_token(p, &t)))
+		if ((rc = parse_statement(p, &t)))
 			return rc;
-		if (t.kind != TOK_ARROW)
-			return syntax_error(p, &t, "'=>'", stmt_line);
-		for (;;) {
-			if ((rc = next_token(p, &t)))
-				return rc;
-			if (t.kind == TOK_SEMI)
-				break;
-			if (t.kind != TOK_NODE)
-				return syntax_error(p, &t,
-				    "a node 'host:N' or ';'", stmt_line);
-			if ((rc = add_child(p, par, t.node, t.line)))
-				return rc;
-		}
 	}
 }
 
@@ -435,11 +531,11 @@ describe_cycle(const struct parser *p, uint32_t start, uint8_t *seen,
 static uint32_t
 last_line(const struct parser *p)
 {
-	size_t len = strlen(p->s);
+	size_t len = strlen(p->lx.s);
 
-	if (p->line > 1 && len && p->s[len - 1] == '\n')
-		return p->line - 1;
-	return p->line;
+	if (p->lx.line > 1 && len && p->lx.s[len - 1] == '\n')
+		return p->lx.line - 1;
+	return p->lx.line;
 }
 
 /* Check the shape and number the reachable tree in pre-order into order[]
@@ -482,9 +578,15 @@ validate(struct parser *p, uint32_t *order)
 		return GROVE_ETOPO;
 	}
 	if (p->v[root].first < 0) {
+		/* Only the root can be left ("vm:0 ;"): any other node
+		 * would have a parent.  MRNet takes such a file for
+		 * back-ends that attach to the front-end; Grove's back-ends
+		 * are leaves of the topology, attached or not. */
 		errfmt(p->err, p->errlen, "line %u: the root '%s' has no "
-		    "children; a topology needs at least one back-end",
-		    p->v[root].line, node_name(p, root, a, sizeof a));
+		    "children: the topology holds only the front-end, and a "
+		    "Grove network needs at least one back-end (list them as "
+		    "its children, '%s => host:N ... ;')", p->v[root].line,
+		    node_name(p, root, a, sizeof a), a);
 		return GROVE_ETOPO;
 	}
 	/* Iterative pre-order: a file may describe a very deep chain. */
@@ -538,6 +640,8 @@ parser_free(struct parser *p)
 	free(p->hosts);
 	free(p->host_tab);
 	free(p->node_tab);
+	free(p->kids);
+	free(p->kid_lines);
 	free(p->v);
 }
 
@@ -567,6 +671,7 @@ build(struct parser *p, const uint32_t *order, grove_topo **out)
 	t->cap_hosts = p->cap_hosts;
 	p->hosts = NULL;
 	p->n_hosts = p->cap_hosts = 0;
+	t->root_line = p->v[order[0]].line;
 	for (uint32_t k = 0; k < t->n; k++) {
 		t->nodes[k].host = t->hosts[p->v[order[k]].host];
 		t->nodes[k].instance = p->v[order[k]].inst;
@@ -593,8 +698,7 @@ grove_topo_parse_string(const char *text, grove_topo **out, char *err,
 		errfmt(err, errlen, "no topology text");
 		return GROVE_EINVAL;
 	}
-	p.s = text;
-	p.line = 1;
+	topo_lex_init(&p.lx, text);
 	p.err = err;
 	p.errlen = errlen;
 	rc = parse_statements(&p);
@@ -605,9 +709,9 @@ grove_topo_parse_string(const char *text, grove_topo **out, char *err,
 	if (!rc)
 		rc = build(&p, order, out);
 	if (rc == GROVE_ENOMEM)
-		errfmt(err, errlen, "line %u: out of memory", p.line);
+		errfmt(err, errlen, "line %u: out of memory", p.lx.line);
 	else if (rc == GROVE_ERANGE)
-		errfmt(err, errlen, "line %u: more than %u nodes", p.line,
+		errfmt(err, errlen, "line %u: more than %u nodes", p.lx.line,
 		    TOPO_MAX_NODES);
 	if (rc == GROVE_ERANGE)
 		rc = GROVE_ETOPO;

@@ -35,6 +35,7 @@ struct grove_topo {
 	uint32_t *be_node;    /* BE rank -> node id */
 	char **hosts;         /* distinct host names; nodes point into them */
 	uint32_t n_hosts, cap_hosts;
+	uint32_t root_line;   /* parsed: the root's first line; else 0 */
 };
 
 struct topo_host {
