@@ -22,6 +22,7 @@
 #include "tbon/fe_internal.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
+#include "topo/fe_host.h"
 #include "trace/trace_impl.h"
 
 void
@@ -482,6 +483,13 @@ build_topology(grove_net *net, const grove_net_opts *o, grove_topo **out)
 	grove_hostlist *hl = NULL;
 	if (o->topology_file) {
 		rc = grove_topo_parse_file(o->topology_file, out, err, sizeof err);
+		/* The root is this process: a file placing it elsewhere is
+		 * refused, not silently ignored (docs/topology.md). */
+		if (rc == 0 && (rc = topo_check_fe_host(*out, spawn_host_is_local,
+		    err, sizeof err)) != 0) {
+			grove_topo_destroy(*out);
+			*out = NULL;
+		}
 		if (rc != 0)
 			fe_set_error(net, "topology file %s: %s", o->topology_file, err);
 		return rc;

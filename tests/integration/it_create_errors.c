@@ -37,6 +37,21 @@ main(void)
 	expect_fail("missing topology file", &o, GROVE_ENOENT,
 	    "/nonexistent/grove.top");
 
+	/* The root of a topology file is the front-end, this process: a
+	 * file that puts it on another host is refused, not ignored. */
+	char top[4096];
+	snprintf(top, sizeof top, "%s/elsewhere.top", it_tmpdir());
+	FILE *f = fopen(top, "w");
+	CHECK(f != NULL);
+	CHECK(fputs("# the root is not this host\n"
+	    "fe.invalid:0 => localhost:1 localhost:2 ;\n", f) >= 0);
+	CHECK(fclose(f) == 0);
+	it_net_opts(&o, NULL, 0);
+	o.topology_file = top;
+	expect_fail("topology file with a remote root", &o, GROVE_ETOPO,
+	    "line 2: the root 'fe.invalid:0' is the front-end, which is the "
+	    "process creating the network");
+
 	it_net_opts(&o, "flat", 4);
 	o.bind_addr = "not-an-address";
 	expect_fail("bad bind address", &o, GROVE_EINVAL, "not-an-address");
