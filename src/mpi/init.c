@@ -133,13 +133,6 @@ init_common(int required, int *provided)
 	}
 	if (mpi_proc.wtime0 == 0)
 		mpi_proc.wtime0 = mono_now();
-	if (required == MPI_THREAD_MULTIPLE) {
-		/* Refused, as the standard allows: we give the highest level we
-		 * support and say so once, so the program can check provided. */
-		if (getenv("GROVE_MPI_VERBOSE"))
-			fprintf(stderr, "grove-mpi: MPI_THREAD_MULTIPLE is not "
-			                "supported; providing MPI_THREAD_SERIALIZED\n");
-	}
 	mpi_proc.thread_level = required > MPI_THREAD_SERIALIZED
 	                            ? MPI_THREAD_SERIALIZED
 	                            : (required < MPI_THREAD_SINGLE
@@ -192,6 +185,12 @@ init_common(int required, int *provided)
 	__atomic_store_n(&me->state, MPI_RANK_RUNNING, __ATOMIC_RELEASE);
 	if (mpi_proc.verbose && mpi_proc.rank == 0)
 		say_transport();
+	if (required == MPI_THREAD_MULTIPLE && mpi_proc.rank == 0)
+		/* Refused, as the standard allows (provided says so); said once
+		 * per job, since a program that does not check provided would
+		 * otherwise learn it from a crash. */
+		fprintf(stderr, "grove-mpi: MPI_Init_thread: MPI_THREAD_MULTIPLE "
+		                "is not supported; provided MPI_THREAD_SERIALIZED\n");
 	return MPI_SUCCESS;
 }
 

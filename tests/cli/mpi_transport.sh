@@ -3,7 +3,7 @@
 # fallback for large messages: with GROVE_MPI_CMA=0 (as when the kernel
 # refuses process_vm_readv) the size and order tests still pass, the
 # messages copied through the rings; the tuning variables reach the ranks;
-# GROVE_MPI_STATS=1 is --stats.
+# GROVE_MPI_STATS=1 is --stats; MPI_THREAD_MULTIPLE is refused aloud.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -36,4 +36,9 @@ grep -q "eager up to 256 B" "$tmp/e.out" || { cat "$tmp/e.out"; fail "eager limi
 GROVE_MPI_STATS=1 run -n 2 "$build/mpitest_env" >"$tmp/s.out" 2>"$tmp/s.err" ||
 	{ cat "$tmp/s.err"; fail "run with GROVE_MPI_STATS=1 failed"; }
 grep -q "Comm Overhead" "$tmp/s.err" || { cat "$tmp/s.err"; fail "GROVE_MPI_STATS=1 printed no statistics"; }
+# MPI_THREAD_MULTIPLE is refused with one clear message, not silently.
+run -n 3 "$build/mpilaunch_thread_multiple" >"$tmp/t.out" 2>"$tmp/t.err" ||
+	{ cat "$tmp/t.out" "$tmp/t.err"; fail "MPI_THREAD_MULTIPLE program failed"; }
+[ "$(grep -c 'MPI_THREAD_MULTIPLE is not supported; provided MPI_THREAD_SERIALIZED' "$tmp/t.err")" = 1 ] ||
+	{ cat "$tmp/t.err"; fail "MPI_THREAD_MULTIPLE refusal not said exactly once"; }
 echo "transport: single copy and its fallback, tuning variables, GROVE_MPI_STATS"
