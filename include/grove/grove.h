@@ -4,6 +4,7 @@
 
 #include "grove/error.h"
 #include "grove/packet.h"
+#include "grove/pack.h"
 #include "grove/topology.h"
 #include "grove/cluster.h"
 #include "grove/filter.h"

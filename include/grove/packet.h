@@ -11,6 +11,14 @@
  * (int for %c/%hd/%d as usual for varargs, double for %f), and for arrays a
  * pointer followed by a uint64_t count (%as: const char *const *, count).
  *
+ * MRNet users: array counts are uint64_t, not int.  Through "..." the
+ * compiler cannot convert an int count: cast it, (uint64_t)n, and unpack
+ * counts into a uint64_t.  Likewise C cannot check that an argument has
+ * the type its conversion names (an int for %lf is read as garbage, an
+ * int for %s crashes): the typed API of grove/pack.h (grove_pack_double,
+ * grove_unpack_int32, ...) lets the compiler refuse such mistakes, and
+ * takes int counts as they are.
+ *
  * Unpacking (grove_packet_unpack) takes pointers: scalars are stored through
  * the pointer (int8_t *, float *, ...), strings as const char ** pointing
  * into the packet, arrays as (const T **, uint64_t *count) pointing into the
@@ -18,6 +26,12 @@
  * into a packet stays valid until the packet's last reference is dropped.
  * A format that does not match the packet returns GROVE_EFORMAT; a corrupt
  * payload returns GROVE_EPROTO.  Neither ever crashes.
+ *
+ * Errors: every failing packet function (here and in grove/pack.h) leaves
+ * a message in grove_packet_last_error() saying what and where: a bad
+ * format string and the byte offset of the bad conversion, the item
+ * (counted from 1) whose type the packet and the format disagree on, with
+ * both types, the NULL string or too-large array.
  *
  * Packets are reference counted and immutable once built; a communication
  * process forwards the very same bytes to each child.
@@ -87,6 +101,15 @@ size_t grove_packet_size(const grove_packet *p);  /* bytes on the wire */
 
 /* Size in bytes of one element of a type (strings: 0). */
 size_t grove_type_size(grove_type t);
+
+/* What the last failing packet function of this thread (packing,
+ * unpacking, item access, grove/pack.h, and the format-string sends
+ * grove_stream_send, grove_be_send, grove_net_send_to) said went wrong,
+ * e.g. "format \"%d %q\": unknown conversion \"%q\" at offset 3 ...".
+ * Per thread, since these functions have no handle to keep it in; only
+ * meaningful right after an error return (success does not clear it).
+ * Never NULL; "" before any error. */
+const char *grove_packet_last_error(void);
 
 #ifdef __cplusplus
 }

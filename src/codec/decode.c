@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "codec/codec_endian.h"
+#include "codec/codec_err.h"
 #include "core/log.h"
 
 /* %as with no elements: a valid, empty pointer array. */
@@ -69,9 +70,10 @@ dec_validate(const grove_packet *p, const uint8_t *P, size_t plen,
     codec_table *t, size_t *scratch)
 {
 	size_t o = 0, scr = 0, pos = 0;
-	wire_fmt_item f;
+	wire_fmt_item f = {0};
+	int i;
 
-	for (int i = 0; i < t->n; i++) {
+	for (i = 0; i < t->n; i++) {
 		grove_item *it = &t->items[i];
 		if (dec_item_kind(p, i, &pos, &f) != 1)
 			return GROVE_EPROTO; /* cannot happen: checked at wrap */
@@ -122,14 +124,22 @@ dec_validate(const grove_packet *p, const uint8_t *P, size_t plen,
 	if (o != plen) {
 		log_debug("packet \"%s\": %zu bytes of garbage after the items",
 		    p->fmt, plen - o);
-		return GROVE_EPROTO;
+		return codec_fail(GROVE_EPROTO, "packet \"%.64s\" is corrupt: "
+		    "%zu bytes left over after its items (payload byte %zu)",
+		    p->fmt, plen - o, o);
 	}
 	*scratch = scr;
 	return 0;
 bad:
 	log_debug("packet \"%s\": payload byte %zu: bad or truncated item",
 	    p->fmt, o);
-	return GROVE_EPROTO;
+	{
+		char d[48];
+		codec_describe(d, sizeof d, f.type, f.is_array);
+		return codec_fail(GROVE_EPROTO, "packet \"%.64s\" is corrupt: "
+		    "item %d (%s) at payload byte %zu is bad or truncated",
+		    p->fmt, i + 1, d, o);
+	}
 }
 
 /* Pass 2: move what cannot be used in place into scratch. */
@@ -177,7 +187,8 @@ dec_table(const grove_packet *p, codec_table *t)
 	if (scr) {
 		t->scratch = malloc(scr);
 		if (!t->scratch)
-			return GROVE_ENOMEM;
+			return codec_fail(GROVE_ENOMEM, "packet: no memory to "
+			    "decode (%zu bytes)", scr);
 		dec_fill_scratch(P, t);
 	}
 	return 0;
@@ -205,7 +216,9 @@ codec_table_get(const grove_packet *cp, const codec_table **out)
 	}
 	int err = atomic_load_explicit(&p->decode_err, memory_order_relaxed);
 	if (err)
-		return err;
+		return codec_fail(err, "packet \"%.64s\" is corrupt: its "
+		    "payload does not match its format (found at its first "
+		    "decoding)", p->fmt);
 
 	int n = p->nitems;
 	if (n <= CODEC_INLINE_ITEMS &&
@@ -215,7 +228,8 @@ codec_table_get(const grove_packet *cp, const codec_table **out)
 	} else {
 		t = malloc(sizeof *t + (size_t)n * sizeof(grove_item));
 		if (!t)
-			return GROVE_ENOMEM;
+			return codec_fail(GROVE_ENOMEM, "packet: no memory to "
+			    "decode %d items", n);
 		t->items = (grove_item *)(t + 1);
 	}
 	t->n = n;
@@ -246,9 +260,12 @@ grove_packet_item(const grove_packet *p, int i, grove_item *out)
 	const codec_table *t;
 
 	if (!p || !out)
-		return GROVE_EINVAL;
+		return codec_fail(GROVE_EINVAL, "grove_packet_item: %s is NULL",
+		    p ? "out" : "the packet");
 	if (i < 0 || i >= p->nitems)
-		return GROVE_ERANGE;
+		return codec_fail(GROVE_ERANGE, "grove_packet_item: index %d "
+		    "outside the %d items of packet \"%.64s\"", i, p->nitems,
+		    p->fmt);
 	int rc = codec_table_get(p, &t);
 	if (rc < 0)
 		return rc;
@@ -287,20 +304,52 @@ dec_copy_scalar(void *d, const void *s, size_t size)
 	}
 }
 
+/* The last error for a valid format fmt that is not the packet's:
+ * the first item where they differ, with both types. */
+static int
+dec_mismatch(const grove_packet *p, const char *fmt)
+{
+	char qf[96], qp[96], dp[48], df[48];
+	codec_quote(qf, sizeof qf, fmt, strlen(fmt), '"');
+	codec_quote(qp, sizeof qp, p->fmt, strlen(p->fmt), '"');
+	size_t fn = strlen(fmt), pn = strlen(p->fmt), fpos = 0, ppos = 0;
+	for (int i = 1;; i++) {
+		wire_fmt_item a, b;
+		int ha = codec_fmt_next(p->fmt, pn, &ppos, &a);
+		int hb = codec_fmt_next(fmt, fn, &fpos, &b);
+		if (ha != 1 || hb != 1) {
+			int np = p->nitems, nf = wire_fmt_parse(fmt, NULL, 0,
+			    NULL, 0);
+			return codec_fail(GROVE_EFORMAT, "unpack: the packet "
+			    "holds %d item%s (%s), the format %s asks for %d",
+			    np, np == 1 ? "" : "s", qp, qf, nf);
+		}
+		if (a.type != b.type || a.is_array != b.is_array) {
+			codec_describe(dp, sizeof dp, a.type, a.is_array);
+			codec_describe(df, sizeof df, b.type, b.is_array);
+			return codec_fail(GROVE_EFORMAT, "unpack: item %d: the "
+			    "packet holds %s, the format asks for %s (packet "
+			    "%s, format %s)", i, dp, df, qp, qf);
+		}
+	}
+}
+
 int
 grove_packet_vunpack(const grove_packet *p, const char *fmt, va_list ap)
 {
 	const codec_table *t;
 
 	if (!p || !fmt)
-		return GROVE_EINVAL;
+		return codec_fail(GROVE_EINVAL, "unpack: %s is NULL",
+		    p ? "the format" : "the packet");
 	/* The usual case is the very same canonical string; only otherwise
 	 * canonicalize the caller's spelling. */
 	if (!fmt_equal(fmt, p->fmt)) {
 		char canon[WIRE_MAX_FMT + 1];
-		if (wire_fmt_parse(fmt, NULL, 0, canon, sizeof canon) < 0 ||
-		    strcmp(canon, p->fmt) != 0)
-			return GROVE_EFORMAT;
+		if (wire_fmt_parse(fmt, NULL, 0, canon, sizeof canon) < 0)
+			return GROVE_EFORMAT; /* the last error says why */
+		if (strcmp(canon, p->fmt) != 0)
+			return dec_mismatch(p, canon);
 	}
 	int rc = codec_table_get(p, &t);
 	if (rc < 0)

@@ -1,11 +1,15 @@
 /* Building packets: one sizing pass, one allocation, one writing pass. */
 #include "codec/codec_impl.h"
 
+#include <inttypes.h>
 #include <stdalign.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/codec_endian.h"
+#include "codec/codec_err.h"
 #include "core/log.h"
 
 /* Formats up to this many items are packed without a temporary array. */
@@ -23,49 +27,87 @@ type_ok(grove_type t)
 	return t >= GROVE_T_INT8 && t <= GROVE_T_STRING;
 }
 
-/* Bytes of the payload for items, or a negative error. */
+/* The last error for item i (0-based) of a packet being built: "pack
+ * "%d %s": item 2 (string (%s)): ...".  fmt: the canonical format, or
+ * NULL when the items are all there is. */
+static int enc_fail(int code, const char *fmt, const grove_item *it, int i,
+    const char *what, ...) __attribute__((format(printf, 5, 6)));
+
 static int
-enc_size(const grove_item *items, int n, size_t *out)
+enc_fail(int code, const char *fmt, const grove_item *it, int i,
+    const char *what, ...)
+{
+	char q[96] = "", d[48], w[160];
+	if (fmt)
+		codec_quote(q, sizeof q, fmt, strlen(fmt), '"');
+	codec_describe(d, sizeof d, it->type, it->is_array);
+	va_list ap;
+	va_start(ap, what);
+	vsnprintf(w, sizeof w, what, ap);
+	va_end(ap);
+	return codec_fail(code, "pack%s%s: item %d (%s): %s", fmt ? " " : "",
+	    q, i + 1, d, w);
+}
+
+/* Bytes of the payload for items, or a negative error (with the last
+ * error saying which item). */
+static int
+enc_size(const char *fmt, const grove_item *items, int n, size_t *out)
 {
 	size_t o = 0;
 
 	for (int i = 0; i < n; i++) {
 		const grove_item *it = &items[i];
 		if (!type_ok(it->type))
-			return GROVE_EINVAL;
+			return codec_fail(GROVE_EINVAL, "pack: item %d: %d is "
+			    "not a grove_type", i + 1, (int)it->type);
 		size_t s = grove_type_size(it->type);
 		if (!it->is_array) {
 			if (!it->data)
-				return GROVE_EINVAL;
+				return enc_fail(GROVE_EINVAL, fmt, it, i, "%s",
+				    it->type == GROVE_T_STRING ?
+				    "the string is NULL" : "no value (NULL)");
 			if (it->type == GROVE_T_STRING)
 				o = align_to(o, 4) + 4 + strlen(it->data) + 1;
 			else
 				o = align_to(o, s) + s;
 		} else {
 			if (it->count && !it->data)
-				return GROVE_EINVAL;
+				return enc_fail(GROVE_EINVAL, fmt, it, i,
+				    "the array is NULL but its count is %"
+				    PRIu64, it->count);
 			o = wire_pad8(o) + 8;
 			/* Before the count check below: it divides by what
 			 * is left of the frame, which must not be negative. */
 			if (o > WIRE_MAX_FRAME)
-				return GROVE_ERANGE;
+				goto big;
 			if (it->type == GROVE_T_STRING) {
 				const char *const *v = it->data;
 				for (uint64_t j = 0; j < it->count; j++) {
 					if (!v[j])
-						return GROVE_EINVAL;
+						return enc_fail(GROVE_EINVAL,
+						    fmt, it, i, "string %" PRIu64
+						    " of the array is NULL", j);
 					o = align_to(o, 4) + 4 + strlen(v[j]) + 1;
 					if (o > WIRE_MAX_FRAME)
-						return GROVE_ERANGE;
+						goto big;
 				}
 			} else {
 				if (it->count > (WIRE_MAX_FRAME - o) / s)
-					return GROVE_ERANGE;
+					return enc_fail(GROVE_ERANGE, fmt, it,
+					    i, "%" PRIu64 " elements do not "
+					    "fit in a packet (1 GiB at most; "
+					    "a count near 2^64 is a negative "
+					    "int converted)", it->count);
 				o += (size_t)it->count * s;
 			}
 		}
 		if (o > WIRE_MAX_FRAME)
-			return GROVE_ERANGE;
+			goto big;
+		continue;
+big:
+		return enc_fail(GROVE_ERANGE, fmt, it, i, "the packet would "
+		    "exceed the 1 GiB frame limit here");
 	}
 	*out = o;
 	return 0;
@@ -198,12 +240,13 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
     size_t fmt_len, const grove_item *items, int nitems)
 {
 	size_t plen;
-	int rc = enc_size(items, nitems, &plen);
+	int rc = enc_size(fmt, items, nitems, &plen);
 	if (rc < 0)
 		return rc;
 	size_t fpad = wire_pad8(fmt_len);
 	if (plen > WIRE_MAX_FRAME - WIRE_HDR_SIZE - fpad)
-		return GROVE_ERANGE;
+		return codec_fail(GROVE_ERANGE, "pack: %zu bytes of items "
+		    "exceed the 1 GiB frame limit", plen);
 	size_t len = WIRE_HDR_SIZE + fpad + plen;
 	size_t total = wire_pad8(len);
 
@@ -211,7 +254,8 @@ codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
 	grove_packet *p;
 	grove_buf *buf = frame_buf_new(total, extra, &p);
 	if (!buf)
-		return GROVE_ENOMEM;
+		return codec_fail(GROVE_ENOMEM, "pack: no memory for a %zu-byte "
+		    "packet", total);
 
 	wire_hdr h = *hdr_in;
 	h.len = (uint32_t)len;
@@ -296,9 +340,7 @@ enc_args(const wire_fmt_item *f, int n, grove_item *items,
 			break;
 		case GROVE_T_STRING:
 			it->data = va_arg(ap, const char *);
-			if (!it->data)
-				return GROVE_EINVAL;
-			break;
+			break; /* NULL: refused by enc_size, with the item */
 		}
 	}
 	return 0;
@@ -318,12 +360,13 @@ wire_vpack(grove_packet **out, uint16_t type, uint32_t stream, int32_t tag,
 	void *heap = NULL;
 
 	if (!out)
-		return GROVE_EINVAL;
+		return codec_fail(GROVE_EINVAL, "pack: out is NULL");
 	*out = NULL;
 	if (type == 0 || type >= WIRE_T_MAX_)
-		return GROVE_EINVAL;
+		return codec_fail(GROVE_EINVAL, "pack: bad frame type %u",
+		    (unsigned)type);
 	if (!fmt)
-		return GROVE_EFORMAT;
+		return codec_fail(GROVE_EFORMAT, "pack: the format is NULL");
 	size_t flen = strlen(fmt);
 	int n = codec_fmt_parse_n(fmt, flen, 0, fs, ENC_STACK_ITEMS, canon,
 	    sizeof canon);
@@ -333,7 +376,8 @@ wire_vpack(grove_packet **out, uint16_t type, uint32_t stream, int32_t tag,
 		heap = malloc((size_t)n * (sizeof *f + sizeof *items +
 		    sizeof *vals));
 		if (!heap)
-			return GROVE_ENOMEM;
+			return codec_fail(GROVE_ENOMEM, "pack: no memory for "
+			    "%d items", n);
 		vals = heap;
 		items = (grove_item *)(vals + n);
 		f = (wire_fmt_item *)(items + n);
@@ -389,20 +433,25 @@ wire_pack_items(grove_packet **out, uint16_t type, uint32_t stream,
 	size_t clen = 0;
 
 	if (!out)
-		return GROVE_EINVAL;
+		return codec_fail(GROVE_EINVAL, "pack: out is NULL");
 	*out = NULL;
 	if (type == 0 || type >= WIRE_T_MAX_ || nitems < 0 ||
 	    (nitems > 0 && !items))
-		return GROVE_EINVAL;
+		return codec_fail(GROVE_EINVAL, "pack: bad frame type %u or "
+		    "item list (%d items at %p)", (unsigned)type, nitems,
+		    (const void *)items);
 	for (int i = 0; i < nitems; i++) {
 		const char *name = codec_type_name(items[i].type);
 		if (!name)
-			return GROVE_EINVAL;
+			return codec_fail(GROVE_EINVAL, "pack: item %d: %d is "
+			    "not a grove_type", i + 1, (int)items[i].type);
 		size_t nl = strlen(name);
 		size_t need = clen + (i ? 1 : 0) + 1 + (items[i].is_array != 0) +
 		    nl;
 		if (need > WIRE_MAX_FMT)
-			return GROVE_EFORMAT;
+			return codec_fail(GROVE_EFORMAT, "pack: %d items make a "
+			    "format longer than %u bytes (at item %d)", nitems,
+			    WIRE_MAX_FMT, i + 1);
 		if (i)
 			canon[clen++] = ' ';
 		canon[clen++] = '%';

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "codec/codec_err.h"
 #include "core/log.h"
 
 struct type_info {
@@ -48,10 +49,26 @@ is_space(char c)
 	    c == '\v';
 }
 
-/* Parse one conversion at s[i] == '%'.  Returns the bytes consumed or 0. */
+/* Why parse_conv refused a conversion. */
+enum conv_err {
+	CONV_UNKNOWN = 1, /* not one of the table's conversions */
+	CONV_TRAIL,       /* a conversion directly followed by other text */
+};
+
+/* Parse one conversion at s[i] == '%'.  Returns the bytes consumed, or 0
+ * and why in *why (may be NULL) and, for CONV_TRAIL, the conversion's
+ * length in *conv_len. */
 static size_t
-parse_conv(const char *s, size_t n, size_t i, wire_fmt_item *it)
+parse_conv_why(const char *s, size_t n, size_t i, wire_fmt_item *it,
+    enum conv_err *why, size_t *conv_len)
 {
+	enum conv_err dummy;
+	size_t dummy_len;
+	if (!why)
+		why = &dummy;
+	if (!conv_len)
+		conv_len = &dummy_len;
+	*why = CONV_UNKNOWN;
 	size_t j = i + 1;
 	int arr = 0, uns = 0;
 	grove_type t;
@@ -109,11 +126,67 @@ parse_conv(const char *s, size_t n, size_t i, wire_fmt_item *it)
 	}
 	/* A conversion ends at a separator, another conversion or the end;
 	 * "%dx" is a typo, not "%d" followed by text. */
-	if (j < n && !is_space(s[j]) && s[j] != '%')
+	if (j < n && !is_space(s[j]) && s[j] != '%') {
+		*why = CONV_TRAIL;
+		*conv_len = j - i;
 		return 0;
+	}
 	it->type = t;
 	it->is_array = arr;
 	return j - i;
+}
+
+static size_t
+parse_conv(const char *s, size_t n, size_t i, wire_fmt_item *it)
+{
+	return parse_conv_why(s, n, i, it, NULL, NULL);
+}
+
+/* The bytes of the token at s[i]: up to the next white space or '%'
+ * after its first byte (what a reader sees as one conversion). */
+static size_t
+token_len(const char *s, size_t n, size_t i)
+{
+	size_t j = i + 1;
+	while (j < n && !is_space(s[j]) && s[j] != '%')
+		j++;
+	return j - i;
+}
+
+/* The last error for a user's format refused at byte i (not called for
+ * frames from the wire: a peer's bad frame is a protocol error, logged
+ * where it is received). */
+static int
+fmt_fail(const char *s, size_t n, size_t i)
+{
+	char q[96], tok[48];
+	codec_quote(q, sizeof q, s, n, '"');
+	if (s[i] != '%') {
+		codec_quote(tok, sizeof tok, s + i, token_len(s, n, i), '\'');
+		return codec_fail(GROVE_EFORMAT, "format %s: %s at offset %zu "
+		    "is not a conversion (each item is a %%-conversion such as "
+		    "%%d, separated by spaces)", q, tok, i);
+	}
+	if (i + 1 >= n)
+		return codec_fail(GROVE_EFORMAT, "format %s: lone '%%' at "
+		    "offset %zu (the format ends there)", q, i);
+	enum conv_err why;
+	size_t clen = 0;
+	wire_fmt_item it;
+	parse_conv_why(s, n, i, &it, &why, &clen);
+	if (why == CONV_TRAIL) {
+		codec_quote(tok, sizeof tok, s + i, clen, '\'');
+		char rest[32];
+		codec_quote(rest, sizeof rest, s + i + clen,
+		    token_len(s, n, i + clen), '\'');
+		return codec_fail(GROVE_EFORMAT, "format %s: conversion %s at "
+		    "offset %zu is followed by %s (separate conversions with "
+		    "spaces)", q, tok, i, rest);
+	}
+	codec_quote(tok, sizeof tok, s + i, token_len(s, n, i), '\'');
+	return codec_fail(GROVE_EFORMAT, "format %s: unknown conversion %s at "
+	    "offset %zu (known: %%c %%uc %%hd %%uhd %%d %%ud %%ld %%uld %%f "
+	    "%%lf %%s, and each with an 'a' prefix for an array)", q, tok, i);
 }
 
 int
@@ -148,11 +221,20 @@ codec_fmt_parse_n(const char *s, size_t n, int strict, wire_fmt_item *items,
 		if (need > WIRE_MAX_FMT) {
 			log_debug("format: longer than %u bytes canonically "
 			    "at byte %zu", WIRE_MAX_FMT, i);
-			return GROVE_EFORMAT;
+			if (strict)
+				return GROVE_EFORMAT;
+			char q[96];
+			codec_quote(q, sizeof q, s, n, '"');
+			return codec_fail(GROVE_EFORMAT, "format %s: longer than "
+			    "%u bytes in canonical form at item %d (offset %zu): "
+			    "too many items for one packet", q, WIRE_MAX_FMT,
+			    count + 1, i);
 		}
 		if (canon) {
 			if (need + 1 > canon_cap)
-				return GROVE_EFORMAT;
+				return codec_fail(GROVE_EFORMAT, "format: the "
+				    "canonical form needs more than %zu bytes",
+				    canon_cap);
 			if (count)
 				canon[clen++] = ' ';
 			canon[clen++] = '%';
@@ -178,7 +260,11 @@ codec_fmt_parse_n(const char *s, size_t n, int strict, wire_fmt_item *items,
 bad:
 	log_debug("format \"%.*s\": bad conversion at byte %zu",
 	    (int)(n > 64 ? 64 : n), s, i);
-	return GROVE_EFORMAT;
+	if (strict)
+		return GROVE_EFORMAT;
+	/* Leading/trailing space and doubled spaces are refused in strict
+	 * mode only, so s[i] here is the start of a bad token. */
+	return fmt_fail(s, n, i);
 }
 
 int
@@ -186,11 +272,12 @@ wire_fmt_parse(const char *fmt, wire_fmt_item *items, int max_items,
     char *canon, size_t canon_cap)
 {
 	if (!fmt)
-		return GROVE_EFORMAT;
+		return codec_fail(GROVE_EFORMAT, "format is NULL");
 	int n = codec_fmt_parse_n(fmt, strlen(fmt), 0, items, max_items,
 	    canon, canon_cap);
 	if (n > 0 && items && n > max_items)
-		return GROVE_EFORMAT;
+		return codec_fail(GROVE_EFORMAT, "format has %d items, more "
+		    "than the %d expected here", n, max_items);
 	return n;
 }
 
