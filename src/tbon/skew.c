@@ -72,7 +72,7 @@ skew_inject_from_env(int is_cp, uint32_t id)
 {
 	char err[256];
 	int64_t v = 0;
-	if (skew_inject_parse(getenv("GROVE_CLOCK_INJECT_NS"), is_cp, id, &v,
+	if (clock_inject_parse(getenv("GROVE_CLOCK_INJECT_NS"), is_cp, id, &v,
 	    err, sizeof err) != 0) {
 		log_error("%s; no offset injected", err);
 		return 0;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/clock_inject.h"
 #include "grove/packet.h"
 
 /* Rounds when the caller asks for 0, and the most accepted. */
@@ -30,9 +31,6 @@
 
 /* An error bound that means "no measurement". */
 #define SKEW_UNKNOWN UINT64_MAX
-
-/* Largest validation offset, ns. */
-#define SKEW_INJECT_MAX 100000000000000000LL
 
 /* ---- arithmetic (skew_math.c) ---------------------------------------- */
 
@@ -70,18 +68,9 @@ void skew_best_add(skew_best *b, const skew_sample *s);
 int skew_accumulate(int64_t link_off, uint64_t link_err, int64_t below_off,
     uint64_t below_err, int64_t *off, uint64_t *err);
 
-/* The artificial offset a process adds to its clock, from the value of
- * GROVE_CLOCK_INJECT_NS (validation only; see docs/clock-skew.md):
- *   "STEP"                    BE rank r adds r * STEP
- *   "ITEM,ITEM,..."           ITEM = "R:NS" for BE rank R, or "cpN:NS"
- *                             for the communication process with
- *                             topology node id N
- * is_cp selects which kind of process asks, id is its BE rank or node id.
- * NULL or "" injects nothing.  Offsets are limited to +-SKEW_INJECT_MAX
- * (about three years), so that clock + offset cannot overflow.  GROVE_EINVAL with a message in err for a
- * malformed value or an overflow. */
-int skew_inject_parse(const char *spec, int is_cp, uint32_t id, int64_t *out,
-    char *err, size_t errlen);
+/* The validation offset itself (GROVE_CLOCK_INJECT_NS) is parsed by
+ * clock_inject_parse (core/clock_inject.h), which the trace layer uses
+ * too. */
 
 /* The same for this process, from the environment; a malformed value is
  * logged and ignored (0). */

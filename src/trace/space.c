@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock_inject.h"
 #include "core/envvar.h"
 #include "core/log.h"
 #include "grove/error.h"
-#include "tbon/skew.h"
 
 /* See the comments on the declarations in grove/trace.h. */
 uint32_t grove_trace_on_;
@@ -108,8 +108,8 @@ env_clock_inject(const char *role, uint32_t rank)
 	char err[128];
 	if (!is_be && !is_cp)
 		return 0;
-	if (skew_inject_parse(getenv("GROVE_CLOCK_INJECT_NS"), is_cp, rank, &v,
-	                      err, sizeof err) != 0)
+	if (clock_inject_parse(getenv("GROVE_CLOCK_INJECT_NS"), is_cp, rank, &v,
+	                       err, sizeof err) != 0)
 		return 0;
 	return v;
 }

@@ -159,26 +159,26 @@ inject_step(void **state)
 	(void)state;
 	char err[200];
 	int64_t v = -1;
-	assert_int_equal(skew_inject_parse(NULL, 0, 5, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(NULL, 0, 5, &v, err, sizeof err), 0);
 	assert_int_equal(v, 0);
-	assert_int_equal(skew_inject_parse("", 0, 5, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse("", 0, 5, &v, err, sizeof err), 0);
 	assert_int_equal(v, 0);
-	assert_int_equal(skew_inject_parse("1000000", 0, 5, &v, err, sizeof err),
+	assert_int_equal(clock_inject_parse("1000000", 0, 5, &v, err, sizeof err),
 	    0);
 	assert_int_equal(v, 5000000);
-	assert_int_equal(skew_inject_parse("-250", 0, 4, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse("-250", 0, 4, &v, err, sizeof err), 0);
 	assert_int_equal(v, -1000);
 	/* A step applies to BEs only. */
-	assert_int_equal(skew_inject_parse("1000", 1, 5, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse("1000", 1, 5, &v, err, sizeof err), 0);
 	assert_int_equal(v, 0);
-	assert_int_equal(skew_inject_parse("9223372036854775807", 0, 2, &v, err,
+	assert_int_equal(clock_inject_parse("9223372036854775807", 0, 2, &v, err,
 	    sizeof err), GROVE_EINVAL);
-	assert_int_equal(skew_inject_parse("50000000000000001", 0, 2, &v, err,
+	assert_int_equal(clock_inject_parse("50000000000000001", 0, 2, &v, err,
 	    sizeof err), GROVE_EINVAL);
-	assert_int_equal(skew_inject_parse("50000000000000000", 0, 2, &v, err,
+	assert_int_equal(clock_inject_parse("50000000000000000", 0, 2, &v, err,
 	    sizeof err), 0);
-	assert_int_equal(v, SKEW_INJECT_MAX);
-	assert_int_equal(skew_inject_parse("12ms", 0, 2, &v, err, sizeof err),
+	assert_int_equal(v, CLOCK_INJECT_MAX);
+	assert_int_equal(clock_inject_parse("12ms", 0, 2, &v, err, sizeof err),
 	    GROVE_EINVAL);
 	assert_non_null(strstr(err, "12ms"));
 }
@@ -190,24 +190,24 @@ inject_list(void **state)
 	char err[200];
 	int64_t v = -1;
 	const char *spec = "0:-3000,7:2500,cp1:700,cp7:-900";
-	assert_int_equal(skew_inject_parse(spec, 0, 0, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(spec, 0, 0, &v, err, sizeof err), 0);
 	assert_int_equal(v, -3000);
-	assert_int_equal(skew_inject_parse(spec, 0, 7, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(spec, 0, 7, &v, err, sizeof err), 0);
 	assert_int_equal(v, 2500);
-	assert_int_equal(skew_inject_parse(spec, 0, 1, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(spec, 0, 1, &v, err, sizeof err), 0);
 	assert_int_equal(v, 0);
-	assert_int_equal(skew_inject_parse(spec, 1, 1, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(spec, 1, 1, &v, err, sizeof err), 0);
 	assert_int_equal(v, 700);
-	assert_int_equal(skew_inject_parse(spec, 1, 7, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(spec, 1, 7, &v, err, sizeof err), 0);
 	assert_int_equal(v, -900);
-	assert_int_equal(skew_inject_parse(spec, 1, 0, &v, err, sizeof err), 0);
+	assert_int_equal(clock_inject_parse(spec, 1, 0, &v, err, sizeof err), 0);
 	assert_int_equal(v, 0);
 	const char *bad[] = {"1:", ":5", "1:5,,2:3", "x1:5", "cp:5", "-1:5",
 	    "1:5;2:3", "4294967296:1", "1:1e3", "1:100000000000000001",
 	    "cp2:-100000000000000001"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = 0;
-		assert_int_equal(skew_inject_parse(bad[i], 0, 1, &v, err,
+		assert_int_equal(clock_inject_parse(bad[i], 0, 1, &v, err,
 		    sizeof err), GROVE_EINVAL);
 		assert_non_null(strstr(err, "GROVE_CLOCK_INJECT_NS"));
 	}
