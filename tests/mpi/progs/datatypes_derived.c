@@ -144,7 +144,7 @@ struct rec { char c; double d[2]; int i; };
 
 static MPI_Datatype make_rec_type(void)
 {
-    struct rec r;
+    struct rec r = {0}; /* only its addresses are used; gcc warns on a const void * to an unset object */
     int bl[3] = {1, 2, 1};
     MPI_Aint base, disp[3];
     MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, t, tr;
