@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/defaults.h"
 #include "grove/error.h"
 #include "net/protover.h"
 
@@ -20,8 +21,8 @@ void
 boot_init(boot *b)
 {
 	memset(b, 0, sizeof *b);
-	b->timeout_ms = 30000;
-	b->heartbeat_ms = 1000;
+	b->timeout_ms = GROVE_DEFAULT_TIMEOUT_MS;
+	b->heartbeat_ms = GROVE_DEFAULT_HEARTBEAT_MS;
 	b->parent_rfd = b->parent_wfd = -1;
 	b->tsc_invariant = -1;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "127.0.0.1");

@@ -5,7 +5,10 @@
  * fixed grace period lost the event spaces of large trees, whose
  * shipping takes longer; waiting for ever would let a stuck peer hang
  * the exit.  So the wait goes on while bytes move, and ends after
- * EXIT_WAIT_IDLE_MS without any, or after EXIT_WAIT_MAX_MS in all. */
+ * EXIT_WAIT_IDLE_MS without any, or after EXIT_WAIT_MAX_MS in all.
+ * A leaving CP waits for children still connected only until
+ * EXIT_WAIT_CHILD_GRACE_MS pass without a byte; children whose links
+ * closed get as long to exit before they are killed (FE and CP). */
 #ifndef GROVE_EXIT_WAIT_H
 #define GROVE_EXIT_WAIT_H
 
@@ -13,6 +16,7 @@
 
 #define EXIT_WAIT_IDLE_MS 5000u
 #define EXIT_WAIT_MAX_MS 120000u
+#define EXIT_WAIT_CHILD_GRACE_MS 2000u
 
 struct exit_wait {
 	uint64_t start_ms, last_ms; /* start; last time bytes moved */

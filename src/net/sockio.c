@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/defaults.h"
 #include "grove/error.h"
 
 uint64_t
@@ -199,7 +200,7 @@ sockio_listen_unix(const char *name, char *err, size_t errlen)
 	socklen_t sl = unix_addr(name, &sa);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) != 0 ||
-	    listen(fd, 4096) != 0) {
+	    listen(fd, GROVE_LISTEN_BACKLOG) != 0) {
 		snprintf(err, errlen, "cannot listen on local socket '%s': %s", name,
 		    strerror(errno));
 		if (fd >= 0)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/defaults.h"
 #include "core/log.h"
 #include "core/textfile.h"
 #include "grove/backend.h"
@@ -333,7 +334,7 @@ grove_be_attach_to(const char *host, uint16_t port, uint32_t parent,
 	/* The connect's own limit (api.md); the handshake after it has
 	 * GROVE_HANDSHAKE_TIMEOUT_MS. */
 	int rc = be_connect(be, -1, -1, host, port, NULL, parent, netid, secret,
-	    30000);
+	    GROVE_DEFAULT_TIMEOUT_MS);
 	if (rc == 0)
 		rc = emu_setup_conn(be->parent, NULL, 1, node, parent, be->err,
 		    sizeof be->err);

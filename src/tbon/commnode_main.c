@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/defaults.h"
 #include "core/log.h"
 #include "grove/error.h"
 #include "grove/topology.h"
@@ -75,7 +76,7 @@ exit_done(commnode *cn, uint64_t now)
 	uint64_t idle = exit_wait_idle(&cn->exit_wait, now, node_link_bytes(n));
 	if (idle > EXIT_WAIT_IDLE_MS)
 		return 1;
-	if (node_children_connected(n) > 0 && idle <= 2000)
+	if (node_children_connected(n) > 0 && idle <= EXIT_WAIT_CHILD_GRACE_MS)
 		return 0;
 	return !n->parent || conn_queued(n->parent) == 0;
 }
@@ -423,7 +424,8 @@ run(commnode *cn)
 	n->forked = cn->forked;
 	n->attach = b->attach;
 	n->local_link_socket = b->local_link_socket;
-	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms : 1000;
+	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms :
+	    GROVE_DEFAULT_HEARTBEAT_MS;
 	n->timeout_ms = b->timeout_ms;
 	if ((rc = uplink_conn(&n->loop, &up, &parent_ops, cn, -1,
 	    &n->parent)) != 0) {
@@ -470,7 +472,8 @@ run(commnode *cn)
 	uv_run(&n->loop, UV_RUN_DEFAULT);
 	node_flush_all(n);
 	/* Children that closed their links are on their way out. */
-	node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
+	node_reap_children_wait(n, node_children_connected(n) ? 0 :
+	    EXIT_WAIT_CHILD_GRACE_MS);
 	int keep = !cn->shipped &&
 	    (b->trace_keep || getenv("GROVE_TRACE_KEEP") != NULL);
 	node_fini(n);

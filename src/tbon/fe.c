@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/defaults.h"
 #include "core/envvar.h"
 #include "core/install_dirs.h"
 #include "core/log.h"
@@ -41,7 +42,7 @@ grove_net_opts_init(grove_net_opts *o)
 		return;
 	memset(o, 0, sizeof *o);
 	o->topology = "flat";
-	o->timeout_ms = 30000;
+	o->timeout_ms = GROVE_DEFAULT_TIMEOUT_MS;
 }
 
 /* The transport of local links for the whole network: the option, else
@@ -601,8 +602,10 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	node *n = &net->n;
 	n->attach = o->mode == GROVE_LAUNCH_ATTACH;
 	n->local_link_socket = local_link_socket(o->local_link);
-	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms : 1000;
-	n->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
+	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms :
+	    GROVE_DEFAULT_HEARTBEAT_MS;
+	n->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms :
+	    GROVE_DEFAULT_TIMEOUT_MS;
 	net->send_wait_ms = o->send_timeout_ms == 0 ? -1 :
 	                    o->send_timeout_ms < 0 ? 0 : o->send_timeout_ms;
 	uv_timer_init(&n->loop, &net->wait_timer);

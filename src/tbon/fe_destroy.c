@@ -114,7 +114,8 @@ net_shutdown(grove_net *net)
 		/* Children that did not leave within the grace period die. */
 		if (node_children_connected(n) > 0)
 			warn_children_left(n, collecting);
-		node_reap_children_wait(n, node_children_connected(n) ? 0 : 2000);
+		node_reap_children_wait(n, node_children_connected(n) ? 0 :
+		    EXIT_WAIT_CHILD_GRACE_MS);
 	} else {
 		fe_ctl_unbind(net); /* a create that failed early */
 	}

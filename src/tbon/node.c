@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "codec/wire.h"
+#include "core/defaults.h"
 #include "core/log.h"
 #include "grove/error.h"
 #include "net/sockio.h"
@@ -403,8 +404,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	n->topo = topo;
 	n->id = id;
 	n->rank = PROTO_NODE_RANK(id);
-	n->heartbeat_ms = 1000;
-	n->timeout_ms = 30000;
+	n->heartbeat_ms = GROVE_DEFAULT_HEARTBEAT_MS;
+	n->timeout_ms = GROVE_DEFAULT_TIMEOUT_MS;
 	memcpy(n->secret, secret, AUTH_SECRET_LEN);
 	snprintf(n->netid, sizeof n->netid, "%s", netid);
 	snprintf(n->bind_addr, sizeof n->bind_addr, "%s", bind_addr);
@@ -497,7 +498,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	n->listening = 1;
 	int rc = uv_tcp_bind(&n->listener, (struct sockaddr *)&ss, 0);
 	if (rc == 0)
-		rc = uv_listen((uv_stream_t *)&n->listener, 4096, node_on_connection);
+		rc = uv_listen((uv_stream_t *)&n->listener, GROVE_LISTEN_BACKLOG,
+		    node_on_connection);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot listen on %s: %s", bind_addr,
 		    uv_strerror(rc));
@@ -517,7 +519,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 		n->ulistener.data = n;
 		n->ulistening = 1;
 		if (uv_pipe_open(&n->ulistener, ufd) != 0 ||
-		    uv_listen((uv_stream_t *)&n->ulistener, 4096, node_on_connection) != 0)
+		    uv_listen((uv_stream_t *)&n->ulistener, GROVE_LISTEN_BACKLOG,
+		    node_on_connection) != 0)
 			n->uname[0] = 0; /* TCP still works */
 	} else {
 		n->uname[0] = 0;
@@ -528,7 +531,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 void
 node_start_tick(node *n)
 {
-	uint64_t period = n->heartbeat_ms > 0 ? (uint64_t)n->heartbeat_ms : 1000;
+	uint64_t period = n->heartbeat_ms > 0 ? (uint64_t)n->heartbeat_ms :
+	    GROVE_DEFAULT_HEARTBEAT_MS;
 	/* As if a tick had just run: a front-end whose tool is busy before
 	 * the first tick is due must find its children's times stale, not
 	 * its children silent. */
