@@ -58,6 +58,53 @@ if [ -e "$build/grove-otf2.so" ]; then
 fi
 echo "libgrove.so, grove and grove-commnode export grove_* only"
 
+# libgrove.a holds one object whose only globals are grove_* (see
+# CMakeLists.txt): a tool linked with it, with --whole-archive as the
+# tutorial says, gets none of Grove's internal names, so its own
+# functions named like them (log_init, buf_new, sync_new) neither clash
+# nor replace Grove's.
+archive=$build/libgrove.a
+[ -e "$archive" ] || fail "$archive not built"
+nm -g --defined-only "$archive" >"$tmp/archive_syms"
+grep -c ' T grove_net_create$' "$tmp/archive_syms" >/dev/null ||
+	fail "libgrove.a does not define grove_net_create"
+extra=$(awk 'NF == 3 && $3 !~ /^grove_/ { print $3 }' "$tmp/archive_syms")
+[ -z "$extra" ] || fail "libgrove.a has global symbols outside grove_*:" $extra
+missing=$(comm -23 <(api "$lib") \
+	<(awk 'NF == 3 { print $3 }' "$tmp/archive_syms" | sort))
+[ -z "$missing" ] || fail "libgrove.a lacks public functions:" $missing
+if command -v cc >/dev/null; then
+	cat >"$tmp/clash.c" <<'C'
+#include <grove/network.h>
+#include <stdio.h>
+/* A tool's own functions named like Grove's internal ones. */
+int log_init(void) { return 7; }
+void *buf_new(void) { return NULL; }
+int sync_new(void) { return 9; }
+int main(void)
+{
+	grove_net_opts o;
+	grove_net_opts_init(&o);
+	printf("%d %d %s\n", log_init(), sync_new(), o.topology);
+	return buf_new() != NULL;
+}
+C
+	san=()
+	if grep -q '^GROVE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
+		san=(-fsanitize=address,undefined)
+	fi
+	cc -o "$tmp/clash" "$tmp/clash.c" -I"$src/include" "${san[@]}" \
+		-Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
+		$(pkg-config --libs libuv libsodium) -lpthread -ldl -lm -lrt \
+		2>"$tmp/clash.err" || {
+		cat "$tmp/clash.err" >&2
+		fail "a tool defining log_init, buf_new, sync_new does not link with libgrove.a"
+	}
+	[ "$("$tmp/clash")" = "7 9 flat" ] ||
+		fail "a tool's own log_init/sync_new are not the ones it calls"
+fi
+echo "libgrove.a defines grove_* only; a tool's own log_init, buf_new, sync_new link beside it"
+
 # A sanitizer build links its runtimes (and their libm) into everything:
 # what is checked here is the build that is deployed.
 if grep -q '^GROVE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
