@@ -5,8 +5,9 @@
 #include "toolutil.h"
 
 int
-agent_net_start(const char *topology, unsigned backends,
-    const char *hosts_file, grove_net **out, char *err, size_t errlen)
+agent_net_start(const char *topology, const char *topology_file,
+    unsigned backends, const char *hosts_file, grove_net **out, char *err,
+    size_t errlen)
 {
 	static char *const agent_argv[] = {"grove-agent", NULL};
 	char agent[4096], why[512];
@@ -27,6 +28,7 @@ agent_net_start(const char *topology, unsigned backends,
 	tool_net_opts(&no, &pg, topology, backends);
 	no.be_exe = agent;
 	no.be_argv = agent_argv;
+	no.topology_file = topology_file;
 	no.hosts_file = hosts_file;
 	tool_raise_nofile();
 	grove_net *net;

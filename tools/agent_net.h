@@ -9,10 +9,12 @@
 
 /* Spawns `backends` grove-agents ($GROVE_AGENT, else beside this
  * executable) under a tree of the given topology spec, on the hosts of
- * hosts_file (NULL: all local).  On failure writes why into err and
- * returns a grove_err; *out is NULL then. */
-int agent_net_start(const char *topology, unsigned backends,
-    const char *hosts_file, grove_net **out, char *err, size_t errlen);
+ * hosts_file (NULL: all local); or under the tree of the MRNet topology
+ * file topology_file when it is not NULL.  On failure writes why into err
+ * and returns a grove_err; *out is NULL then. */
+int agent_net_start(const char *topology, const char *topology_file,
+    unsigned backends, const char *hosts_file, grove_net **out, char *err,
+    size_t errlen);
 
 /* Creates a stream over all back-ends with these filters; on failure
  * writes why into err. */

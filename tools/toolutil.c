@@ -161,9 +161,9 @@ tool_parse_count(const char *s, long max)
 int
 tool_usage_error(const char *cmd, const char *msg, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s\n", cmd, msg, arg ? ": " : "",
-	    arg ? arg : "");
-	fprintf(stderr, "try '%s --help'\n", cmd);
+	/* One line, one style for every command and subcommand. */
+	fprintf(stderr, "%s: %s%s%s; try '%s --help'\n", cmd, msg,
+	    arg ? ": " : "", arg ? arg : "", cmd);
 	return 2;
 }
 
@@ -301,8 +301,8 @@ tool_resolve_backends(const char *cmd, const char *spec, int given,
 int
 tool_count_error(const char *cmd, const char *opt, const char *v, long max)
 {
-	fprintf(stderr, "%s: %s wants a number in 1..%ld, not '%s'\n", cmd,
-	    opt, max, v);
+	fprintf(stderr, "%s: %s wants a number in 1..%ld, not '%s'; try "
+	    "'%s --help'\n", cmd, opt, max, v, cmd);
 	return 2;
 }
 

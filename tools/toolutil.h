@@ -25,7 +25,7 @@ int tool_resolve_backends(const char *cmd, const char *spec, int given,
     unsigned max, unsigned *n);
 
 /* Says on standard error that option opt of cmd wants a number in
- * 1..max, not v; returns 2. */
+ * 1..max, not v, in the style of tool_usage_error; returns 2. */
 int tool_count_error(const char *cmd, const char *opt, const char *v,
     long max);
 
@@ -78,8 +78,9 @@ double tool_now(void);
 /* Parses a positive decimal number no larger than max; -1 if it is not. */
 long tool_parse_count(const char *s, long max);
 
-/* A usage error of command `cmd` ("grove topo"): says msg (and arg) and
- * where the help is on standard error; returns 2, the exit status. */
+/* A usage error of command `cmd` ("grove topo", "grove trace dump"):
+ * says "CMD: MSG[: ARG]; try 'CMD --help'" on standard error; returns 2,
+ * the exit status. */
 int tool_usage_error(const char *cmd, const char *msg, const char *arg);
 
 /* --inject-step NS of the clock benchmarks: nanoseconds in [-1e12, 1e12]

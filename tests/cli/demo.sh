@@ -37,7 +37,7 @@ for spec in levels:2x3 2x3; do
 		{ cat "$out" >&2; echo "FAIL: demo --topology $spec" >&2; exit 1; }
 done
 if timeout 20 "$build/grove" demo --backends >"$out" 2>&1 ||
-    ! grep -q -- "--backends needs a value" "$out"; then
+    ! grep -q -- "option needs a value: --backends" "$out"; then
 	cat "$out" >&2
 	echo "FAIL: demo --backends without a value" >&2
 	exit 1

@@ -25,13 +25,17 @@ expect_status 1 trace dump --net "nosuch$$" --format nonsense
 
 # Options a subcommand does not take are refused, naming both.
 expect_status 2 trace stats --net "$net" --format otf2
-grep -q -- "--format does not apply to stats" "$tmp/err" || fail "stats --format"
+grep -q -- "grove trace stats: option does not apply: --format" "$tmp/err" ||
+	fail "stats --format"
 expect_status 2 trace dump --net "$net" --backends 3
-grep -q -- "--backends does not apply to dump" "$tmp/err" || fail "dump --backends"
+grep -q -- "grove trace dump: option does not apply: --backends" "$tmp/err" ||
+	fail "dump --backends"
 expect_status 2 trace clean --json
-grep -q -- "--json does not apply to clean" "$tmp/err" || fail "clean --json"
+grep -q -- "grove trace clean: option does not apply: --json" "$tmp/err" ||
+	fail "clean --json"
 expect_status 2 trace list --net foo
-grep -q -- "--net does not apply to list" "$tmp/err" || fail "list --net"
+grep -q -- "grove trace list: option does not apply: --net" "$tmp/err" ||
+	fail "list --net"
 expect_status 2 trace dump --net "$net" --timeout 5
 grep -q -- "--timeout applies only with --collect" "$tmp/err" ||
 	fail "--timeout without --collect"

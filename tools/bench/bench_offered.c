@@ -150,7 +150,7 @@ run(const offered_cfg *c, offered_res *r, char *err, size_t errlen)
 	memset(r, 0, sizeof *r);
 	double t0 = tool_now();
 	if (rc == 0)
-		rc = agent_net_start(c->topology, c->backends, NULL, &net, err,
+		rc = agent_net_start(c->topology, NULL, c->backends, NULL, &net, err,
 		    errlen);
 	r->inst_s = tool_now() - t0;
 	if (rc == 0)

@@ -87,7 +87,7 @@ run(const startup_cfg *c, startup_res *r, char *err, size_t errlen)
 	memset(r, 0, sizeof *r);
 	double t0 = tool_now();
 	if (rc == 0)
-		rc = agent_net_start(c->topology, nb, NULL, &net, err, errlen);
+		rc = agent_net_start(c->topology, NULL, nb, NULL, &net, err, errlen);
 	r->inst_s = tool_now() - t0;
 	if (rc == 0)
 		rc = agent_net_stream(net, "null", "dont_wait", &ctl, err,

@@ -29,6 +29,7 @@
 #include "bench_floor.h"
 #include "bench_skew.h"
 #include "../bench_stats.h"
+#include "../cli_opts.h"
 #include "grove/grove.h"
 #include "../toolutil.h"
 #include "treecost.h"
@@ -48,6 +49,7 @@
 
 typedef struct micro_cfg {
 	const char *spec;
+	const char *file;   /* --file: an MRNet topology file, else NULL */
 	unsigned backends;
 	int backends_given; /* --backends was given: the spec's count is not */
 	int rt_iters;
@@ -172,6 +174,13 @@ throughput(grove_net *net, const micro_cfg *c, micro_res *r)
 	return rc;
 }
 
+/* The tree as the output names it: the topology file, else the spec. */
+static const char *
+micro_tree(const micro_cfg *c)
+{
+	return c->file ? c->file : c->spec;
+}
+
 /* One run of the micro-benchmark: create, round trips, throughput,
  * destroy. */
 static int
@@ -182,6 +191,7 @@ micro_run(const micro_cfg *c, const tool_programs *pg, micro_res *r)
 
 	memset(r, 0, sizeof *r);
 	tool_net_opts(&o, pg, c->spec, c->backends);
+	o.topology_file = c->file;
 	o.cp_sched_batch = c->cp_sched_batch;
 	o.cpu_bind = c->cpu_bind;
 	if (c->create_timeout_ms > 0)
@@ -253,7 +263,7 @@ static void
 micro_print_json(const micro_cfg *c, const micro_res *r)
 {
 	printf("{\"topology\": ");
-	tool_json_str(c->spec);
+	tool_json_str(micro_tree(c));
 	printf(", \"backends\": %u, \"cps\": %" PRIu32 ", \"depth\": %"
 	    PRIu32, c->backends, r->cps, r->depth);
 	printf(", \"instantiation_s\": %.6f", r->inst_s);
@@ -276,7 +286,7 @@ static void
 micro_print_text(const micro_cfg *c, const micro_res *r)
 {
 	printf("grove bench micro: topology %s, %u back-ends (%" PRIu32
-	    " communication processes, depth %" PRIu32 ")%s\n", c->spec,
+	    " communication processes, depth %" PRIu32 ")%s\n", micro_tree(c),
 	    c->backends, r->cps, r->depth, strcmp(micro_cpu_bind_name(c),
 	    "subtree") ? "" : ", subtrees bound to CPUs");
 	printf("  instantiation   %10.2f ms\n", r->inst_s * 1e3);
@@ -288,155 +298,163 @@ micro_print_text(const micro_cfg *c, const micro_res *r)
 	printf("  shutdown        %10.2f ms\n", r->shutdown_s * 1e3);
 }
 
+/* The options micro and trace share, in their --help. */
+#define MICRO_HELP_OPTS \
+	CLI_HELP_TREE \
+	"                       (default kary:8 with 64 back-ends; " \
+	"1..65536)\n" \
+	"      --rt-iters R     round trips to time (default %d)\n" \
+	"      --thru-iters T   packets each back-end sends for the " \
+	"throughput (default %d)\n" \
+	"      --timeout-ms MS  how long creating the network may take " \
+	"(1..3600000;\n" \
+	"                       default 30000, grove_net_opts.timeout_ms)\n" \
+	"      --cp-sched batch|other  batch: the CPs run under " \
+	"SCHED_BATCH\n" \
+	"                       (grove_net_opts.cp_sched_batch)\n" \
+	"      --cpu-bind none|subtree  subtree: every subtree keeps to " \
+	"its share of\n" \
+	"                       the CPUs (grove_net_opts.cpu_bind); " \
+	"default: $GROVE_CPU_BIND,\n" \
+	"                       else none\n" \
+	"  -j, --json           one JSON object ($GROVE_COMMIT, when set, " \
+	"is copied in)\n" \
+	"  -h, --help           show this help\n" \
+	"\n" \
+	"Exit status: 0 ok, 1 the network failed (said on standard " \
+	"error), 2 usage\nerror.\n"
+
 static int
-bench_usage(FILE *f)
+micro_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench micro [--topology SPEC] [--backends N]\n"
-	    "                         [--rt-iters R] [--thru-iters T] "
-	    "[--json]\n"
-	    "                         [--cp-sched batch|other] "
-	    "[--cpu-bind none|subtree]\n"
-	    "                         [--timeout-ms MS]\n"
-	    "       grove bench trace [--topology SPEC] [--backends N] "
-	    "[--rounds K] [--json]\n"
-	    "                         [--rt-iters R] [--thru-iters T] "
-	    "[--timeout-ms MS]\n"
-	    "       grove bench offered-load [--backends D] [--metrics M] "
-	    "[--rate R] ...\n"
-	    "       grove bench startup [--backends D] [--topology SPEC] ...\n"
-	    "       grove bench skew  [--topology SPEC] [--backends N] "
-	    "[--rounds R]\n"
-	    "                         [--inject-step NS] [--repeat K] [--json]\n"
-	    "       grove bench bcast [--clusters C] [--per-cluster P] "
-	    "[--sizes LIST] ... (--help)\n"
-	    "       grove bench align [--topology SPEC] [--backends N] "
-	    "[--inject-step NS] ...\n"
-	    "       grove bench floor [--topology SPEC] [--backends N] "
-	    "[--rt-iters R] [--json]\n"
+	    "usage: grove bench micro [-t SPEC | -f FILE] [-b N] [--rt-iters R]\n"
+	    "                         [--thru-iters T] [--timeout-ms MS] "
+	    "[--cp-sched batch|other]\n"
+	    "                         [--cpu-bind none|subtree] [-j]\n"
 	    "\n"
-	    "micro: instantiation latency (spawn mode, be_worker), round "
-	    "trip of a\n"
-	    "  broadcast int followed by a sum reduction (mean of R, default "
-	    "200, after\n"
-	    "  %d warm-ups), and reduction throughput (every back-end sends "
-	    "T packets,\n"
-	    "  default 1000; reduced waves per second).  Defaults: kary:8, "
-	    "64 back-ends\n"
-	    "  (1..65536; a levels: spec, levels:AxB or AxB, makes its own "
-	    "count).\n"
-	    "  --timeout-ms MS: how long creating the network may take "
-	    "(1..3600000;\n"
-	    "  default 30000, grove_net_opts.timeout_ms).\n"
-	    "  --cp-sched batch: the CPs run under SCHED_BATCH "
-	    "(grove_net_opts.cp_sched_batch).\n"
-	    "  --cpu-bind subtree: every subtree keeps to its share of the "
-	    "CPUs\n"
-	    "  (grove_net_opts.cpu_bind); default: $GROVE_CPU_BIND, else "
-	    "none.\n"
-	    "trace: cost of one trace record (on and off) and the "
-	    "micro-benchmark\n"
-	    "  with tracing on and off, K rounds of one pair (default 15); "
-	    "wall clock\n  and CPU time of all processes, median of paired "
-	    "ratios with IQR and\n  a bootstrap interval.\n"
-	    "offered-load: the fraction of an offered sample load that "
-	    "time-aligned\n"
-	    "  aggregation delivers to the front-end (see its --help).\n"
-	    "startup: a tool's start-up activities: ReportSelf, equivalence "
-	    "classes,\n  clock skew (see its --help).\n"
-	    "skew: error of grove_net_clock_skew against the true offsets "
-	    "(see\n"
-	    "  grove bench skew --help).\n"
-	    "floor: the micro-benchmark's tree and round trip on bare "
-	    "processes\n  (fork, two pipes per link, epoll; no Grove code): this "
-	    "machine's floor.\n"
-	    "align: accuracy of the event spaces of several hosts on the "
-	    "front-end's\n  timeline (see grove bench align --help).\n"
-	    "\n"
-	    "$GROVE_COMMIT, when set, is copied into the JSON output.\n",
-	    BENCH_WARMUP);
+	    "The MRNet paper's micro-benchmark: instantiation latency (spawn "
+	    "mode,\nbe_worker), round trip of a broadcast int followed by a "
+	    "sum reduction\n(after %d warm-ups), and reduction throughput "
+	    "(reduced waves per second).\n\n" MICRO_HELP_OPTS,
+	    BENCH_WARMUP, 200, 1000);
 	return f == stdout ? 0 : 2;
 }
 
+static int
+trace_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: grove bench trace [-t SPEC | -f FILE] [-b N] [--rounds K]\n"
+	    "                         [--rt-iters R] [--thru-iters T] "
+	    "[--timeout-ms MS] [-j]\n"
+	    "\n"
+	    "The cost of tracing: one trace record (on and off), and the "
+	    "micro-benchmark\nwith tracing on and off, K rounds of one pair "
+	    "(1..100, default 15); wall\nclock and CPU time of all processes, "
+	    "median of paired ratios with IQR and\na bootstrap interval.\n\n"
+	    "      --rounds K       pairs of runs (1..100, default 15)\n"
+	    MICRO_HELP_OPTS, 1000, 5000);
+	return f == stdout ? 0 : 2;
+}
+
+enum { OPT_RT_ITERS = 256, OPT_THRU_ITERS, OPT_ROUNDS, OPT_TIMEOUT_MS,
+    OPT_CP_SCHED, OPT_CPU_BIND };
+
 /* Parses the options shared by both benchmarks (cmd: "grove bench micro"
- * or "grove bench trace").  Returns 0, or the exit status for a usage
- * error / --help. */
+ * or "grove bench trace"; argv[1] is the benchmark's name; rounds NULL:
+ * no --rounds).  Returns 0, or the exit status for a usage error / --help
+ * plus 100. */
 static int
 parse_opts(const char *cmd, int argc, char **argv, micro_cfg *c, int *json,
     int *rounds)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		long x;
-		if (!strcmp(a, "--json")) {
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_JSON,
+		CLI_OPT_HELP,
+		{"rt-iters", required_argument, NULL, OPT_RT_ITERS},
+		{"thru-iters", required_argument, NULL, OPT_THRU_ITERS},
+		{"rounds", required_argument, NULL, OPT_ROUNDS},
+		{"timeout-ms", required_argument, NULL, OPT_TIMEOUT_MS},
+		{"cp-sched", required_argument, NULL, OPT_CP_SCHED},
+		{"cpu-bind", required_argument, NULL, OPT_CPU_BIND},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree t = {.spec = c->spec, .backends = c->backends};
+	int ch, rc;
+	long x;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc - 1, argv + 1, ":t:f:b:jh", opts,
+	    NULL)) != -1) {
+		if (cli_tree_opt(cmd, ch, optarg, 65536, &t, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (ch) {
+		case 'j':
 			*json = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return bench_usage(stdout) + 100;
-		if (!v) {
-			fprintf(stderr, "%s: '%s' needs a value or is "
-			    "unknown\n", cmd, a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--topology")) {
-			c->spec = v;
-			continue;
-		}
-		if (!strcmp(a, "--cp-sched")) {
-			if (strcmp(v, "batch") && strcmp(v, "other")) {
-				fprintf(stderr, "%s: --cp-sched wants batch or "
-				    "other, not '%s'\n", cmd, v);
-				return 2;
-			}
-			c->cp_sched_batch = v[0] == 'b';
-			continue;
-		}
-		if (!strcmp(a, "--cpu-bind")) {
-			if (strcmp(v, "none") && strcmp(v, "subtree")) {
-				fprintf(stderr, "%s: --cpu-bind wants none or "
-				    "subtree, not '%s'\n", cmd, v);
-				return 2;
-			}
-			c->cpu_bind = v[0] == 's' ? GROVE_CPU_BIND_SUBTREE :
-			    GROVE_CPU_BIND_NONE;
-			continue;
-		}
-		long max;
-		if (!strcmp(a, "--backends"))
-			max = 65536;
-		else if (!strcmp(a, "--rt-iters") ||
-		    !strcmp(a, "--thru-iters") || !strcmp(a, "--rounds"))
-			max = 100000000;
-		else if (!strcmp(a, "--timeout-ms"))
-			max = 3600000;
-		else {
-			fprintf(stderr, "%s: unknown option '%s'\n", cmd, a);
-			return 2;
-		}
-		x = tool_parse_count(v, max);
-		if (x < 0)
-			return tool_count_error(cmd, a, v, max);
-		if (!strcmp(a, "--backends")) {
-			c->backends = (unsigned)x;
-			c->backends_given = 1;
-		} else if (!strcmp(a, "--rt-iters"))
-			c->rt_iters = (int)x;
-		else if (!strcmp(a, "--thru-iters"))
-			c->thru_iters = (int)x;
-		else if (!strcmp(a, "--rounds") && rounds)
+			break;
+		case 'h':
+			return (rounds ? trace_usage(stdout) :
+			    micro_usage(stdout)) + 100;
+		case OPT_CP_SCHED:
+			if (strcmp(optarg, "batch") && strcmp(optarg, "other"))
+				return tool_usage_error(cmd, "--cp-sched wants "
+				    "batch or other, not", optarg);
+			c->cp_sched_batch = optarg[0] == 'b';
+			break;
+		case OPT_CPU_BIND:
+			if (strcmp(optarg, "none") && strcmp(optarg, "subtree"))
+				return tool_usage_error(cmd, "--cpu-bind wants "
+				    "none or subtree, not", optarg);
+			c->cpu_bind = optarg[0] == 's' ?
+			    GROVE_CPU_BIND_SUBTREE : GROVE_CPU_BIND_NONE;
+			break;
+		case OPT_RT_ITERS:
+		case OPT_THRU_ITERS:
+		case OPT_TIMEOUT_MS:
+			x = tool_parse_count(optarg, ch == OPT_TIMEOUT_MS ?
+			    3600000 : 100000000);
+			if (x < 0)
+				return tool_count_error(cmd,
+				    ch == OPT_RT_ITERS ? "--rt-iters" :
+				    ch == OPT_THRU_ITERS ? "--thru-iters" :
+				    "--timeout-ms", optarg,
+				    ch == OPT_TIMEOUT_MS ? 3600000 : 100000000);
+			if (ch == OPT_RT_ITERS)
+				c->rt_iters = (int)x;
+			else if (ch == OPT_THRU_ITERS)
+				c->thru_iters = (int)x;
+			else
+				c->create_timeout_ms = (int)x;
+			break;
+		case OPT_ROUNDS:
+			if (!rounds)
+				return tool_usage_error(cmd, "unknown option",
+				    "--rounds");
+			x = tool_parse_count(optarg, 100);
+			if (x < 0)
+				return tool_count_error(cmd, "--rounds", optarg,
+				    100);
 			*rounds = (int)x;
-		else if (!strcmp(a, "--timeout-ms"))
-			c->create_timeout_ms = (int)x;
-		else {
-			fprintf(stderr, "%s: unknown option '%s'\n", cmd, a);
-			return 2;
+			break;
+		default:
+			/* argv + 1 was scanned: optind counts from there. */
+			return cli_opt_error(cmd, ch, argv + 1);
 		}
 	}
-	return tool_resolve_backends(cmd, c->spec, c->backends_given, 65536,
-	    &c->backends);
+	if (optind < argc - 1)
+		return tool_usage_error(cmd, "unexpected argument",
+		    argv[optind + 1]);
+	rc = cli_tree_resolve(cmd, &t, 65536);
+	c->spec = t.spec;
+	c->file = t.file;
+	c->backends = t.backends;
+	c->backends_given = t.backends_given;
+	return rc;
 }
 
 static int
@@ -460,7 +478,7 @@ bench_micro(int argc, char **argv)
 	rc = micro_run(&c, &pg, &r);
 	if (rc < 0) {
 		fprintf(stderr, "grove bench micro (%s, %u back-ends): %s\n",
-		    c.spec, c.backends, r.err);
+		    micro_tree(&c), c.backends, r.err);
 		return 1;
 	}
 	if (json)
@@ -528,11 +546,6 @@ bench_trace(int argc, char **argv)
 	    &rounds);
 	if (rc)
 		return rc >= 100 ? rc - 100 : rc;
-	if (rounds < 1 || rounds > 100) {
-		fprintf(stderr, "grove bench trace: --rounds must be 1..100\n");
-		return 2;
-	}
-
 	double ns_on = 0, ns_off = 0, ns_store = 0, ns_clock = 0;
 	rc = trace_bench_fastpath(&ns_on, &ns_off, &ns_store, &ns_clock);
 	if (rc < 0) {
@@ -635,7 +648,7 @@ bench_trace(int argc, char **argv)
 		print_summary_json("overhead_roundtrip_pct", tp.rt_wall, n, 100);
 		print_summary_json("overhead_throughput_pct", tp.th_wall, n, 100);
 		printf(", \"topology\": ");
-		tool_json_str(c.spec);
+		tool_json_str(micro_tree(&c));
 		printf(", \"backends\": %u, \"rounds\": %d, \"rt_iters\": %d"
 		    ", \"thru_iters\": %d", c.backends, rounds, c.rt_iters,
 		    c.thru_iters);
@@ -675,7 +688,7 @@ bench_trace(int argc, char **argv)
 		    ns_store, ns_clock);
 		printf("  micro-benchmark %s, %u back-ends, %d rounds of off/on "
 		    "(best: round trip off %.3f ms, on %.3f ms; throughput "
-		    "off %.0f, on %.0f waves/s)\n", c.spec, c.backends, rounds,
+		    "off %.0f, on %.0f waves/s)\n", micro_tree(&c), c.backends, rounds,
 		    rt_best[0] * 1e3, rt_best[1] * 1e3, wps_best[0],
 		    wps_best[1]);
 		printf("  tracing on vs off, median of paired ratios:\n");
@@ -716,6 +729,43 @@ bench_trace(int argc, char **argv)
 }
 #endif
 
+/* Every benchmark: `grove bench NAME` runs fn(argc, argv) with argv[0]
+ * "bench" and argv[1] NAME; the list in --help comes from here. */
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *what;
+} benches[] = {
+	{"micro", bench_micro, "the MRNet paper's micro-benchmark: "
+	    "instantiation, round trip,\n"
+	    "                throughput"},
+	{"trace", bench_trace, "the cost of tracing"},
+	{"offered-load", bench_offered_load, "time-aligned aggregation "
+	    "under an offered load"},
+	{"startup", bench_startup, "a tool's start-up: ReportSelf, "
+	    "equivalence classes, clock skew"},
+	{"skew", bench_skew, "accuracy of clock-skew detection"},
+	{"bcast", bench_bcast, "the P-LogP paper's broadcast experiment"},
+	{"align", bench_align, "event spaces of several hosts on one "
+	    "timeline"},
+	{"floor", bench_floor, "the micro-benchmark's tree on bare "
+	    "processes: this machine's floor"},
+};
+
+static int
+bench_usage(FILE *f)
+{
+	fprintf(f, "usage: grove bench BENCHMARK [OPTIONS]\n\n"
+	    "Benchmarks are programs, not timed tests; each prints its "
+	    "results (-j,\n--json: one JSON object) and describes its "
+	    "options in\n'grove bench BENCHMARK --help'.\n\n");
+	for (unsigned i = 0; i < sizeof benches / sizeof benches[0]; i++)
+		fprintf(f, "  %-13s %s\n", benches[i].name, benches[i].what);
+	fprintf(f, "\nExit status: 0 ok, 1 the benchmark failed (said on "
+	    "standard error), 2\nusage error.\n");
+	return f == stdout ? 0 : 2;
+}
+
 int
 cmd_bench(int argc, char **argv)
 {
@@ -725,22 +775,9 @@ cmd_bench(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return bench_usage(stdout);
-	if (!strcmp(argv[1], "micro"))
-		return bench_micro(argc, argv);
-	if (!strcmp(argv[1], "trace"))
-		return bench_trace(argc, argv);
-	if (!strcmp(argv[1], "offered-load"))
-		return bench_offered_load(argc, argv);
-	if (!strcmp(argv[1], "startup"))
-		return bench_startup(argc, argv);
-	if (!strcmp(argv[1], "skew"))
-		return bench_skew(argc, argv);
-	if (!strcmp(argv[1], "bcast"))
-		return bench_bcast(argc, argv);
-	if (!strcmp(argv[1], "align"))
-		return bench_align(argc, argv);
-	if (!strcmp(argv[1], "floor"))
-		return bench_floor(argc, argv);
-	fprintf(stderr, "grove bench: unknown benchmark '%s'\n", argv[1]);
-	return bench_usage(stderr);
+	for (unsigned i = 0; i < sizeof benches / sizeof benches[0]; i++)
+		if (!strcmp(argv[1], benches[i].name))
+			return benches[i].fn(argc, argv);
+	return tool_usage_error("grove bench", argv[1][0] == '-' ?
+	    "unknown option" : "unknown benchmark", argv[1]);
 }

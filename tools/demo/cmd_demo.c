@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "grove/grove.h"
+#include "../cli_opts.h"
 #include "../toolutil.h"
 #include "proto/worker_protocol.h"
 
@@ -64,14 +65,18 @@ typedef struct demo {
 static int
 demo_usage(FILE *f)
 {
-	fprintf(f, "usage: grove demo [--topology SPEC] [--backends N]\n"
-	    "  Starts a local tree (default kary:4, 16 back-ends) running "
-	    "be_worker,\n  runs reductions on concurrent streams and prints "
-	    "the results.\n  --backends takes 1..65536; a levels: spec "
-	    "(levels:4x4, 4x4) makes its\n  own count, within the same "
-	    "limit.\n  The back-end program be_worker is $GROVE_WORKER, "
-	    "else beside grove (the build\n  tree), else in "
-	    GROVE_WORKER_REL_DIR " relative to grove's directory (installed).\n");
+	fprintf(f, "usage: grove demo [-t SPEC | -f FILE] [-b N]\n\n"
+	    "Starts a local tree running be_worker, runs reductions on "
+	    "concurrent\nstreams and prints the results.\n\n"
+	    CLI_HELP_TREE
+	    "                       (default kary:4 with 16 back-ends; "
+	    "1..65536)\n"
+	    "  -h, --help           show this help\n\n"
+	    "The back-end program be_worker is $GROVE_WORKER, else beside "
+	    "grove (the\nbuild tree), else in " GROVE_WORKER_REL_DIR
+	    " relative to grove's directory\n(installed).\n\n"
+	    "Exit status: 0 ok, 1 the network or a reduction failed (said on "
+	    "standard\nerror), 2 usage error.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -670,44 +675,35 @@ demo_free(demo *d)
 int
 cmd_demo(int argc, char **argv)
 {
-	const char *spec = "kary:4";
-	long n = 16;
-	int n_given = 0;
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--topology") ||
-		    !strcmp(argv[i], "--backends")) && i + 1 >= argc) {
-			fprintf(stderr, "grove demo: %s needs a value\n",
-			    argv[i]);
-			return 2;
-		}
-		if (!strcmp(argv[i], "--topology")) {
-			spec = argv[++i];
-		} else if (!strcmp(argv[i], "--backends")) {
-			n_given = 1;
-			n = tool_parse_count(argv[++i], 65536);
-			if (n < 0) {
-				fprintf(stderr, "grove demo: --backends wants "
-				    "a number in 1..65536, not '%s'\n",
-				    argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "-h") ||
-		    !strcmp(argv[i], "--help")) {
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_HELP,
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree tree = {.spec = "kary:4", .backends = 16};
+	int c, usage;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:f:b:h", opts, NULL)) != -1) {
+		if (cli_tree_opt("grove demo", c, optarg, 65536, &tree,
+		    &usage)) {
+			if (usage)
+				return usage;
+		} else if (c == 'h') {
 			return demo_usage(stdout);
 		} else {
-			fprintf(stderr, "grove demo: unknown argument '%s'\n",
-			    argv[i]);
-			return demo_usage(stderr);
+			return cli_opt_error("grove demo", c, argv);
 		}
 	}
-
-	/* A levels: spec says how many back-ends it has, within the same
-	 * limit. */
-	unsigned nb = (unsigned)n;
-	int usage = tool_resolve_backends("grove demo", spec, n_given, 65536,
-	    &nb);
+	if (optind < argc)
+		return tool_usage_error("grove demo", "unexpected argument",
+		    argv[optind]);
+	/* A levels: spec or a file says how many back-ends it has, within
+	 * the same limit. */
+	usage = cli_tree_resolve("grove demo", &tree, 65536);
 	if (usage)
 		return usage;
+	const char *spec = tree.file ? tree.file : tree.spec;
+	unsigned nb = tree.backends;
 
 	tool_programs pg;
 	char err[512];
@@ -718,7 +714,8 @@ cmd_demo(int argc, char **argv)
 	tool_raise_nofile();
 
 	grove_net_opts o;
-	tool_net_opts(&o, &pg, spec, nb);
+	tool_net_opts(&o, &pg, tree.spec, nb);
+	o.topology_file = tree.file;
 	demo d;
 	memset(&d, 0, sizeof d);
 	double t0 = tool_now();

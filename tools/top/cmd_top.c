@@ -21,6 +21,7 @@
 #include "../agent/agent_proto.h"
 #include "../agent/metrics.h"
 #include "../agent_net.h"
+#include "../cli_opts.h"
 #include "../cmds.h"
 #include "grove/aggregate.h"
 #include "grove/grove.h"
@@ -41,6 +42,7 @@ on_signal(int sig)
 
 typedef struct top_opts {
 	const char *topology;
+	const char *file;  /* --file: an MRNet topology file, else NULL */
 	const char *hosts;
 	unsigned backends;
 	unsigned interval_ms;
@@ -67,9 +69,9 @@ static int
 top_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove top [--backends N] [--topology SPEC] [--hosts FILE]\n"
-	    "                 [--interval MS] [--seconds S] [--once] [--json]"
-	    " [--skew]\n"
+	    "usage: grove top [-t SPEC | -f FILE] [-b N] [-H FILE] "
+	    "[--interval MS]\n"
+	    "                 [--seconds S] [--once] [-j] [--skew]\n"
 	    "\n"
 	    "A cluster monitor: one grove-agent per node samples /proc every "
 	    "interval;\nthe tree aligns the samples in time and reduces them; "
@@ -77,20 +79,23 @@ top_usage(FILE *f)
 	    "they sit on the\nmetric's scale, and which ranks hold the min and "
 	    "max.\n"
 	    "\n"
-	    "  --backends N     agents to start, 1..65536 (default 16; with "
-	    "--hosts: one\n"
-	    "                   per slot; a levels: spec makes its own count)\n"
-	    "  --topology SPEC  tree shape: flat, kary:K, knomial:K, levels:AxB "
-	    "(default kary:8)\n"
-	    "  --hosts FILE     host list, \"host[:slots]\" per line (default: "
-	    "all local)\n"
-	    "  --interval MS    sample interval (default 1000, at least 10)\n"
-	    "  --seconds S      stop after S seconds, at most 1e6 (default: run "
-	    "until q or\n"
-	    "                   Ctrl-C)\n"
-	    "  --once           print one complete interval and exit\n"
-	    "  --json           print intervals as JSON objects, one per line\n"
-	    "  --skew           measure clock skew to every agent at start\n"
+	    CLI_HELP_TREE
+	    "                       (default kary:8 with 16 agents, 1..65536; "
+	    "with --hosts:\n"
+	    "                       one per slot)\n"
+	    "  -H, --hosts FILE     host list, \"host[:slots]\" per line "
+	    "(default: all local)\n"
+	    "      --interval MS    sample interval (default 1000, at least 10)\n"
+	    "      --seconds S      stop after S seconds, at most 1e6 (default: "
+	    "run until q\n"
+	    "                       or Ctrl-C)\n"
+	    "      --once           print one complete interval and exit\n"
+	    "  -j, --json           print intervals as JSON objects, one per "
+	    "line\n"
+	    "      --skew           measure clock skew to every agent at start\n"
+	    "  -h, --help           show this help\n"
+	    "\nExit status: 0 ok (q, Ctrl-C, --seconds or --once), 1 the "
+	    "network failed\n(said on standard error), 2 usage error.\n"
 	    "\nKeys: q quit, s measure clock skew.\n"
 	    "Metrics:\n");
 	const metric_desc *md = metric_table();
@@ -103,73 +108,79 @@ top_usage(FILE *f)
 static int
 parse_opts(int argc, char **argv, top_opts *o)
 {
-	o->topology = "kary:8";
-	o->backends = 16;
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_HOSTS,
+		CLI_OPT_JSON, CLI_OPT_HELP,
+		{"interval", required_argument, NULL, 'I'},
+		{"seconds", required_argument, NULL, 'S'},
+		{"once", no_argument, NULL, '1'},
+		{"skew", no_argument, NULL, 'K'},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree tree = {.spec = "kary:8", .backends = 16};
+	int c, bad;
+	long n;
 	o->interval_ms = 1000;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:f:b:H:jh", opts, NULL)) != -1) {
+		if (cli_tree_opt("grove top", c, optarg, 65536, &tree, &bad)) {
+			if (bad)
+				return bad;
+			continue;
+		}
+		switch (c) {
+		case 'h':
 			return top_usage(stdout) - 1; /* -1: exit 0 */
-		if (!strcmp(a, "--once")) {
+		case '1':
 			o->once = 1;
-			continue;
-		}
-		if (!strcmp(a, "--json")) {
+			break;
+		case 'j':
 			o->json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--skew")) {
+			break;
+		case 'K':
 			o->skew = 1;
-			continue;
-		}
-		if (!v) {
-			fprintf(stderr, "grove top: %s: unknown option or "
-			    "missing value\n", a);
-			return top_usage(stderr);
-		}
-		i++;
-		long n;
-		if (!strcmp(a, "--topology")) {
-			o->topology = v;
-		} else if (!strcmp(a, "--hosts")) {
-			o->hosts = v;
-		} else if (!strcmp(a, "--backends")) {
-			if ((n = tool_parse_count(v, 65536)) < 1)
-				return tool_count_error("grove top", a, v,
-				    65536);
-			o->backends = (unsigned)n;
-			o->backends_given = 1;
-		} else if (!strcmp(a, "--interval")) {
-			if ((n = tool_parse_count(v, 3600000)) < 10) {
-				fprintf(stderr, "grove top: --interval %s: "
-				    "need 10..3600000 ms\n", v);
-				return 2;
-			}
+			break;
+		case 'H':
+			o->hosts = optarg;
+			break;
+		case 'I':
+			if ((n = tool_parse_count(optarg, 3600000)) < 10)
+				return tool_usage_error("grove top", "--interval "
+				    "wants 10..3600000 ms, not", optarg);
 			o->interval_ms = (unsigned)n;
-		} else if (!strcmp(a, "--seconds")) {
+			break;
+		case 'S': {
 			char *end;
 			errno = 0;
-			double s = strtod(v, &end);
-			if (errno || *end || !(s > 0) || s > 1e6) {
-				fprintf(stderr, "grove top: --seconds %s: need "
-				    "a number of seconds above 0, at most "
-				    "1e6\n", v);
-				return 2;
-			}
+			double s = strtod(optarg, &end);
+			if (errno || *end || !(s > 0) || s > 1e6)
+				return tool_usage_error("grove top", "--seconds "
+				    "wants seconds above 0, at most 1e6, not",
+				    optarg);
 			o->seconds = s;
-		} else {
-			fprintf(stderr, "grove top: unknown option %s\n", a);
-			return top_usage(stderr);
+			break;
+		}
+		default:
+			return cli_opt_error("grove top", c, argv);
 		}
 	}
-	/* A levels: spec says how many agents it has, within the same
-	 * limit. */
-	int levels = tool_spec_backends(o->topology) != 0;
-	int bad = tool_resolve_backends("grove top", o->topology,
-	    o->backends_given, 65536, &o->backends);
+	if (optind < argc)
+		return tool_usage_error("grove top", "unexpected argument",
+		    argv[optind]);
+	if (tree.file && o->hosts)
+		return tool_usage_error("grove top", "--hosts goes with "
+		    "--topology; a topology file names its own hosts", NULL);
+	/* A levels: spec or a file says how many agents it has, within the
+	 * same limit. */
+	int levels = tree.file || tool_spec_backends(tree.spec) != 0;
+	bad = cli_tree_resolve("grove top", &tree, 65536);
 	if (bad)
 		return bad;
+	o->topology = tree.spec;
+	o->file = tree.file;
+	o->backends = tree.backends;
+	o->backends_given = tree.backends_given;
 	/* With a host list and no --backends: one agent per slot.  Reading
 	 * the list here also reports a bad one before anything starts. */
 	if (o->hosts) {
@@ -192,8 +203,8 @@ static int
 start_network(top *t)
 {
 	char err[1024];
-	int rc = agent_net_start(t->o.topology, t->o.backends, t->o.hosts,
-	    &t->net, err, sizeof err);
+	int rc = agent_net_start(t->o.topology, t->o.file, t->o.backends,
+	    t->o.hosts, &t->net, err, sizeof err);
 	if (rc == 0 &&
 	    (rc = agent_net_stream(t->net, "null", "dont_wait", &t->ctl, err,
 	    sizeof err)) == 0 &&
@@ -545,7 +556,8 @@ show_sample(top *t, const top_sample *s)
 	localtime_r(&secs, &tm);
 	strftime(when, sizeof when, "%H:%M:%S", &tm);
 	snprintf(title, sizeof title, "grove top: %u nodes, %s tree, "
-	    "interval ending %s%s", up, t->o.topology, when,
+	    "interval ending %s%s", up,
+	    t->o.file ? t->o.file : t->o.topology, when,
 	    t->tty_in && !t->o.once ? "   (q quit, s clock skew)" : "");
 	if (t->tty_out && !t->o.once)
 		fputs("\033[H\033[2J", stdout);

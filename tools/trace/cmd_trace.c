@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../cli_opts.h"
 #include "../cmds.h"
+#include "../toolutil.h"
 #include "grove/error.h"
 #include "net/sockio.h"
 #include "trace/align.h"
@@ -97,38 +99,73 @@ collect_live(const char *net, int timeout_ms)
 	return 1;
 }
 
+/* Each subcommand's usage line and what it does, for its own --help. */
+static const struct {
+	const char *sub;
+	const char *usage;
+	const char *text;
+} sub_help[] = {
+	{"list", "grove trace list",
+	    "Lists the event spaces of this user in /dev/shm, by network.\n"},
+	{"dump", "grove trace dump [--net ID] [-F perfetto|otf2|text] "
+	    "[-o PATH]\n"
+	    "                        [--collect [--timeout MS]] "
+	    "[--timeline MODE]",
+	    "Exports the event spaces of one network (--net may be left out "
+	    "when only\none network has segments): perfetto JSON opens in "
+	    "ui.perfetto.dev; otf2\nwrites an archive directory PATH "
+	    "(PATH/traces.otf2).\n"},
+	{"stats", "grove trace stats [--net ID] [-j] [-o PATH] "
+	    "[--collect [--timeout MS]]\n"
+	    "                         [--timeline MODE]",
+	    "Summary statistics of one network's event spaces (-j, --json: "
+	    "as JSON).\n"},
+	{"clean", "grove trace clean [--net ID] [--force]",
+	    "Removes event spaces whose process is gone (all of them with "
+	    "--force).\n"},
+	{"sample", "grove trace sample --net ID [-b N]",
+	    "Runs a small synthetic traced tree (fe, cp, N back-ends over "
+	    "pipes,\n1..32, default 4) and keeps its event spaces.\n"},
+};
+
+#define TRACE_HELP_COMMON \
+	"\nEvent spaces are the per-process trace segments\n" \
+	"/dev/shm/grove.<net>.<role>.<rank>, per user: another user's file " \
+	"of that\nname is named on stderr, never read or removed.\n" \
+	"--collect first asks the network's running front-end to bring the " \
+	"event\nspaces of processes on other hosts home through the tree " \
+	"(answered inside\nthe front-end's next Grove call; --timeout MS, " \
+	"default 10000).\n" \
+	"--timeline: the clock of processes of several hosts: auto (the " \
+	"front-end's\nwhen there are several), local (each its own), " \
+	"frontend (the front-end's,\nwith the measured offsets) or realtime " \
+	"(each host's realtime clock as is).\n"
+
+#define TRACE_HELP_EXIT \
+	"\nExit status: 0 ok, 1 failure (said on standard error), 2 usage " \
+	"error.\n"
+
+/* grove trace --help (sub NULL), or one subcommand's. */
 static void
-usage(FILE *f)
+usage(FILE *f, const char *sub)
 {
-	fprintf(f,
-	        "usage: grove trace list\n"
-	        "       grove trace dump [--net ID] [--format perfetto|otf2|text]"
-	        " [-o PATH]\n"
-	        "                        [--collect [--timeout MS]] "
-	        "[--timeline MODE]\n"
-	        "       grove trace stats [--net ID] [--json] [-o PATH] "
-	        "[--collect ...] [--timeline MODE]\n"
-	        "       grove trace clean [--net ID] [--force]\n"
-	        "       grove trace sample --net ID [--backends N]\n"
-	        "\n"
-	        "Event spaces are the per-process trace segments\n"
-	        "/dev/shm/grove.<net>.<role>.<rank>, per user: another\n"
-	        "user's file of that name is named on stderr, never read or\n"
-	        "removed.  dump and stats read the\n"
-	        "segments of one network (--net may be left out when only one\n"
-	        "network has segments); perfetto JSON opens in ui.perfetto.dev;\n"
-	        "otf2 writes an archive directory PATH (PATH/traces.otf2).\n"
-	        "--collect first asks the network's running front-end to bring\n"
-	        "the event spaces of processes on other hosts home through the\n"
-	        "tree (answered inside the front-end's next Grove call; default\n"
-	        "timeout 10000 ms).\n"
-	        "--timeline: the clock of processes of several hosts: auto\n"
-	        "(the front-end's when there are several), local (each its\n"
-	        "own), frontend (the front-end's, with the measured offsets)\n"
-	        "or realtime (each host's realtime clock as is).\n"
-	        "clean removes segments whose process is gone (all with\n"
-	        "--force).  sample runs a small synthetic traced tree (fe, cp,\n"
-	        "N back-ends over pipes) and keeps its event spaces.\n");
+	size_t n = sizeof sub_help / sizeof sub_help[0];
+	for (size_t i = 0; sub && i < n; i++) {
+		if (strcmp(sub, sub_help[i].sub))
+			continue;
+		fprintf(f, "usage: %s\n\n%s", sub_help[i].usage,
+		    sub_help[i].text);
+		if (!strcmp(sub, "dump") || !strcmp(sub, "stats"))
+			fputs(TRACE_HELP_COMMON, f);
+		fputs(TRACE_HELP_EXIT, f);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s %s\n", i ? "      " : "usage:",
+		    sub_help[i].usage);
+	fputs(TRACE_HELP_COMMON, f);
+	fputs("\n'grove trace SUBCOMMAND --help' describes one.\n", f);
+	fputs(TRACE_HELP_EXIT, f);
 }
 
 /* 0 when `net` can name a network's event spaces: what
@@ -367,9 +404,9 @@ static const struct {
 	const char *opts;
 } sub_opts[] = {
 	{"list", ""},
-	{"dump", "nfocTt"},
-	{"stats", "nojcTt"},
-	{"clean", "nF"},
+	{"dump", "nFocTM"},
+	{"stats", "nojcTM"},
+	{"clean", "nX"},
 	{"sample", "nb"},
 };
 
@@ -383,20 +420,19 @@ check_sub_options(const char *sub, const char *given,
 	for (size_t i = 0; i < sizeof sub_opts / sizeof sub_opts[0]; i++)
 		if (!strcmp(sub, sub_opts[i].sub))
 			allowed = sub_opts[i].opts;
-	if (!allowed) {
-		fprintf(stderr, "grove trace: unknown subcommand '%s'\n", sub);
-		usage(stderr);
-		return 2;
-	}
+	if (!allowed)
+		return tool_usage_error("grove trace", sub[0] == '-' ?
+		    "unknown option" : "unknown subcommand", sub);
 	for (const struct option *o = opts; o->name; o++) {
 		if (o->val == 'h' || !given[o->val] ||
 		    strchr(allowed, o->val))
 			continue;
-		fprintf(stderr, "grove trace %s: --%s does not apply to %s "
-		        "(see grove trace --help)\n", sub, o->name, sub);
-		return 2;
+		char cmd[64], what[64];
+		snprintf(cmd, sizeof cmd, "grove trace %s", sub);
+		snprintf(what, sizeof what, "--%s", o->name);
+		return tool_usage_error(cmd, "option does not apply", what);
 	}
-	if (given['t'] && !given['c']) {
+	if (given['M'] && !given['c']) {
 		fprintf(stderr, "grove trace %s: --timeout applies only with "
 		        "--collect\n", sub);
 		return 2;
@@ -409,19 +445,19 @@ cmd_trace(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"net", required_argument, 0, 'n'},
-		{"format", required_argument, 0, 'f'},
+		{"format", required_argument, 0, 'F'},
 		{"output", required_argument, 0, 'o'},
 		{"json", no_argument, 0, 'j'},
-		{"force", no_argument, 0, 'F'},
+		{"force", no_argument, 0, 'X'},
 		{"backends", required_argument, 0, 'b'},
 		{"collect", no_argument, 0, 'c'},
-		{"timeout", required_argument, 0, 't'},
+		{"timeout", required_argument, 0, 'M'},
 		{"timeline", required_argument, 0, 'T'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
+		usage(argc < 2 ? stderr : stdout, NULL);
 		return argc < 2 ? 2 : 0;
 	}
 	const char *sub = argv[1];
@@ -432,16 +468,22 @@ cmd_trace(int argc, char **argv)
 	int rc;
 	char given[128] = {0}; /* option characters seen */
 	optind = 1;
-	while ((c = getopt_long(argc - 1, argv + 1, "n:f:o:jFb:h", opts,
+	/* A subcommand known before its options: their errors name it. */
+	if ((rc = check_sub_options(sub, given, opts)))
+		return rc;
+	char cmd[64]; /* "grove trace SUB", for usage errors */
+	snprintf(cmd, sizeof cmd, "grove trace %.40s", sub);
+	opterr = 0;
+	while ((c = getopt_long(argc - 1, argv + 1, ":n:F:o:jb:h", opts,
 	                        NULL)) != -1) {
 		if (c > 0 && c < (int)sizeof given)
 			given[c] = 1;
 		switch (c) {
 		case 'n': net = optarg; break;
-		case 'f': format = optarg; break;
+		case 'F': format = optarg; break;
 		case 'o': out = optarg; break;
 		case 'j': json = 1; break;
-		case 'F': force = 1; break;
+		case 'X': force = 1; break;
 		case 'b':
 			nbe = (int)strtol(optarg, &end, 10);
 			if (*end || nbe < 1 || nbe > 32) {
@@ -451,7 +493,7 @@ cmd_trace(int argc, char **argv)
 			}
 			break;
 		case 'c': collect = 1; break;
-		case 't':
+		case 'M':
 			timeout_ms = strtol(optarg, &end, 10);
 			if (*end || timeout_ms < 1 || timeout_ms > 3600000) {
 				fprintf(stderr, "grove trace: --timeout wants "
@@ -472,17 +514,17 @@ cmd_trace(int argc, char **argv)
 			setenv("GROVE_TRACE_TIMELINE", optarg, 1);
 			break;
 		}
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h':
+			usage(stdout, sub);
+			return 0;
+		default: return cli_opt_error(cmd, c, argv + 1);
 		}
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "grove trace: unexpected argument '%s'\n",
-		        argv[optind + 1]);
-		return 2;
 	}
 	if ((rc = check_sub_options(sub, given, opts)))
 		return rc;
+	if (optind != argc - 1)
+		return tool_usage_error(cmd, "unexpected argument",
+		    argv[optind + 1]);
 	if (net && (rc = check_net(sub, net)))
 		return rc;
 	if (out && !*out) {
