@@ -108,7 +108,7 @@ for args in "--bogus -n 2 $probe" "-n 2" "$probe" "-n 0 $probe" "-n x $probe" \
     "-n 2 --timeout -1 $probe" "-n 2 --env NOEQUALS $probe" "-n 2 --stats-json"; do
 	launch $args
 	expect 2 "grove run $args"
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^grove run: .*(try 'grove run --help')$" "$tmp/err" ||
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^grove run: .*; try 'grove run --help'$" "$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "grove run $args: not one usage line"; }
 done
 st=0

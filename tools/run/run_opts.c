@@ -55,9 +55,8 @@ run_usage(FILE *f)
 static int
 usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "%s: %s%s%s (try '%s --help')\n", RUN_CMD, msg,
-	    arg ? " " : "", arg ? arg : "", RUN_CMD);
-	return 2;
+	/* The one style of every grove command (tools/toolutil.c). */
+	return tool_usage_error(RUN_CMD, msg, arg);
 }
 
 static int
@@ -127,7 +126,7 @@ run_parse(int argc, char **argv, struct run_opts *o)
 			long n = v ? tool_parse_count(v, RUN_MAX_RANKS) : -1;
 			if (n < 1)
 				return usage_error("-n wants a number of ranks "
-				    "in 1..4096, not", v ? v : "nothing");
+				    "in 1..4096", v ? v : "nothing");
 			o->n = (unsigned)n;
 			have_n = true;
 		} else if (IS("tag-output")) {
@@ -149,7 +148,7 @@ run_parse(int argc, char **argv, struct run_opts *o)
 			double t = v ? strtod(v, &end) : -1;
 			if (!v || end == v || *end || !(t > 0) || t > 1e7)
 				return usage_error("--timeout wants a number of "
-				    "seconds, not", v ? v : "nothing");
+				    "seconds", v ? v : "nothing");
 			o->timeout_s = t;
 		} else if (IS("x") || IS("env")) {
 			bool is_x = IS("x");
@@ -160,8 +159,8 @@ run_parse(int argc, char **argv, struct run_opts *o)
 			const char *veq = strchr(v, '=');
 			size_t vl = veq ? (size_t)(veq - v) : strlen(v);
 			if (!valid_name(v, vl) || (!is_x && !veq))
-				return usage_error(is_x ? "-x wants VAR or VAR=VAL, "
-				    "not" : "--env wants VAR=VAL, not", v);
+				return usage_error(is_x ? "-x wants VAR or VAR=VAL"
+				    : "--env wants VAR=VAL", v);
 			if (veq) {
 				if (add_env(o, v))
 					goto nomem;
@@ -177,7 +176,7 @@ run_parse(int argc, char **argv, struct run_opts *o)
 			/* Open MPI's: nothing to do here. */
 		} else if (IS("bind-to") || IS("map-by")) {
 			if (!take_value(argc, argv, &i, eq))
-				return usage_error("this option wants a value:", a);
+				return usage_error("this option wants a value", a);
 		} else {
 			return usage_error("unknown option", a);
 		}
