@@ -179,7 +179,7 @@ dec_table(const grove_packet *p, codec_table *t)
 	size_t fpad = wire_pad8(p->hdr.fmt_len);
 	const uint8_t *P = p->frame + WIRE_HDR_SIZE + fpad;
 	size_t plen = p->hdr.len - WIRE_HDR_SIZE - fpad;
-	size_t scr;
+	size_t scr = 0;
 
 	int rc = dec_validate(p, P, plen, t, &scr);
 	if (rc < 0)

@@ -239,7 +239,7 @@ int
 codec_encode(grove_packet **out, const wire_hdr *hdr_in, const char *fmt,
     size_t fmt_len, const grove_item *items, int nitems)
 {
-	size_t plen;
+	size_t plen = 0;
 	int rc = enc_size(fmt, items, nitems, &plen);
 	if (rc < 0)
 		return rc;

@@ -354,7 +354,7 @@ up_next(grove_unpacker *u, const char *fn, grove_type t, int is_array,
 static int
 up_scalar(grove_unpacker *u, const char *fn, grove_type t, void *out)
 {
-	const grove_item *it;
+	const grove_item *it = NULL;
 	int rc = up_next(u, fn, t, 0, &it);
 	if (rc == 0 && out)
 		memcpy(out, it->data, codec_type_size(t));
@@ -365,7 +365,7 @@ static int
 up_array(grove_unpacker *u, const char *fn, grove_type t, const void **v,
     uint64_t *count)
 {
-	const grove_item *it;
+	const grove_item *it = NULL;
 	int rc = up_next(u, fn, t, 1, &it);
 	if (rc == 0) {
 		if (v)
@@ -539,7 +539,7 @@ int
 int
 (grove_unpack_string)(grove_unpacker *u, const char **out)
 {
-	const grove_item *it;
+	const grove_item *it = NULL;
 	int rc = up_next(u, "grove_unpack_string", GROVE_T_STRING, 0, &it);
 	if (rc == 0 && out)
 		*out = it->data;
@@ -565,7 +565,7 @@ int
 	if (!codec_type_name(t))
 		return codec_fail(GROVE_EINVAL, "grove_unpack_array_icount: "
 		    "%d is not a grove_type", (int)t);
-	const grove_item *it;
+	const grove_item *it = NULL;
 	int rc = up_next(u, "grove_unpack_array (int count)", t, 1, &it);
 	if (rc < 0)
 		return rc;

@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,10 @@ check_out(MPI_Datatype *out, const char **why)
 static struct ent *
 ents_alloc(size_t n)
 {
+	/* Callers pass counts already checked to be non-negative ints; the
+	 * bound also tells the compiler the product cannot overflow. */
+	if (n > (size_t)INT32_MAX)
+		return NULL;
 	return malloc((n ? n : 1) * sizeof(struct ent));
 }
 
