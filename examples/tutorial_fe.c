@@ -66,6 +66,10 @@ drain_events(grove_net *net)
 			printf("event: filter error on node %u, stream %u: %s\n",
 			    ev.node, ev.stream, ev.text);
 			break;
+		case GROVE_EV_DROPPED:
+			printf("event: data dropped on node %u, stream %u: %s\n",
+			    ev.node, ev.stream, ev.text);
+			break;
 		case GROVE_EV_BE_ATTACHED:
 			break; /* expected while the network starts */
 		}

@@ -24,7 +24,9 @@ extern "C" {
 typedef struct grove_be grove_be;
 
 /* Spawned back-end.  Returns GROVE_ENOENT when the process was not started
- * by Grove (no bootstrap on stdin). */
+ * by Grove (no bootstrap on stdin); then too *out is set, and
+ * grove_be_last_error() says how to attach instead.  On any failure,
+ * destroy *out when it is set. */
 int grove_be_init(int *argc, char ***argv, grove_be **out);
 
 /* Attaching back-end: take the record of `rank` from the connection file. */

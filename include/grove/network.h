@@ -16,6 +16,7 @@
 #include "grove/cluster.h"
 #include "grove/error.h"
 #include "grove/packet.h"
+#include "grove/wave.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -177,11 +178,17 @@ int grove_net_attach_secret(const grove_net *net, char *buf, size_t cap);
  * or may still attach: lost ranks never come back. */
 int grove_net_wait_backends(grove_net *net, uint32_t count, int timeout_ms);
 
-/* Events: BE attached, ranks lost, filter errors. */
+/* Events: BE attached, ranks lost, filter errors, dropped data. */
 typedef enum grove_event_type {
 	GROVE_EV_BE_ATTACHED = 1, /* rank */
 	GROVE_EV_LOST = 2,        /* ranks [rank_lo, rank_hi) lost; node id */
 	GROVE_EV_FILTER_ERROR = 3, /* node id, stream, text */
+	/* A node dropped data a back-end sent on a stream that does not
+	 * exist there or that the back-end is not a member of (node id,
+	 * stream, text naming the sender); at most once a second per sender
+	 * and stream.  A back-end that knows the stream is wrong refuses
+	 * the send itself (grove_be_send: GROVE_ENOENT). */
+	GROVE_EV_DROPPED = 4,
 } grove_event_type;
 typedef struct grove_event {
 	grove_event_type type;
@@ -220,12 +227,32 @@ int grove_comm_create(grove_net *net, const uint32_t *ranks, size_t n,
 void grove_comm_destroy(grove_comm *c);
 size_t grove_comm_size(const grove_comm *c);
 
+/* What a stream does with a wave that lacks some members' shares
+ * (docs/api.md, "Partial waves").  Every packet of a wave says who is in
+ * it (grove_packet_contributors, include/grove/wave.h); a wave that
+ * fails is a receive that returns the error, in the wave's place, with
+ * the last error naming the missing ranks and why. */
+typedef enum grove_partial {
+	/* Fail the wave (GROVE_EFILTER) when a filter failed on part of it:
+	 * its result would be wrong, and nothing else would say so.
+	 * Deliver it, marked, when members are missing because they were
+	 * lost (GROVE_EV_LOST said so; later waves go on with the others)
+	 * or because the timeout sync filter stopped waiting for them. */
+	GROVE_PARTIAL_DEFAULT = 0,
+	/* Fail every wave that lacks a member: GROVE_EFILTER when a filter
+	 * failed, else GROVE_ELOST. */
+	GROVE_PARTIAL_FAIL = 1,
+	/* Deliver every wave that produced something, marked. */
+	GROVE_PARTIAL_DELIVER = 2,
+} grove_partial;
+
 /* Streams. */
 typedef struct grove_stream_opts {
 	const char *up_filter;   /* transformation, default "null" */
 	const char *sync_filter; /* default "wait_for_all" */
 	const char *down_filter; /* default "null" */
 	uint32_t sync_timeout_ms; /* for "timeout" */
+	grove_partial partial;   /* default GROVE_PARTIAL_DEFAULT */
 } grove_stream_opts;
 void grove_stream_opts_init(grove_stream_opts *o);
 

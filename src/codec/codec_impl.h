@@ -64,6 +64,10 @@ struct grove_packet {
 	const char *fmt;     /* canonical format, NUL-terminated */
 	int in_buf;          /* this struct lives inside buf's allocation */
 	int src_unset;       /* built by grove_packet_pack: no sender yet */
+	/* What a higher layer attached (the front-end's wave account,
+	 * src/tbon/wave.h), released with the packet; NULL: nothing. */
+	void *note;
+	void (*note_free)(void *);
 	/* The items' kinds when nitems <= CODEC_INLINE_ITEMS (else unused:
 	 * the decoder parses fmt). */
 	uint8_t kinds[CODEC_INLINE_ITEMS];
@@ -127,6 +131,8 @@ codec_packet_init(grove_packet *p, grove_buf *buf, uint8_t *frame,
 	p->fmt = fmt;
 	p->in_buf = in_buf;
 	p->src_unset = 0;
+	p->note = NULL;
+	p->note_free = NULL;
 	if (nitems <= CODEC_INLINE_ITEMS)
 		memcpy(p->kinds, kinds, sizeof p->kinds);
 	atomic_init(&p->table, NULL);

@@ -105,6 +105,8 @@ grove_packet_unref(grove_packet *p)
 	codec_table *t = atomic_load_explicit(&p->table, memory_order_acquire);
 	if (t && (t != &p->inline_tab || t->scratch))
 		codec_table_free(p, t);
+	if (p->note_free)
+		p->note_free(p->note);
 	if (p->in_buf) {
 		/* The struct lives in the buffer: this may free it. */
 		buf_unref(p->buf);
@@ -168,6 +170,21 @@ int
 wire_packet_src_unset(const grove_packet *p)
 {
 	return p->src_unset;
+}
+
+void
+wire_packet_set_note(grove_packet *p, void *note, void (*note_free)(void *))
+{
+	if (p->note_free)
+		p->note_free(p->note);
+	p->note = note;
+	p->note_free = note_free;
+}
+
+void *
+wire_packet_note(const grove_packet *p, void (*note_free)(void *))
+{
+	return p && p->note_free == note_free ? p->note : NULL;
 }
 
 int

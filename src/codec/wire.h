@@ -45,7 +45,7 @@
  * places themselves never change.  Releases from before the number
  * existed are protocol 1: their bootstrap began "grove-bootstrap 1" and
  * their handshake frames have aux 0. */
-#define GROVE_PROTOCOL 2u
+#define GROVE_PROTOCOL 3u
 /* A version that was never sent: a header from before the number. */
 #define GROVE_PROTOCOL_UNSET 0u
 #define GROVE_PROTOCOL_FIRST 1u /* what GROVE_PROTOCOL_UNSET stands for */
@@ -185,6 +185,14 @@ int wire_packet_set_src(grove_packet *p, uint32_t src);
 /* 1 for a packet the tool built with grove_packet_pack and has not had
  * sent (its src 0 names nobody yet), else 0. */
 int wire_packet_src_unset(const grove_packet *p);
+
+/* A note a higher layer keeps on a packet (the front-end's wave account):
+ * set replaces (and frees) the one before; note_free is called when the
+ * packet goes.  wire_packet_note returns the note only when it was set
+ * with this note_free (which tells whose it is), else NULL. */
+void wire_packet_set_note(grove_packet *p, void *note,
+    void (*note_free)(void *));
+void *wire_packet_note(const grove_packet *p, void (*note_free)(void *));
 
 /* Parse a user format into its canonical form ("%d %alf ..." with single
  * spaces) and item list.  Returns the number of items or GROVE_EFORMAT. */

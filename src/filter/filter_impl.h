@@ -123,6 +123,21 @@ int sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns);
 int sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
     uint64_t now_ns);
 
+/* sync_push_share, with what the child said of that share: info (a
+ * packet, owned by s from here on, also on error; NULL: nothing) comes
+ * out with the share in sync_wave_parts.  A share of one packet with
+ * info is announced like any other (the next push is the share). */
+int sync_push_share_info(sync_state *s, uint32_t slot, uint32_t npackets,
+    grove_packet *info, uint64_t now_ns);
+
+/* After sync_pop_wave released a wave (not dont_wait): took[slot] is 1
+ * for each slot that gave a share to it (also an empty one), and
+ * info[slot] the info of that share, or NULL.  The caller takes the
+ * infos it wants (unref them and set the entries to NULL); the rest are
+ * dropped at the next pop.  0 for dont_wait (no waves to account for). */
+int sync_wave_parts(sync_state *s, const unsigned char **took,
+    grove_packet ***info);
+
 /* A slot's child is gone: waves no longer wait for it.  What it sent in
  * full stays queued and goes out in the next waves (its packets, under
  * dont_wait; its complete shares); a share it had not finished is
@@ -165,6 +180,8 @@ size_t sync_queued_bytes(const sync_state *s, uint32_t slot);
  * the wave needs). */
 int sync_waits_on(const sync_state *s, uint32_t slot);
 size_t sync_queued_total(const sync_state *s);
+/* 1 when slot has a complete share queued (a wave would take it now). */
+int sync_has_share(const sync_state *s, uint32_t slot);
 uint32_t sync_live_slots(const sync_state *s);
 
 #endif

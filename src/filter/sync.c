@@ -30,6 +30,9 @@
 
 typedef struct sync_ent {
 	grove_packet *p; /* NULL: an empty share */
+	/* On a share's first entry: what the child said of the share (the
+	 * back-ends missing from it, sync_push_share_info); else NULL. */
+	grove_packet *info;
 	uint64_t t;      /* arrival, ns */
 	uint32_t slot;
 	uint32_t len;    /* entries of the share starting here; 0 inside one */
@@ -60,6 +63,11 @@ struct sync_state {
 	uint32_t *complete; /* complete shares queued per slot */
 	uint32_t *expect;   /* packets still to come of an announced share */
 	uint32_t *share_len; /* the length that share was announced with */
+	grove_packet **pending_info; /* info for the share announced next */
+	/* The last wave popped: which slots gave a share, and the info of
+	 * each share (the caller takes those, sync_wave_parts). */
+	unsigned char *took;
+	grove_packet **took_info;
 	sync_ring all;      /* dont_wait: every packet in arrival order */
 	/* The wave handed out by sync_pop_wave; room for every queued
 	 * packet, grown on push so that popping never allocates. */
@@ -151,6 +159,8 @@ ring_clear(sync_ring *r)
 		sync_ent ent = ring_pop(r);
 		if (ent.p)
 			grove_packet_unref(ent.p);
+		if (ent.info)
+			grove_packet_unref(ent.info);
 	}
 	r->head = 0;
 }
@@ -186,9 +196,13 @@ sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms)
 		s->complete = calloc(ns, sizeof *s->complete);
 		s->expect = calloc(ns, sizeof *s->expect);
 		s->share_len = calloc(ns, sizeof *s->share_len);
+		s->pending_info = calloc(ns, sizeof *s->pending_info);
+		s->took = calloc(ns, sizeof *s->took);
+		s->took_info = calloc(ns, sizeof *s->took_info);
 	}
 	if (!s->nq || !s->nbytes || !s->gone || (k != SYNC_DONT_WAIT &&
-	    (!s->rings || !s->complete || !s->expect || !s->share_len))) {
+	    (!s->rings || !s->complete || !s->expect || !s->share_len ||
+	    !s->pending_info || !s->took || !s->took_info))) {
 		sync_destroy(s);
 		return NULL;
 	}
@@ -205,6 +219,15 @@ sync_destroy(sync_state *s)
 		for (uint32_t i = 0; i < s->nslots; i++)
 			ring_free(&s->rings[i]);
 	ring_free(&s->all);
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		if (s->pending_info)
+			grove_packet_unref(s->pending_info[i]);
+		if (s->took_info)
+			grove_packet_unref(s->took_info[i]);
+	}
+	free(s->pending_info);
+	free(s->took);
+	free(s->took_info);
 	free(s->rings);
 	free(s->complete);
 	free(s->expect);
@@ -294,7 +317,11 @@ sync_push(sync_state *s, uint32_t slot, grove_packet *p, uint64_t now_ns)
 		uint32_t *ex = &s->expect[slot];
 		if (*ex)
 			ent.len = *ex == s->share_len[slot] ? *ex : 0;
+		if (ent.len)
+			ent.info = s->pending_info[slot];
 		rc = ring_push(&s->rings[slot], ent);
+		if (rc == 0 && ent.len)
+			s->pending_info[slot] = NULL;
 		if (rc == 0 && (*ex == 0 || --*ex == 0))
 			share_done(s, slot);
 	}
@@ -312,26 +339,45 @@ int
 sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
     uint64_t now_ns)
 {
+	return sync_push_share_info(s, slot, npackets, NULL, now_ns);
+}
+
+int
+sync_push_share_info(sync_state *s, uint32_t slot, uint32_t npackets,
+    grove_packet *info, uint64_t now_ns)
+{
+	int rc = GROVE_EINVAL;
 	if (!s)
-		return GROVE_EINVAL;
+		goto refuse;
+	rc = GROVE_ERANGE;
 	if (slot >= s->nslots)
-		return GROVE_ERANGE;
+		goto refuse;
+	rc = GROVE_ECLOSED;
 	if (s->gone[slot])
-		return GROVE_ECLOSED;
+		goto refuse;
 	/* dont_wait has no waves to pair; one packet is a share as is. */
-	if (s->kind == SYNC_DONT_WAIT || npackets == 1)
-		return 0;
-	if (s->expect[slot])
-		return GROVE_EPROTO; /* the share before is not complete */
-	if (npackets > SYNC_MAX_SHARE)
-		return GROVE_ERANGE;
-	if (npackets > 1) {
-		s->expect[slot] = npackets;
-		s->share_len[slot] = npackets;
+	if (s->kind == SYNC_DONT_WAIT || (npackets == 1 && !info)) {
+		grove_packet_unref(info);
 		return 0;
 	}
-	sync_ent ent = {.p = NULL, .t = now_ns, .slot = slot, .len = 1};
-	int rc = ring_push(&s->rings[slot], ent);
+	rc = GROVE_EPROTO; /* the share before is not complete */
+	if (s->expect[slot])
+		goto refuse;
+	rc = GROVE_ERANGE;
+	if (npackets > SYNC_MAX_SHARE)
+		goto refuse;
+	if (npackets >= 1) {
+		s->expect[slot] = npackets;
+		s->share_len[slot] = npackets;
+		grove_packet_unref(s->pending_info[slot]);
+		s->pending_info[slot] = info;
+		return 0;
+	}
+	sync_ent ent = {.p = NULL, .info = info, .t = now_ns, .slot = slot,
+	    .len = 1};
+	rc = ring_push(&s->rings[slot], ent);
+	if (rc != 0)
+		grove_packet_unref(info);
 	if (rc == 0) {
 		/* Counted as a packet for back-pressure: a child whose waves
 		 * are all empty must not queue them without bound while a
@@ -339,6 +385,9 @@ sync_push_share(sync_state *s, uint32_t slot, uint32_t npackets,
 		s->nq[slot]++;
 		share_done(s, slot);
 	}
+	return rc;
+refuse:
+	grove_packet_unref(info);
 	return rc;
 }
 
@@ -362,8 +411,11 @@ sync_slot_gone(sync_state *s, uint32_t slot)
 			s->nbytes[slot] -= grove_packet_size(ent.p);
 			s->total--;
 			grove_packet_unref(ent.p);
+			grove_packet_unref(ent.info);
 		}
 		s->expect[slot] = 0;
+		grove_packet_unref(s->pending_info[slot]);
+		s->pending_info[slot] = NULL;
 	}
 	if (s->complete[slot])
 		s->live_ready--;
@@ -422,9 +474,13 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
 	/* One complete share from every slot that has one. */
 	size_t k = 0;
 	for (uint32_t i = 0; i < s->nslots; i++) {
+		s->took[i] = 0;
 		if (!s->complete[i])
 			continue;
 		sync_ring *r = &s->rings[i];
+		s->took[i] = 1;
+		grove_packet_unref(s->took_info[i]); /* not taken by the caller */
+		s->took_info[i] = ring_head(r)->info;
 		for (uint32_t left = ring_head(r)->len; left; left--) {
 			grove_packet *p = ring_pop(r).p;
 			if (!p) {
@@ -448,6 +504,17 @@ sync_pop_wave(sync_state *s, uint64_t now_ns, grove_packet ***wave,
 	s->total -= k;
 	*n = k;
 	rescan_oldest(s);
+	return 1;
+}
+
+int
+sync_wave_parts(sync_state *s, const unsigned char **took,
+    grove_packet ***info)
+{
+	if (!s || s->kind == SYNC_DONT_WAIT)
+		return 0;
+	*took = s->took;
+	*info = s->took_info;
 	return 1;
 }
 
@@ -480,6 +547,16 @@ sync_waits_on(const sync_state *s, uint32_t slot)
 	if (s->kind != SYNC_WAIT_FOR_ALL)
 		return 0;
 	return s->complete[slot] == 0 && s->nonempty > 0;
+}
+
+int
+sync_has_share(const sync_state *s, uint32_t slot)
+{
+	if (!s || slot >= s->nslots)
+		return 0;
+	if (s->kind == SYNC_DONT_WAIT)
+		return s->nq[slot] > 0;
+	return s->complete[slot] > 0;
 }
 
 size_t

@@ -22,6 +22,7 @@
 #include "net/exit_wait.h"
 #include "net/sockio.h"
 #include "net/uplink.h"
+#include "tbon/be_streams.h"
 #include "tbon/connfile.h"
 #include "tbon/pktq.h"
 #include "tbon/segment.h"
@@ -42,6 +43,11 @@ struct grove_be {
 	uint32_t backends;
 	uint32_t node;
 	pktq q;
+	/* The streams this back-end is a member of; a send on another one
+	 * is refused (streams_unsure: a STREAM_NEW found no memory to be
+	 * kept, so none is refused). */
+	be_streams streams;
+	int streams_unsure;
 	seg_reasm reasm;   /* large multicasts arriving in segments */
 	uint64_t seq;
 	int closed;        /* shutdown received or parent gone */
@@ -175,7 +181,12 @@ be_on_packet(conn *c, grove_packet *p)
 		    be->clock_inject_ns, be->rank);
 		break;
 	case WIRE_T_STREAM_NEW:
+		if (be_streams_add(&be->streams, h->stream) != 0)
+			be->streams_unsure = 1;
+		break;
 	case WIRE_T_STREAM_DEL:
+		be_streams_del(&be->streams, h->stream);
+		break;
 	case WIRE_T_STREAM_PARAMS:
 	case WIRE_T_HEARTBEAT:
 		break;
@@ -268,8 +279,24 @@ grove_be_init(int *argc, char ***argv, grove_be **out)
 		return GROVE_EINVAL;
 	*out = NULL;
 	const char *marker = getenv("GROVE_BOOTSTRAP");
-	if (!marker || strcmp(marker, "stdin"))
+	if (!marker || strcmp(marker, "stdin")) {
+		/* A handle that only holds the message: the caller's error
+		 * path reads and destroys it (as after any failed join). */
+		grove_be *be = be_new();
+		if (!be)
+			return GROVE_ENOENT;
+		snprintf(be->err, sizeof be->err, "this process was not started "
+		    "by a Grove network (GROVE_BOOTSTRAP is %s%s%s): a back-end "
+		    "started by hand or by a job launcher attaches instead, with "
+		    "grove_be_attach(connection_file, rank, &be) (the front-end "
+		    "writes the file: grove_net_opts.connect_file, attach mode) or "
+		    "grove_be_attach_to() with the fields of "
+		    "grove_net_attach_info(); see docs/api.md, \"Attach mode and the connection file\"",
+		    marker ? "\"" : "not set", marker ? marker : "",
+		    marker ? "\", not \"stdin\"" : "");
+		*out = be;
 		return GROVE_ENOENT;
+	}
 	unsetenv("GROVE_BOOTSTRAP");
 	grove_be *be = be_new();
 	if (!be)
@@ -440,6 +467,7 @@ grove_be_destroy(grove_be *be)
 		    getenv("GROVE_TRACE_KEEP") != NULL);
 	}
 	pktq_fini(&be->q);
+	be_streams_fini(&be->streams);
 	seg_reasm_fini(&be->reasm);
 	waitfd_fini(&be->wfd);
 	free(be);
@@ -581,6 +609,29 @@ grove_be_recv(grove_be *be, uint32_t *stream, int32_t *tag, grove_packet **p,
  * that many bytes. */
 #define BE_PACK_SHARED_START_MAX 4096u
 
+/* 0 when this back-end may send on stream (0: point-to-point); else
+ * GROVE_ENOENT with the error saying why.  Its parent drops data on a
+ * stream it does not have, or from a child that is not a member, so the
+ * send fails here, where the tool can see it.  Messages already read but
+ * not yet handled are looked at first: a STREAM_NEW may be among them. */
+static int
+be_stream_known(grove_be *be, uint32_t stream)
+{
+	if (stream == 0 || be->streams_unsure ||
+	    be_streams_has(&be->streams, stream))
+		return 0;
+	be_run(be, 0);
+	if (be_streams_has(&be->streams, stream))
+		return 0;
+	snprintf(be->err, sizeof be->err, "be %u: no stream %u for this "
+	    "back-end: %s (nothing sent)", be->rank, stream,
+	    be_streams_was_destroyed(&be->streams, stream) ? "it was "
+	    "destroyed" : "the front-end never created it with this rank "
+	    "as a member (the id of grove_stream_id(), received from the "
+	    "front-end, names a stream)");
+	return GROVE_ENOENT;
+}
+
 /* The part of a send after the packet is built; the call began at t0
  * (be_api_begin), which the link write shares as its start when
  * share_start is set.  Every return goes through be_api_end. */
@@ -589,7 +640,12 @@ be_send_built(grove_be *be, uint32_t stream, grove_packet *p, int share_start)
 {
 	uint64_t t0 = be->api_t0;
 	grove_packet *q = NULL;
-	int rc = wire_repack(&q, p, stream ? WIRE_T_DATA : WIRE_T_P2P, stream,
+	int rc = be_stream_known(be, stream);
+	if (rc != 0) {
+		be_api_end(be, rc, 0);
+		return rc;
+	}
+	rc = wire_repack(&q, p, stream ? WIRE_T_DATA : WIRE_T_P2P, stream,
 	    grove_packet_tag(p), be->rank);
 	if (rc != 0) {
 		be_api_end(be, rc, 0);

@@ -61,7 +61,8 @@ cp_up(node *n, grove_packet *p)
 
 static void cp_child_ready(node *n);
 static void cp_child_lost(node *n, uint32_t child, const char *why);
-static const node_hooks cp_hooks = {cp_up, cp_child_lost, cp_child_ready};
+static const node_hooks cp_hooks = {cp_up, cp_child_lost, cp_child_ready,
+    NULL};
 
 /* Leaving: done when the children are gone and what we owe the parent
  * (our own and our children's last messages) has been written, or after a

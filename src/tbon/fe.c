@@ -169,8 +169,8 @@ fe_deliver_events(grove_net *net)
 	net->delivering = 0;
 }
 
-static grove_stream *
-fe_stream(grove_net *net, uint32_t id)
+grove_stream *
+fe_stream_by_id(grove_net *net, uint32_t id)
 {
 	for (grove_stream *s = net->streams; s; s = s->next)
 		if (s->id == id)
@@ -179,6 +179,15 @@ fe_stream(grove_net *net, uint32_t id)
 }
 
 /* Every rank in [lo, hi) is lost, also one that never attached (its CP
+void
+fe_queue_packet(grove_net *net, grove_stream *s, grove_packet *p)
+{
+	if (pktq_push(&s->q, grove_packet_ref(p), net->seq++) == 0)
+		net->queued++;
+	else
+		grove_packet_unref(p);
+}
+
  * went): none of them can send or attach any more. */
 static void
 mark_lost(grove_net *net, uint32_t lo, uint32_t hi)
@@ -223,13 +232,11 @@ fe_up(node *n, grove_packet *p)
 	memset(&ev, 0, sizeof ev);
 	switch (h->type) {
 	case WIRE_T_DATA: {
-		grove_stream *s = fe_stream(net, h->stream);
+		/* A dont_wait stream's packets (waves come by fe_wave). */
+		grove_stream *s = fe_stream_by_id(net, h->stream);
 		if (!s)
 			return;
-		if (pktq_push(&s->q, grove_packet_ref(p), net->seq++) == 0)
-			net->queued++;
-		else
-			grove_packet_unref(p);
+		fe_queue_packet(net, s, p);
 		break;
 	}
 	case WIRE_T_TRACE_DATA: {
@@ -321,7 +328,9 @@ fe_up(node *n, grove_packet *p)
 		if (grove_packet_unpack(p, PROTO_FILTER_ERROR, &ev.node, &ev.stream,
 			&code, &text) != 0)
 			return;
-		ev.type = GROVE_EV_FILTER_ERROR;
+		ev.type = h->type == WIRE_T_FILTER_ERROR &&
+		    h->tag == PROTO_DROPPED_TAG ? GROVE_EV_DROPPED :
+		    GROVE_EV_FILTER_ERROR;
 		snprintf(ev.text, sizeof ev.text, "%s", text);
 		fe_event(net, &ev);
 		break;
@@ -332,7 +341,7 @@ fe_up(node *n, grove_packet *p)
 	fe_update_waitfd(net);
 }
 
-static const node_hooks fe_hooks = {fe_up, NULL, NULL};
+static const node_hooks fe_hooks = {fe_up, NULL, NULL, fe_wave};
 
 static void
 fe_pass(grove_net *net, int timeout_ms)

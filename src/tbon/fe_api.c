@@ -367,6 +367,11 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 		grove_stream_opts_init(&d);
 		o = &d;
 	}
+	if ((unsigned)o->partial > GROVE_PARTIAL_DELIVER) {
+		fe_set_error(net, "grove_stream_opts.partial is %d: not one of "
+		    "GROVE_PARTIAL_DEFAULT, _FAIL, _DELIVER", (int)o->partial);
+		return GROVE_EINVAL;
+	}
 	/* Refused here, before anything is sent: the CPs lack it. */
 	int frc = fe_filter_usable(net, o->up_filter);
 	if (frc == 0)
@@ -387,6 +392,7 @@ grove_stream_create(grove_net *net, const grove_comm *comm,
 	}
 	memcpy(s->members, comm->ranks, comm->n * sizeof *s->members);
 	s->n_members = comm->n;
+	s->partial = o->partial;
 	s->net = net;
 	s->id = fe_stream_id_next(net);
 	char err[256];
@@ -491,6 +497,7 @@ grove_stream_destroy(grove_stream *s)
 	}
 	net->queued -= s->q.n;
 	pktq_fini(&s->q);
+	wave_note_unref(s->whole);
 	free(s->members);
 	free(s);
 	net->stream_frees++;

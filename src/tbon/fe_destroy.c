@@ -209,6 +209,7 @@ grove_net_destroy(grove_net *net)
 	for (grove_stream *s = net->streams, *next; s; s = next) {
 		next = s->next;
 		pktq_fini(&s->q);
+		wave_note_unref(s->whole);
 		free(s->members);
 		free(s);
 	}

@@ -24,6 +24,9 @@ struct grove_stream {
 	uint32_t *members;     /* its communicator's ranks, sorted */
 	size_t n_members;
 	size_t seg_setting;    /* grove_stream_set_segment_size (0: auto) */
+	grove_partial partial; /* what a wave lacking members does */
+	/* The note every packet of a whole wave carries (shared). */
+	struct wave_note *whole;
 	/* grove_stream_destroy is under way: it runs the loop (event
 	 * callbacks) before it frees the stream, and a callback's destroy of
 	 * the same stream leaves the freeing to it. */
@@ -252,5 +255,17 @@ void fe_ctl_trace_finished(grove_net *net, int rc);
 int fe_load_clusters(grove_net *net, const grove_net_opts *o);
 void fe_set_error(grove_net *net, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The FE's end of a wave (fe_wave.c, node_hooks.wave): its packets are
+ * queued for the tool with the wave's account, or the wave fails as the
+ * stream's grove_partial says, as a marker in their place. */
+void fe_wave(node *n, node_stream *ns, int32_t tag, int rc, flt_out *o,
+    const wave_gaps *gaps);
+/* A packet taken from a stream's queue that is a failed wave's marker:
+ * sets the network's error to its message and returns its error (the
+ * caller drops it); 0 for an ordinary packet. */
+int fe_wave_failed(grove_net *net, const grove_packet *p);
+/* Queue p (a reference the queue takes) on s for the tool. */
+void fe_queue_packet(grove_net *net, grove_stream *s, grove_packet *p);
+grove_stream *fe_stream_by_id(grove_net *net, uint32_t id);
 
 #endif

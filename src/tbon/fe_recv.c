@@ -1,5 +1,8 @@
 /* Front-end API: receiving from streams and point-to-point (blocking,
  * with a timeout, non-blocking), and knowing when nothing more can come. */
+#include <stdio.h>
+#include <string.h>
+
 #include "grove/trace.h"
 #include "net/sockio.h"
 #include "tbon/fe_internal.h"
@@ -14,8 +17,82 @@ take(grove_net *net, pktq *q, int32_t *tag, grove_packet **p)
 	fe_update_waitfd(net);
 	if (tag)
 		*tag = wire_packet_hdr(pk)->tag;
+	/* A failed wave takes its place in the queue as a marker: its
+	 * error is this receive's. */
+	int rc = fe_wave_failed(net, pk);
+	if (rc != 0) {
+		grove_packet_unref(pk);
+		return rc;
+	}
 	*p = pk;
 	return 0;
+}
+
+/* Appends to buf the ranks of the members of s whose share the FE's own
+ * sync filter of s does not hold (the children it still waits for). */
+static void
+describe_waiting(grove_net *net, const grove_stream *s, char *buf,
+    size_t cap)
+{
+	node *n = &net->n;
+	node_stream *ns = node_stream_find(n, s->id);
+	size_t len = strlen(buf);
+	if (!ns || ns->sync_kind == SYNC_DONT_WAIT) {
+		snprintf(buf + len, cap - len, "; nothing from any member");
+		return;
+	}
+	uint32_t have = 0, shown = 0;
+	for (uint32_t k = 0; k < ns->nslots && len < cap; k++) {
+		const node_child *ch = &n->children[ns->slot_child[k]];
+		if (sync_has_share(ns->sync, k)) {
+			have++;
+			continue;
+		}
+		if (shown++ == 0)
+			len += (size_t)snprintf(buf + len, cap - len,
+			    "; waiting for");
+		else
+			len += (size_t)snprintf(buf + len, cap - len, ",");
+		if (len >= cap)
+			break;
+		if (ch->role == GROVE_ROLE_BE)
+			len += (size_t)snprintf(buf + len, cap - len, " rank %u",
+			    ch->be_lo);
+		else
+			len += (size_t)snprintf(buf + len, cap - len, " ranks "
+			    "%u-%u (below node %u on %s)", ch->be_lo,
+			    ch->be_hi - 1, ch->node_id, ch->host);
+	}
+	if (len < cap && shown == 0)
+		snprintf(buf + len, cap - len, "; the front-end waits for no "
+		    "member (the back-ends have not sent)");
+	else if (len < cap && have == 0)
+		snprintf(buf + len, cap - len, " (nothing arrived from any)");
+}
+
+/* The last error of a receive that timed out: which members it was
+ * waiting for, as far as the front-end can tell. */
+static void
+timeout_error(grove_net *net, const grove_stream *only, int timeout_ms)
+{
+	char buf[1024];
+	if (!only) {
+		int len = snprintf(buf, sizeof buf, "nothing received within %d ms "
+		    "on any stream or point-to-point", timeout_ms);
+		for (const grove_stream *t = net->streams; t && len > 0 &&
+		    (size_t)len < sizeof buf - 64; t = t->next) {
+			node_stream *ns = node_stream_find(&net->n, t->id);
+			if (ns && sync_queued_total(ns->sync) > 0)
+				len += snprintf(buf + len, sizeof buf - (size_t)len,
+				    "; stream %u holds part of a wave", t->id);
+		}
+		fe_set_error(net, "%s", buf);
+		return;
+	}
+	snprintf(buf, sizeof buf, "stream %u: no wave within %d ms", only->id,
+	    timeout_ms);
+	describe_waiting(net, only, buf, sizeof buf);
+	fe_set_error(net, "%s", buf);
 }
 
 /* Whether the FE's own sync filter of stream s holds packets that it
@@ -105,6 +182,8 @@ recv_common(grove_net *net, grove_stream *only, grove_stream **sout,
 		int left = fe_deadline_left(deadline, timeout_ms);
 		if (left == 0 && !first) {
 			rc = timeout_ms == 0 ? GROVE_EAGAIN : GROVE_ETIMEDOUT;
+			if (rc == GROVE_ETIMEDOUT)
+				timeout_error(net, only, timeout_ms);
 			break;
 		}
 		fe_run(net, left);

@@ -115,6 +115,7 @@ node_child_attached(node *n, uint32_t idx)
 		if (n->attach)
 			node_up_ctl(n, WIRE_T_BE_ATTACHED, 0, PROTO_BE_ATTACHED,
 			    ch->be_lo);
+		node_streams_child_attached(n, idx);
 	}
 }
 

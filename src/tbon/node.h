@@ -22,6 +22,7 @@
 #include "grove/trace.h"
 #include "net/auth.h"
 #include "net/conn.h"
+#include "tbon/wave.h"
 
 enum child_state {
 	CHILD_PENDING = 0, /* started (or expected to attach), not connected */
@@ -55,6 +56,14 @@ typedef struct node_stream {
 	uint32_t timeout_ms;
 	sync_state *sync;
 	int told_empty;         /* stream_check_empty told the parent */
+	/* Per slot, once its child is gone from the stream: the node that
+	 * went (or refused the stream) and why (GROVE_ELOST: lost; else the
+	 * refusal's code), for the gaps of the waves after. */
+	uint32_t *gone_node;
+	int32_t *gone_code;
+	/* Data from a child on this stream that no wave may take (the child
+	 * is not on it): reported up once per child per stream. */
+	int warned_outsider;
 	void *up_state, *down_state;
 	grove_packet *params[3];
 	grove_trace_collector tc_sync, tc_up, tc_wave;
@@ -75,6 +84,12 @@ typedef struct node_hooks {
 	void (*child_lost)(node *n, uint32_t child, const char *why);
 	/* A child's subtree became ready (launch progress). */
 	void (*child_ready)(node *n);
+	/* FE: a wave of s was released.  rc: its transformation's result
+	 * (0, or it failed and o holds nothing); o: what it emitted upward
+	 * (the hook takes what it keeps, reffing it); gaps: the members
+	 * missing from it.  A CP has none: its shares go to the parent. */
+	void (*wave)(node *n, node_stream *s, int32_t tag, int rc,
+	    flt_out *o, const wave_gaps *gaps);
 } node_hooks;
 
 typedef struct node_load_req {
@@ -155,6 +170,12 @@ struct node {
 
 	flt_registry *filters;
 	flt_out fout;
+	wave_gaps gaps;         /* the wave being released (node_stream.c) */
+	/* Data on a stream this node does not have: the last report of it
+	 * sent up, so that a child that keeps sending is reported once a
+	 * second, not per packet. */
+	uint32_t drop_stream, drop_child;
+	uint64_t drop_ms;
 	node_load_req *loads;
 
 	/* Conns with queued packets, flushed in the order they were first
@@ -299,6 +320,9 @@ void node_stream_filter_error(node *n, node_stream *s, int rc,
 void node_stream_timeout_changed(node *n, node_stream *s);
 
 node_stream *node_stream_find(node *n, uint32_t id);
+/* A back-end child attached: it is told of the streams it is a member of
+ * that were created before (STREAM_NEW, its rank alone). */
+void node_streams_child_attached(node *n, uint32_t child);
 /* Create a stream from a STREAM_NEW description; forwards it to the
  * children that lead to members. */
 int node_stream_create(node *n, uint32_t id, const uint32_t *members,

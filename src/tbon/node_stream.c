@@ -137,6 +137,8 @@ stream_free(node *n, node_stream *s)
 		grove_packet_unref(s->params[i]);
 	free(s->slot_child);
 	free(s->child_slot);
+	free(s->gone_node);
+	free(s->gone_code);
 	free(s->members);
 	free(s);
 }
@@ -279,7 +281,12 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 	    sizeof *s->child_slot);
 	s->slot_child = malloc((n->n_children ? n->n_children : 1) *
 	    sizeof *s->slot_child);
-	if (!s->members || !s->child_slot || !s->slot_child) {
+	s->gone_node = calloc(n->n_children ? n->n_children : 1,
+	    sizeof *s->gone_node);
+	s->gone_code = calloc(n->n_children ? n->n_children : 1,
+	    sizeof *s->gone_code);
+	if (!s->members || !s->child_slot || !s->slot_child || !s->gone_node ||
+	    !s->gone_code) {
 		stream_free(n, s);
 		return GROVE_ENOMEM;
 	}
@@ -308,8 +315,11 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 	}
 	/* Children that are already gone never contribute. */
 	for (uint32_t k = 0; k < s->nslots; k++)
-		if (n->children[s->slot_child[k]].state == CHILD_GONE)
+		if (n->children[s->slot_child[k]].state == CHILD_GONE) {
+			s->gone_node[k] = n->children[s->slot_child[k]].node_id;
+			s->gone_code[k] = GROVE_ELOST;
 			sync_slot_gone(s->sync, k);
+		}
 	stream_check_empty(n, s);
 	char where[32];
 	snprintf(where, sizeof where, "stream:%u", id);
@@ -404,20 +414,139 @@ report_filter_error(node *n, node_stream *s, int rc, const char *what)
 
 static void sync_timer_arm(node *n, node_stream *s);
 
+/* Data from a child on a stream this node cannot take it on: dropped, and
+ * said upward (the FE raises GROVE_EV_DROPPED), at most once a second
+ * for the same child and stream: a back-end that keeps sending must not
+ * flood the tree with reports. */
+static void
+report_dropped(node *n, uint32_t child, uint32_t stream, uint32_t src,
+    const char *why)
+{
+	uint64_t now = sockio_now_ms();
+	if (n->drop_ms && n->drop_stream == stream && n->drop_child == child &&
+	    now - n->drop_ms < 1000)
+		return;
+	n->drop_ms = now;
+	n->drop_stream = stream;
+	n->drop_child = child;
+	char who[160], text[400];
+	node_describe_child(n, &n->children[child], who, sizeof who);
+	snprintf(text, sizeof text, "node %u: data from %s (source rank %u) on "
+	    "stream %u, %s: dropped", n->id, who, src, stream, why);
+	log_warn("%s", text);
+	node_up_ctl(n, WIRE_T_FILTER_ERROR, PROTO_DROPPED_TAG,
+	    PROTO_FILTER_ERROR, n->id, stream, (int32_t)GROVE_ENOENT, text);
+}
+
 /* Tells the parent that this node's share of a wave is npackets packets
- * (sync_push_share there), when that is not the one packet it assumes.
+ * (sync_push_share there), when that is not the one packet it assumes,
+ * and which back-ends are missing from it (gaps, when there are any).
  * The FE has no parent, and dont_wait pairs nothing. */
 static void
-announce_share(node *n, node_stream *s, int32_t tag, size_t npackets)
+announce_share(node *n, node_stream *s, int32_t tag, size_t npackets,
+    const wave_gaps *gaps)
 {
-	if (n->place.is_fe || s->sync_kind == SYNC_DONT_WAIT || npackets == 1)
+	size_t ng = gaps ? gaps->n : 0;
+	if (n->place.is_fe || s->sync_kind == SYNC_DONT_WAIT ||
+	    (npackets == 1 && ng == 0))
 		return;
+	uint32_t *quads = malloc((ng ? ng : 1) * 4 * sizeof *quads);
+	int32_t *codes = malloc((ng ? ng : 1) * sizeof *codes);
+	if (!quads || !codes) {
+		/* Without the gaps the parent would count them in: a share
+		 * it cannot describe goes up empty, every member missing. */
+		free(quads);
+		free(codes);
+		quads = malloc(4 * sizeof *quads);
+		codes = malloc(sizeof *codes);
+		if (!quads || !codes) {
+			free(quads);
+			free(codes);
+			return;
+		}
+		flt_out_reset(&n->fout);
+		npackets = 0;
+		ng = 1;
+		quads[0] = n->place.be_lo;
+		quads[1] = n->place.be_hi;
+		quads[2] = GROVE_MISSING_FILTER;
+		quads[3] = n->id;
+		codes[0] = GROVE_ENOMEM;
+	} else {
+		for (size_t i = 0; i < ng; i++) {
+			const wave_gap *g = &gaps->g[i];
+			quads[4 * i] = g->lo;
+			quads[4 * i + 1] = g->hi;
+			quads[4 * i + 2] = g->reason;
+			quads[4 * i + 3] = g->node;
+			codes[i] = g->code;
+		}
+	}
 	grove_packet *p = NULL;
 	if (wire_pack(&p, WIRE_T_WAVE_SHARE, s->id, tag, n->rank, 0,
-		PROTO_WAVE_SHARE, (uint32_t)npackets) != 0)
+		PROTO_WAVE_SHARE, (uint32_t)npackets, quads, (uint64_t)ng * 4,
+		codes, (uint64_t)ng) == 0) {
+		n->hooks->up(n, p);
+		grove_packet_unref(p);
+	}
+	free(quads);
+	free(codes);
+}
+
+/* The gaps of the wave just popped from s: the slots that gave no share
+ * (gone: lost or refused; else left behind by the timeout), then what
+ * the children that gave one said of theirs.  Takes the shares' infos.
+ * Returns the wave's tag as the first info carries it (for a wave of
+ * empty shares), or tag. */
+static int32_t
+wave_gaps_collect(node *n, node_stream *s, int32_t tag)
+{
+	wave_gaps *w = &n->gaps;
+	w->n = 0;
+	const unsigned char *took = NULL;
+	grove_packet **info = NULL;
+	if (!sync_wave_parts(s->sync, &took, &info))
+		return tag;
+	int have_tag = 0;
+	for (uint32_t k = 0; k < s->nslots; k++) {
+		const node_child *ch = &n->children[s->slot_child[k]];
+		if (took[k]) {
+			if (!info[k])
+				continue;
+			if (!have_tag) {
+				tag = grove_packet_tag(info[k]);
+				have_tag = 1;
+			}
+			(void)wave_gaps_from_share(w, info[k]); /* checked on arrival */
+			grove_packet_unref(info[k]);
+			info[k] = NULL;
+		} else if (s->gone_node[k] || s->gone_code[k]) {
+			wave_gaps_add(w, ch->be_lo, ch->be_hi, s->gone_code[k] ==
+			    GROVE_ELOST ? GROVE_MISSING_LOST : GROVE_MISSING_FILTER,
+			    s->gone_node[k], s->gone_code[k]);
+		} else {
+			wave_gaps_add(w, ch->be_lo, ch->be_hi, GROVE_MISSING_TIMEOUT,
+			    n->id, GROVE_ETIMEDOUT);
+		}
+	}
+	return tag;
+}
+
+/* This node's filter failed on the wave (rc): every child that gave a
+ * share is missing from it, after what the gaps said already. */
+static void
+wave_gaps_failed(node *n, node_stream *s, int rc)
+{
+	const unsigned char *took = NULL;
+	grove_packet **info = NULL;
+	if (!sync_wave_parts(s->sync, &took, &info))
 		return;
-	n->hooks->up(n, p);
-	grove_packet_unref(p);
+	for (uint32_t k = 0; k < s->nslots; k++)
+		if (took[k]) {
+			const node_child *ch = &n->children[s->slot_child[k]];
+			wave_gaps_add(&n->gaps, ch->be_lo, ch->be_hi,
+			    GROVE_MISSING_FILTER, n->id, rc);
+		}
 }
 
 /* run_waves when a wave may be ready (or the sync has a timeout).  Kept
@@ -440,13 +569,16 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 			*t_first = t0;
 		grove_trace_record(&s->tc_sync, GROVE_OP_FILTER_SYNC, (int32_t)k, t0,
 		    t1);
+		int32_t tag = wave_gaps_collect(n, s, k ? wire_packet_hdr(wave[0])->tag
+		    : 0);
 		if (k == 0) {
-			/* Every share was empty: so is ours. */
-			announce_share(n, s, 0, 0);
+			/* Every share was empty: so is ours, with their gaps. */
+			if (n->hooks->wave)
+				n->hooks->wave(n, s, tag, 0, &n->fout, &n->gaps);
+			else
+				announce_share(n, s, tag, 0, &n->gaps);
 			continue;
 		}
-		const wire_hdr *h = wire_packet_hdr(wave[0]);
-		int32_t tag = h->tag;
 		/* The sync's slots become children, in place (the array is
 		 * ours until the next pop). */
 		for (size_t i = 0; i < k; i++)
@@ -459,26 +591,30 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 		    (int32_t)k, t1, t2);
 		for (size_t i = 0; i < k; i++)
 			grove_packet_unref(wave[i]);
+		if (rc == 0 && o->n_up > SYNC_MAX_SHARE && !n->place.is_fe)
+			rc = GROVE_ERANGE; /* more than a parent takes in one share */
 		if (rc != 0) {
 			flt_out_reset(o);
 			report_filter_error(n, s, rc, "upstream");
 			/* The wave is dropped here; the parent still gets
 			 * this node's (empty) share of it, so that its next
 			 * waves do not pair this node's next wave with the
-			 * siblings' share of this one. */
-			announce_share(n, s, tag, 0);
+			 * siblings' share of this one, and learns which
+			 * back-ends the failure left out. */
+			wave_gaps_failed(n, s, rc);
+			if (n->hooks->wave)
+				n->hooks->wave(n, s, tag, rc, o, &n->gaps);
+			else
+				announce_share(n, s, tag, 0, &n->gaps);
 			continue;
 		}
-		if (o->n_up > SYNC_MAX_SHARE && !n->place.is_fe) {
-			/* More than a parent takes in one share. */
-			report_filter_error(n, s, GROVE_ERANGE, "upstream");
-			flt_out_reset(o);
-			announce_share(n, s, tag, 0);
-			continue;
+		if (n->hooks->wave) {
+			n->hooks->wave(n, s, tag, 0, o, &n->gaps);
+		} else {
+			announce_share(n, s, tag, o->n_up, &n->gaps);
+			for (size_t i = 0; i < o->n_up; i++)
+				n->hooks->up(n, o->up[i]);
 		}
-		announce_share(n, s, tag, o->n_up);
-		for (size_t i = 0; i < o->n_up; i++)
-			n->hooks->up(n, o->up[i]);
 		/* Reverse output goes to each child of the wave once (a
 		 * child's packets are adjacent). */
 		for (size_t i = 0; i < o->n_down; i++)
@@ -503,10 +639,17 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 	return released;
 }
 
-/* Slot's child is gone from the stream: its waves stop waiting for it. */
+/* Slot's child is gone from the stream (lost: code GROVE_ELOST; else it
+ * refused the stream, code why; node: the node that went or refused):
+ * its waves stop waiting for it. */
 static void
-stream_slot_gone(node *n, node_stream *s, uint32_t slot)
+stream_slot_gone(node *n, node_stream *s, uint32_t slot, uint32_t node_id,
+    int32_t code)
 {
+	if (!s->gone_node[slot] && !s->gone_code[slot]) {
+		s->gone_node[slot] = node_id;
+		s->gone_code[slot] = code ? code : GROVE_ELOST;
+	}
 	sync_slot_gone(s->sync, slot);
 	run_waves(n, s, now_ns(), NULL);
 	stream_check_empty(n, s);
@@ -567,14 +710,14 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 	const wire_hdr *h = wire_packet_hdr(p);
 	node_stream *s = node_stream_find(n, h->stream);
 	if (!s) {
-		log_debug("node %u: data for unknown stream %u from child %u dropped",
-		    n->id, h->stream, n->children[child].node_id);
+		report_dropped(n, child, h->stream, h->src, "which does not exist "
+		    "at this node (never created, or destroyed)");
 		return;
 	}
 	int32_t slot = s->child_slot[child];
 	if (slot < 0) {
-		log_warn("node %u: child node %u is not on stream %u; packet "
-		    "dropped", n->id, n->children[child].node_id, s->id);
+		report_dropped(n, child, h->stream, h->src, "which the sender is "
+		    "not a member of");
 		return;
 	}
 	/* One clock read serves the push and the waves it completes; only a
@@ -608,11 +751,17 @@ node_stream_share(node *n, uint32_t child, grove_packet *p)
 	const wire_hdr *h = wire_packet_hdr(p);
 	uint32_t npackets = 0;
 	node_child *ch = &n->children[child];
+	const uint32_t *quads = NULL;
+	const int32_t *codes = NULL;
+	uint64_t nq = 0, nc = 0;
+	char why[200] = "a malformed wave share";
 	if (ch->role != GROVE_ROLE_CP ||
-	    grove_packet_unpack(p, PROTO_WAVE_SHARE, &npackets) != 0) {
-		log_warn("node %u: %s wave share from child node %u dropped",
-		    n->id, ch->role != GROVE_ROLE_CP ? "a back-end's" :
-		    "malformed", ch->node_id);
+	    grove_packet_unpack(p, PROTO_WAVE_SHARE, &npackets, &quads, &nq,
+	    &codes, &nc) != 0 ||
+	    wave_share_wrong(p, ch->be_lo, ch->be_hi, why, sizeof why)) {
+		log_warn("node %u: %s from child node %u dropped", n->id,
+		    ch->role != GROVE_ROLE_CP ? "a back-end's wave share" : why,
+		    ch->node_id);
 		if (ch->c)
 			conn_close(ch->c, GROVE_EPROTO, "a bad wave share");
 		return;
@@ -622,7 +771,9 @@ node_stream_share(node *n, uint32_t child, grove_packet *p)
 		return; /* as for its data: a stream gone or not through it */
 	uint64_t now = s->sync_kind == SYNC_TIMEOUT ? now_ns() : 0;
 	uint32_t slot = (uint32_t)s->child_slot[child];
-	int rc = sync_push_share(s->sync, slot, npackets, now);
+	/* The share's gaps travel with it: the packet itself is its info. */
+	int rc = sync_push_share_info(s->sync, slot, npackets,
+	    nc ? grove_packet_ref(p) : NULL, now);
 	if (rc == GROVE_EPROTO || rc == GROVE_ERANGE) {
 		log_warn("node %u: child node %u announced a wave share of %u "
 		    "packets on stream %u %s", n->id, ch->node_id, npackets,
@@ -647,13 +798,40 @@ node_stream_share(node *n, uint32_t child, grove_packet *p)
 }
 
 void
+node_streams_child_attached(node *n, uint32_t child)
+{
+	node_child *ch = &n->children[child];
+	if (ch->role != GROVE_ROLE_BE || !ch->c)
+		return;
+	/* A back-end that attached after its streams were created was not
+	 * told of them: it learns of them now, before anything sent on them
+	 * reaches it, so that it can tell a stream it may send on from one
+	 * that does not exist (grove_be_send). */
+	for (size_t i = 0; i < n->stream_cap; i++) {
+		node_stream *s = n->streams[i];
+		if (!s || s == TOMBSTONE(n) || s->child_slot[child] < 0)
+			continue;
+		grove_packet *p = NULL;
+		uint32_t rank = ch->be_lo;
+		if (wire_pack(&p, WIRE_T_STREAM_NEW, s->id, 0, n->rank, 0,
+			PROTO_STREAM_NEW, s->id, &rank, (uint64_t)1, s->up->name,
+			sync_kind_name(s->sync_kind), s->down->name,
+			s->timeout_ms) != 0)
+			continue;
+		node_send(n, ch->c, p);
+		grove_packet_unref(p);
+	}
+}
+
+void
 node_streams_child_gone(node *n, uint32_t child)
 {
 	for (size_t i = 0; i < n->stream_cap; i++) {
 		node_stream *s = n->streams[i];
 		if (!s || s == TOMBSTONE(n) || s->child_slot[child] < 0)
 			continue;
-		stream_slot_gone(n, s, (uint32_t)s->child_slot[child]);
+		stream_slot_gone(n, s, (uint32_t)s->child_slot[child],
+		    n->children[child].node_id, GROVE_ELOST);
 	}
 	/* Its link is closed (child_lost cleared it): only forgotten. */
 	child_resume(n, child);
@@ -692,7 +870,8 @@ node_stream_refused(node *n, uint32_t child, grove_packet *p)
 	}
 	node_stream *s = node_stream_find(n, id);
 	if (s && s->child_slot[child] >= 0)
-		stream_slot_gone(n, s, (uint32_t)s->child_slot[child]);
+		stream_slot_gone(n, s, (uint32_t)s->child_slot[child], node_id,
+		    code);
 	if (code == GROVE_ELOST)
 		return;
 	/* Upward it is a report only: as a filter error, no node above acts

@@ -33,10 +33,16 @@
 /* STREAM_REFUSED: as FILTER_ERROR, from a node that could not create the
  * stream: its parent stops waiting for it on that stream. */
 #define PROTO_STREAM_REFUSED PROTO_FILTER_ERROR
+/* FILTER_ERROR with this tag: not a filter's failure but data a node
+ * dropped because it came on a stream the node does not have, or from a
+ * child that is not on the stream (the FE raises GROVE_EV_DROPPED). */
+#define PROTO_DROPPED_TAG 1
 
 /* WAVE_SHARE (stream, tag in the header): how many DATA packets on that
- * stream that follow form the CP's share of one wave (0: none). */
-#define PROTO_WAVE_SHARE "%ud"
+ * stream that follow form the CP's share of one wave (0: none), and the
+ * back-ends missing from that share: quads (rank lo, rank hi,
+ * grove_missing_reason, node id), one code per quad (src/tbon/wave.h). */
+#define PROTO_WAVE_SHARE "%ud %aud %ad"
 
 /* SHUTDOWN with tag PROTO_SHUTDOWN_SHIP: the FE collects event spaces;
  * every process not on the FE's host (or every process, ship_all = 1) sends

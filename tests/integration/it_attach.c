@@ -13,13 +13,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "codec/wire.h"
 #include "grove/backend.h"
 #include "helper_common.h"
 #include "../../src/proto/worker_protocol.h"
 
 /* The first line of a connection file of this Grove's protocol
- * (src/tbon/connfile.h; this test uses only the public API). */
-#define CONN_HEAD "# grove connection file, protocol 2\n"
+ * (src/tbon/connfile.h), GROVE_PROTOCOL from the wire format. */
+static char conn_head[64];
+#define CONN_HEAD (conn_head[0] ? conn_head : (snprintf(conn_head, \
+    sizeof conn_head, "# grove connection file, protocol %u\n", \
+    GROVE_PROTOCOL), conn_head))
 
 #define MAX_BE 64
 

@@ -175,17 +175,21 @@ connfile(void)
 	CHECK(rest != NULL);
 	char *edited = malloc(strlen(text) + 64);
 	CHECK(edited != NULL);
-	static const struct {
+	/* A later protocol, and none at all. */
+	struct {
 		const char *first; /* NULL: no protocol line */
-		const char *says;
-	} cases[] = {
-		{"# grove connection file, protocol 3", "written by Grove "
-		    "protocol 3, this back-end speaks 2: install the same Grove "
-		    "version on every host"},
-		{NULL, "line 1: not '# grove connection file, protocol 2' (a "
-		    "file from a Grove before protocol 2, or written by hand "
-		    "without that line)"},
-	};
+		char says[256];
+	} cases[2] = {{NULL, ""}, {NULL, ""}};
+	char later[64];
+	snprintf(later, sizeof later, "# grove connection file, protocol %u",
+	    GROVE_PROTOCOL + 1);
+	cases[0].first = later;
+	snprintf(cases[0].says, sizeof cases[0].says, "written by Grove "
+	    "protocol %u, this back-end speaks %u: install the same Grove "
+	    "version on every host", GROVE_PROTOCOL + 1, GROVE_PROTOCOL);
+	snprintf(cases[1].says, sizeof cases[1].says, "line 1: not '# grove "
+	    "connection file, protocol %u' (a file from a Grove before protocol "
+	    "2, or written by hand without that line)", GROVE_PROTOCOL);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		sprintf(edited, "%s%s", cases[i].first ? cases[i].first : "",
 		    cases[i].first ? rest : rest + 1);

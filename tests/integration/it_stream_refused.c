@@ -30,10 +30,33 @@ main(void)
 	if (rc != 0)
 		IT_FAIL("registering the filter on the FE: %s", err);
 
+	/* By default the wave, which lacks the refusing CP's back-ends,
+	 * fails at once, naming them. */
 	it_step("the CP refuses; the FE's wave does not wait for it");
 	grove_stream *s = it_stream(net, NULL, "feonly", NULL);
 	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
-	grove_packet *p = it_recv(net, s, WORKER_RANK);
+	grove_packet *p = NULL;
+	CHECK_RC_NET(net, grove_stream_recv(s, NULL, &p, IT_RECV_MS),
+	    GROVE_EFILTER);
+	CHECK_STR_CONTAINS(grove_net_last_error(net), "2 of 4 members missing: "
+	    "ranks 2-3: filter 'feonly' failed at node 3");
+	grove_event ev;
+	CHECK_OK_NET(net, grove_net_next_event(net, &ev, IT_RECV_MS));
+	CHECK_INT_EQ(ev.type, GROVE_EV_FILTER_ERROR);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+
+	/* A stream that takes partial waves gets the FE's own back-ends'. */
+	grove_stream_opts so;
+	grove_stream_opts_init(&so);
+	so.up_filter = "feonly";
+	so.partial = GROVE_PARTIAL_DELIVER;
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net), &so,
+	    &s));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_RANK, ""));
+	p = it_recv(net, s, WORKER_RANK);
+	uint32_t in = 0;
+	CHECK_OK(grove_packet_contributors(p, &in, NULL));
+	CHECK_UINT_EQ(in, 2);
 	int32_t v = 0;
 	uint32_t rank = 0;
 	CHECK_OK(grove_packet_unpack(p, "%d %ud", &v, &rank));
@@ -41,7 +64,6 @@ main(void)
 	CHECK_UINT_EQ(rank, 1);
 	grove_packet_unref(p);
 
-	grove_event ev;
 	CHECK_OK_NET(net, grove_net_next_event(net, &ev, IT_RECV_MS));
 	it_step("event %d from node %u on stream %u: %s", (int)ev.type,
 	    ev.node, ev.stream, ev.text);

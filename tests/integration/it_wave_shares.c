@@ -104,24 +104,68 @@ wait_filter_error(grove_net *net)
 	}
 }
 
-/* A wave that fails at one CP is dropped there; the next waves are still
- * whole (the CP's share of the failed wave was sent empty). */
+/* A wave that fails at one CP is dropped there; by default the whole
+ * wave then fails at the front-end (a sum missing a share is a wrong
+ * answer); a stream that asks for partial waves gets the other CP's
+ * share, marked.  The next waves are whole (the CP's share of the failed
+ * wave was sent empty). */
 static void
 failed_wave(void)
 {
 	grove_net *net = it_net_spawn("kary:2", 4);
 	grove_stream *s = it_stream(net, NULL, "sum", "wait_for_all");
-	/* Rank 0 answers "%lf", its sibling "%d": sum fails at their CP.
-	 * The other CP's share (ranks 2 and 3) is the whole result. */
+	/* Rank 0 answers "%lf", its sibling "%d": sum fails at their CP. */
 	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ODD_FORMAT, "%d", 0));
 	wait_filter_error(net);
-	CHECK_INT_EQ(it_recv_int(net, s, WORKER_ODD_FORMAT), 2 + 3);
+	grove_packet *p = NULL;
+	int32_t tag = 0;
+	CHECK_RC_NET(net, grove_stream_recv(s, &tag, &p, IT_RECV_MS),
+	    GROVE_EFILTER);
+	CHECK_INT_EQ(tag, WORKER_ODD_FORMAT);
+	CHECK_STR_CONTAINS(grove_net_last_error(net), "2 of 4 members missing: "
+	    "ranks 0-1: filter 'sum' failed at node 1");
 	for (int32_t v = 1; v <= ROUNDS; v++) {
 		CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", v));
 		CHECK_INT_EQ(it_recv_int(net, s, WORKER_ECHO), 4 * v);
 	}
 	check_quiet(net, s);
-	it_step("after the failed wave, %d whole waves", ROUNDS);
+	it_step("the failed wave failed the receive; then %d whole waves",
+	    ROUNDS);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+
+	/* Partial waves asked for: the other CP's share (ranks 2 and 3) is
+	 * the result, and says so. */
+	grove_stream_opts so;
+	grove_stream_opts_init(&so);
+	so.up_filter = "sum";
+	so.partial = GROVE_PARTIAL_DELIVER;
+	CHECK_OK_NET(net, grove_stream_create(net, grove_net_comm_all(net), &so,
+	    &s));
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ODD_FORMAT, "%d", 0));
+	p = it_recv(net, s, WORKER_ODD_FORMAT);
+	int32_t v = 0;
+	CHECK_OK(grove_packet_unpack(p, "%d", &v));
+	CHECK_INT_EQ(v, 2 + 3);
+	uint32_t in = 0, members = 0;
+	CHECK_OK(grove_packet_contributors(p, &in, &members));
+	CHECK_UINT_EQ(in, 2);
+	CHECK_UINT_EQ(members, 4);
+	grove_missing m[4];
+	CHECK_INT_EQ(grove_packet_missing(p, m, 4), 1);
+	CHECK_UINT_EQ(m[0].rank_lo, 0);
+	CHECK_UINT_EQ(m[0].rank_hi, 2);
+	CHECK_INT_EQ(m[0].reason, GROVE_MISSING_FILTER);
+	CHECK_UINT_EQ(m[0].node, 1);
+	CHECK_INT_EQ(m[0].code, GROVE_EFORMAT);
+	grove_packet_unref(p);
+	CHECK_OK_NET(net, grove_stream_send(s, WORKER_ECHO, "%d", 1));
+	p = it_recv(net, s, WORKER_ECHO);
+	CHECK_OK(grove_packet_contributors(p, &in, &members));
+	CHECK_UINT_EQ(in, 4);
+	CHECK_INT_EQ(grove_packet_missing(p, NULL, 0), 0);
+	grove_packet_unref(p);
+	it_step("a partial stream delivers 2+3, from 2 of 4 members (0-1: "
+	    "filter failed at node 1), then 4 of 4");
 	CHECK_OK_NET(net, grove_stream_destroy(s));
 	it_net_destroy(net);
 }

@@ -51,6 +51,11 @@ typedef struct job {
 	uint32_t nseen;
 	int dup, waves, slow_early, slow_reply;
 	uint32_t slow_last_wave; /* the slow rank came in the last wave */
+	/* Back-ends in the waves it took (grove_packet_contributors): the
+	 * fewest and most, of members; in_seen: a packet had an account. */
+	uint32_t in_min, in_max, in_of;
+	int in_seen;
+	char missing[96];   /* the first partial wave's missing runs */
 } job;
 
 typedef struct demo {
@@ -320,9 +325,37 @@ find_job(demo *d, const grove_stream *s, int32_t tag)
 	return NULL;
 }
 
+/* Notes who is in the wave p came from: the table's "in" column, and the
+ * missing ranks of the first partial wave. */
+static void
+take_account(job *j, const grove_packet *p)
+{
+	uint32_t in = 0, of = 0;
+	if (grove_packet_contributors(p, &in, &of) != 0)
+		return;
+	if (!j->in_seen || in < j->in_min)
+		j->in_min = in;
+	if (!j->in_seen || in > j->in_max)
+		j->in_max = in;
+	j->in_of = of;
+	j->in_seen = 1;
+	grove_missing m;
+	if (in < of && !j->missing[0] && grove_packet_missing(p, &m, 1) > 0) {
+		if (m.rank_hi - m.rank_lo == 1)
+			setf(j->missing, sizeof j->missing, "rank %u: %s at node "
+			    "%u", m.rank_lo, grove_missing_reason_name(m.reason),
+			    m.node);
+		else
+			setf(j->missing, sizeof j->missing, "ranks %u-%u: %s at "
+			    "node %u", m.rank_lo, m.rank_hi - 1,
+			    grove_missing_reason_name(m.reason), m.node);
+	}
+}
+
 static void
 take(demo *d, job *j, const grove_packet *p, int p2p)
 {
+	take_account(j, p);
 	switch (j->kind) {
 	case J_ECHO:
 	case J_SCALAR:
@@ -533,6 +566,12 @@ recv_all(demo *d)
 		int rc = grove_net_recv(d->net, &s, &tag, &p, left);
 		if (rc == GROVE_ETIMEDOUT)
 			break;
+		if (rc == GROVE_EFILTER || rc == GROVE_ELOST) {
+			/* A wave that failed: said, and its job stays open. */
+			fprintf(stderr, "grove demo: a wave failed: %s: %s\n",
+			    grove_strerror(rc), grove_net_last_error(d->net));
+			continue;
+		}
 		if (rc < 0) {
 			fprintf(stderr, "grove demo: receive: %s: %s\n",
 			    grove_strerror(rc), grove_net_last_error(d->net));
@@ -566,17 +605,24 @@ recv_all(demo *d)
 static void
 print_row(int idx, const char *sid, const job *j)
 {
-	printf("%3d %-5s %-13s %-22s %-10s %-26s %-26s %-8s %8.2f\n", idx,
-	    sid, j->request, j->filters, j->members, j->result, j->expected,
-	    j->ok ? "OK" : "MISMATCH", (j->t1 - j->t0) * 1e3);
+	/* Back-ends in the results: "16/16", "15-16/16" when waves differed,
+	 * "-" for point-to-point. */
+	char in[24] = "-";
+	if (j->in_seen && j->in_min == j->in_max)
+		setf(in, sizeof in, "%u/%u", j->in_min, j->in_of);
+	else if (j->in_seen)
+		setf(in, sizeof in, "%u-%u/%u", j->in_min, j->in_max, j->in_of);
+	printf("%3d %-5s %-13s %-22s %-10s %-26s %-26s %-11s %-8s %8.2f\n",
+	    idx, sid, j->request, j->filters, j->members, j->result,
+	    j->expected, in, j->ok ? "OK" : "MISMATCH", (j->t1 - j->t0) * 1e3);
 }
 
 static void
 print_header(void)
 {
-	printf("%3s %-5s %-13s %-22s %-10s %-26s %-26s %-8s %8s\n", "#",
+	printf("%3s %-5s %-13s %-22s %-10s %-26s %-26s %-11s %-8s %8s\n", "#",
 	    "strm", "request", "filters (up / sync)", "members", "result",
-	    "expected", "status", "ms");
+	    "expected", "in", "status", "ms");
 }
 
 static void
@@ -765,11 +811,19 @@ cmd_demo(int argc, char **argv)
 			print_row(i + 1, sid, j);
 			bad += !j->ok;
 		}
-		if (d.n >= 2)
+		printf("\nin: the back-ends whose share is in the results, of "
+		    "the stream's members\n(grove_packet_contributors).\n");
+		if (d.n >= 2) {
 			printf("\ntime-out stream: %u ms time-out, rank %u "
 			    "answers after %d ms;\nthe waves show the partial "
 			    "result first, then the late contribution.\n",
 			    DEMO_TIMEOUT_MS, d.slow_rank, DEMO_SLOW_MS);
+			for (int i = 0; i < d.njobs; i++)
+				if (d.jobs[i].kind == J_TIMEOUT &&
+				    d.jobs[i].missing[0])
+					printf("the partial wave says who is "
+					    "missing: %s\n", d.jobs[i].missing);
+		}
 	}
 	drain_events(d.net);
 	if (bc.s)
