@@ -178,7 +178,6 @@ fe_stream_by_id(grove_net *net, uint32_t id)
 	return NULL;
 }
 
-/* Every rank in [lo, hi) is lost, also one that never attached (its CP
 void
 fe_queue_packet(grove_net *net, grove_stream *s, grove_packet *p)
 {
@@ -188,6 +187,7 @@ fe_queue_packet(grove_net *net, grove_stream *s, grove_packet *p)
 		grove_packet_unref(p);
 }
 
+/* Every rank in [lo, hi) is lost, also one that never attached (its CP
  * went): none of them can send or attach any more. */
 static void
 mark_lost(grove_net *net, uint32_t lo, uint32_t hi)
