@@ -90,8 +90,14 @@ snippet '
 	puts(grove_packet_last_error());
 ' >"$tmp/good.c"
 sed -i 's/#include <stdint.h>/#include <stdint.h>\n#include <stdio.h>/' "$tmp/good.c"
+# A sanitizer build's library needs the program built with the same
+# runtime, first in the list of loaded libraries.
+sanitize=()
+if grep -q '^GROVE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
+	sanitize=(-fsanitize=address,undefined)
+fi
 cc_c "$tmp/good.c" -o "$tmp/good" -L"$build" -lgrove \
-	-Wl,-rpath,"$build" 2>"$tmp/err" || {
+	-Wl,-rpath,"$build" "${sanitize[@]}" 2>"$tmp/err" || {
 	cat "$tmp/err" >&2
 	fail "the right types do not compile"
 }
