@@ -63,7 +63,10 @@ int
 mpi_spin_budget(void)
 {
 	if (spin_ns < 0) {
-		int64_t ns = 50000; /* 50 us: a few round trips on another core */
+		/* 1 ms: longer than a large single-copy transfer (1 MiB moves
+		 * in 100-300 us here), so neither side of one sleeps; a rank
+		 * that waits longer sleeps after this once per wait. */
+		int64_t ns = 1000000;
 		const char *e = getenv("GROVE_MPI_SPIN_US");
 		if (e && *e)
 			ns = strtoll(e, NULL, 10) * 1000;
@@ -118,7 +121,7 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 			int64_t t = now_ns();
 			if (spin_until == 0)
 				spin_until = t + spin_ns;
-			if (t < spin_until) {
+			if (spin_until != INT64_MAX && t < spin_until) {
 				cpu_relax();
 				continue;
 			}
@@ -135,8 +138,12 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 		}
 		/* The timeout only bounds the damage of a lost wake-up. */
 		struct timespec ts = {1, 0};
-		futex(&c->wake_seq, FUTEX_WAIT, seq, &ts);
+		long r = futex(&c->wake_seq, FUTEX_WAIT, seq, &ts);
+		bool timed_out = r != 0 && errno == ETIMEDOUT;
 		__atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
-		spin_until = 0;
+		/* Woken: the answer is near, spin again.  Timed out: look once
+		 * and sleep again, so a long wait costs one spin, not one per
+		 * second. */
+		spin_until = timed_out ? INT64_MAX : 0;
 	}
 }
