@@ -175,9 +175,10 @@ tool_parse_inject_step(const char *cmd, const char *v, int64_t *out)
 	long long x = strtoll(v, &end, 10);
 	if (!*v || *end || errno || x < -1000000000000LL ||
 	    x > 1000000000000LL) {
-		fprintf(stderr, "%s: --inject-step wants nanoseconds in "
-		    "[-1e12, 1e12], not '%s'\n", cmd, v);
-		return 2;
+		char msg[128];
+		snprintf(msg, sizeof msg, "--inject-step wants nanoseconds in "
+		    "[-1e12, 1e12], not '%.60s'", v);
+		return tool_usage_error(cmd, msg, NULL);
 	}
 	*out = x;
 	return 0;
@@ -185,18 +186,20 @@ tool_parse_inject_step(const char *cmd, const char *v, int64_t *out)
 
 int
 tool_net_create_injected(const char *cmd, const tool_programs *pg,
-    const char *topology, unsigned backends, int64_t step, grove_net **out)
+    const char *topology, const char *file, unsigned backends, int64_t step,
+    grove_net **out)
 {
 	char text[32];
 	grove_net_opts o;
 	snprintf(text, sizeof text, "%" PRId64, step);
 	setenv("GROVE_CLOCK_INJECT_NS", text, 1);
 	tool_net_opts(&o, pg, topology, backends);
+	o.topology_file = file;
 	int rc = grove_net_create(&o, out);
 	unsetenv("GROVE_CLOCK_INJECT_NS");
 	if (rc < 0)
 		fprintf(stderr, "%s: create %s with %u back-ends: %s: %s\n",
-		    cmd, topology, backends, grove_strerror(rc),
+		    cmd, file ? file : topology, backends, grove_strerror(rc),
 		    *out ? grove_net_last_error(*out) : "");
 	return rc;
 }

@@ -84,15 +84,17 @@ long tool_parse_count(const char *s, long max);
 int tool_usage_error(const char *cmd, const char *msg, const char *arg);
 
 /* --inject-step NS of the clock benchmarks: nanoseconds in [-1e12, 1e12]
- * into *out; 0, or 2 after saying why on standard error. */
+ * into *out; 0, or 2 after a usage error (tool_usage_error). */
 int tool_parse_inject_step(const char *cmd, const char *v, int64_t *out);
 
 /* Creates a local network of be_worker back-ends (tool_net_opts) whose
  * rank r's clock reads r * step ns off (GROVE_CLOCK_INJECT_NS, which each
- * process reads when it starts).  grove_net_create's result; on failure
- * says why on standard error, prefixed by cmd. */
+ * process reads when it starts): the tree of the MRNet topology file file,
+ * or of spec topology when file is NULL.  grove_net_create's result; on
+ * failure says why on standard error, prefixed by cmd. */
 int tool_net_create_injected(const char *cmd, const tool_programs *pg,
-    const char *topology, unsigned backends, int64_t step, grove_net **out);
+    const char *topology, const char *file, unsigned backends, int64_t step,
+    grove_net **out);
 
 /* Prints s as a JSON string (quoted, escaped) on standard output. */
 void tool_json_str(const char *s);

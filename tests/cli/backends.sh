@@ -68,10 +68,10 @@ expect_status 2 bench micro --timeout-ms 0
 grep -q -- "--timeout-ms wants a number in 1\.\.3600000" "$tmp/err" ||
 	fail "bench micro --timeout-ms 0: $(cat "$tmp/err")"
 expect_status 2 bench floor --backends 0
-grep -q -- "--backends wants a number in 1\.\.65536: 0" "$tmp/err" ||
+grep -q -- "--backends wants a number in 1\.\.65536, not '0'" "$tmp/err" ||
 	fail "bench floor --backends 0: $(cat "$tmp/err")"
 expect_status 2 bench floor --rt-iters 0
-grep -q -- "--rt-iters wants a number in 1\.\.100000000: 0" "$tmp/err" ||
+grep -q -- "--rt-iters wants a number in 1\.\.100000000, not '0'" "$tmp/err" ||
 	fail "bench floor --rt-iters 0: $(cat "$tmp/err")"
 expect_status 2 topo -t flat -b 4294967296
 grep -q -- "--backends needs a number in 1\.\.16777216: 4294967296" \

@@ -60,7 +60,8 @@ fi
 
 # --- grove bench offered-load counts are whole numbers
 expect_status 2 bench offered-load --backends 1.5
-grep -q "whole number" "$tmp/err" || fail "offered-load --backends 1.5 accepted"
+grep -q "wants a number in 1\.\.65536, not '1\.5'" "$tmp/err" ||
+	fail "offered-load --backends 1.5 accepted"
 
 # --- a timed live run (not a terminal: plain tables, one per interval)
 timeout 120 "$grove" top --seconds 2 --interval 250 --backends 4 \

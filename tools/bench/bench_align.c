@@ -17,6 +17,7 @@
 
 #include "bench_align.h"
 #include "../bench_stats.h"
+#include "../cli_opts.h"
 #include "grove/grove.h"
 #include "../toolutil.h"
 #include "trace/align.h"
@@ -29,20 +30,22 @@
 
 typedef struct align_cfg {
 	const char *spec;
+	const char *file;   /* --file: an MRNet topology file, else NULL */
 	unsigned backends;
-	int backends_given; /* --backends was given: the spec's count is not */
 	unsigned repeat;
 	int64_t step;
 	int json;
 } align_cfg;
 
+#define ALIGN_CMD "grove bench align"
+
 static int
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench align [--topology SPEC] [--backends N] "
+	    "usage: grove bench align [-t SPEC | -f FILE] [-b N] "
 	    "[--inject-step NS]\n"
-	    "                         [--repeat K] [--json]\n"
+	    "                         [--repeat K] [-j]\n"
 	    "\n"
 	    "Starts one network of be_worker back-ends (default kary:8, 64 "
 	    "back-ends)\n"
@@ -63,55 +66,79 @@ usage(FILE *f)
 	    "backwards beyond the bounds of their ends (both must be 0; the "
 	    "exit status\n"
 	    "says), and the arrows going backwards on the uncorrected realtime "
-	    "timeline.\n", ALIGN_WAVES);
+	    "timeline.\n"
+	    "\n"
+	    CLI_HELP_TREE
+	    "                       (1..%d)\n"
+	    "      --inject-step NS back-end rank r's clock is r * NS off\n"
+	    "      --repeat K       collections and skew calls to time "
+	    "(1..1000)\n"
+	    "  -j, --json           one JSON object\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 the network failed or a shift or arrow went "
+	    "beyond its\nbounds (said on standard error or in the output), "
+	    "2 usage error.\n", ALIGN_WAVES, ALIGN_MAX_BACKENDS);
 	return f == stdout ? 0 : 2;
 }
 
+enum { OPT_REPEAT = 256, OPT_INJECT_STEP };
+
+/* -1 to go on; else the exit status (0 after --help). */
 static int
 parse(int argc, char **argv, align_cfg *c)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json")) {
-			c->json = 1;
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_JSON,
+		CLI_OPT_HELP,
+		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"inject-step", required_argument, NULL, OPT_INJECT_STEP},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree t = {.spec = c->spec, .backends = c->backends};
+	int ch, rc;
+
+	optind = 1;
+	opterr = 0;
+	/* argv + 1: argv[1] is the benchmark's name. */
+	while ((ch = getopt_long(argc - 1, argv + 1, ":t:f:b:jh", opts,
+	    NULL)) != -1) {
+		if (cli_tree_opt(ALIGN_CMD, ch, optarg, ALIGN_MAX_BACKENDS, &t,
+		    &rc)) {
+			if (rc)
+				return rc;
 			continue;
 		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return usage(stdout) + 100;
-		if (!v) {
-			fprintf(stderr, "grove bench align: '%s' needs a value or "
-			    "is unknown\n", a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--topology")) {
-			c->spec = v;
-		} else if (!strcmp(a, "--inject-step")) {
-			if (tool_parse_inject_step("grove bench align", v,
-			    &c->step))
+		switch (ch) {
+		case 'j':
+			c->json = 1;
+			break;
+		case 'h':
+			return usage(stdout);
+		case OPT_INJECT_STEP:
+			if (tool_parse_inject_step(ALIGN_CMD, optarg, &c->step))
 				return 2;
-		} else if (!strcmp(a, "--backends") || !strcmp(a, "--repeat")) {
-			long max = !strcmp(a, "--repeat") ? 1000 :
-			    ALIGN_MAX_BACKENDS;
-			long x = tool_parse_count(v, max);
+			break;
+		case OPT_REPEAT: {
+			long x = tool_parse_count(optarg, 1000);
 			if (x < 0)
-				return tool_count_error("grove bench align", a,
-				    v, max);
-			if (!strcmp(a, "--backends")) {
-				c->backends = (unsigned)x;
-				c->backends_given = 1;
-			} else {
-				c->repeat = (unsigned)x;
-			}
-		} else {
-			fprintf(stderr, "grove bench align: unknown option '%s'\n",
-			    a);
-			return 2;
+				return tool_count_error(ALIGN_CMD, "--repeat",
+				    optarg, 1000);
+			c->repeat = (unsigned)x;
+			break;
+		}
+		default:
+			return cli_opt_error(ALIGN_CMD, ch, argv + 1);
 		}
 	}
-	return tool_resolve_backends("grove bench align", c->spec,
-	    c->backends_given, ALIGN_MAX_BACKENDS, &c->backends);
+	if (optind < argc - 1)
+		return tool_usage_error(ALIGN_CMD, "unexpected argument",
+		    argv[optind + 1]);
+	rc = cli_tree_resolve(ALIGN_CMD, &t, ALIGN_MAX_BACKENDS);
+	c->spec = t.spec;
+	c->file = t.file;
+	c->backends = t.backends;
+	return rc ? rc : -1;
 }
 
 /* What one timeline looks like. */
@@ -229,6 +256,7 @@ static void
 print(const align_cfg *c, const align_result *fe, const align_result *rt,
     double *collect_s, double *skew_s)
 {
+	const char *tree = c->file ? c->file : c->spec;
 	bench_dist ds = bench_dist_of(fe->shift, fe->n), db = bench_dist_of(fe->bound, fe->n);
 	bench_dist dc = bench_dist_of(collect_s, c->repeat), dk = bench_dist_of(skew_s, c->repeat);
 	if (c->json) {
@@ -241,7 +269,7 @@ print(const align_cfg *c, const align_result *fe, const align_result *rt,
 		    "\"min_latency_ns\": %.0f, \"realtime_backwards\": %zu, "
 		    "\"realtime_min_latency_ns\": %.0f, \"collect_s\": {\"median\":"
 		    " %.6f, \"max\": %.6f}, \"skew_s\": {\"median\": %.6f, \"max\":"
-		    " %.6f}}\n", c->spec, c->backends, fe->procs, c->repeat,
+		    " %.6f}}\n", tree, c->backends, fe->procs, c->repeat,
 		    c->step, ds.min, ds.median, ds.p90, ds.max, db.min, db.median,
 		    db.p90, db.max, fe->violations, fe->unaligned, fe->arrows,
 		    fe->backwards, fe->min_latency_ns, rt->backwards,
@@ -249,7 +277,7 @@ print(const align_cfg *c, const align_result *fe, const align_result *rt,
 		return;
 	}
 	printf("grove bench align: %s, %u back-ends (%zu processes), "
-	    "injected rank * %" PRId64 " ns, %u runs\n", c->spec, c->backends,
+	    "injected rank * %" PRId64 " ns, %u runs\n", tree, c->backends,
 	    fe->procs, c->step, c->repeat);
 	printf("                        min    median       p90       max   "
 	    "(us)\n");
@@ -275,8 +303,8 @@ bench_align(int argc, char **argv)
 	align_cfg c = {.spec = "kary:8", .backends = 64, .repeat = 5,
 	    .step = 1000000};
 	int rc = parse(argc, argv, &c);
-	if (rc)
-		return rc >= 100 ? rc - 100 : rc;
+	if (rc >= 0)
+		return rc;
 	tool_programs pg;
 	char err[512];
 	if (tool_find_programs(&pg, err, sizeof err) < 0) {
@@ -287,7 +315,7 @@ bench_align(int argc, char **argv)
 	/* The front-end reads GROVE_TRACE_SHIP at each collection. */
 	setenv("GROVE_TRACE_SHIP", "all", 1);
 	grove_net *net = NULL;
-	rc = tool_net_create_injected("grove bench align", &pg, c.spec,
+	rc = tool_net_create_injected("grove bench align", &pg, c.spec, c.file,
 	    c.backends, c.step, &net);
 	double *collect_s = calloc(c.repeat, sizeof *collect_s);
 	double *skew_s = calloc(c.repeat, sizeof *skew_s);

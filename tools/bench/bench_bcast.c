@@ -35,6 +35,7 @@
 
 #include "bench_bcast.h"
 #include "../bench_stats.h"
+#include "../cli_opts.h"
 #include "grove/cluster.h"
 #include "grove/grove.h"
 #include "grove/logp.h"
@@ -607,6 +608,8 @@ segment_extra(void)
 
 /* ---- options ------------------------------------------------------------- */
 
+#define BB_CMD "grove bench bcast"
+
 static int
 bb_usage(FILE *f)
 {
@@ -617,7 +620,7 @@ bb_usage(FILE *f)
 	    "whole-nonblocking|both|all]\n"
 	    "                         [--reps N] [--wan-latency-ms MS] "
 	    "[--wan-bandwidth-MBps B]\n"
-	    "                         [--params FILE] [--json]\n"
+	    "                         [--params FILE] [-j]\n"
 	    "\n"
 	    "The P-LogP paper's broadcast experiment: completion time of a "
 	    "broadcast from\n"
@@ -634,7 +637,15 @@ bb_usage(FILE *f)
 	    "with the classes wan and host (links inside a cluster; lan when "
 	    "there is no\n"
 	    "host class); without it, nominal parameters from the emulator's "
-	    "settings.\n");
+	    "settings.\n"
+	    "The tree is made from the clusters: this benchmark takes no "
+	    "--topology.\n"
+	    "\n"
+	    "  -j, --json           one JSON object per size and scheme\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 the network or a broadcast failed (said on "
+	    "standard\nerror), 2 usage error.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -661,14 +672,15 @@ parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* 0, or 2 after the usage error. */
 static int
 parse_sizes(const char *list, bb_cfg *c)
 {
-	char tmp[512];
+	char tmp[512], msg[128];
 	if (strlen(list) >= sizeof tmp) {
-		fprintf(stderr, "grove bench bcast: --sizes list longer than "
-		    "%zu characters\n", sizeof tmp - 1);
-		return -1;
+		snprintf(msg, sizeof msg, "--sizes list longer than %zu "
+		    "characters", sizeof tmp - 1);
+		return tool_usage_error(BB_CMD, msg, NULL);
 	}
 	snprintf(tmp, sizeof tmp, "%s", list);
 	c->nsizes = 0;
@@ -676,19 +688,123 @@ parse_sizes(const char *list, bb_cfg *c)
 	    tok = strtok_r(NULL, ",", &save)) {
 		if (c->nsizes == BB_MAX_SIZES ||
 		    parse_size(tok, &c->sizes[c->nsizes]) != 0) {
-			fprintf(stderr, "grove bench bcast: bad size '%s' (bytes, "
-			    "K or M suffix, at most %d sizes up to 256M)\n", tok,
+			snprintf(msg, sizeof msg, "bad size (bytes, K or M "
+			    "suffix, at most %d sizes up to 256M)",
 			    BB_MAX_SIZES);
-			return -1;
+			return tool_usage_error(BB_CMD, msg, tok);
 		}
 		c->nsizes++;
 	}
-	if (!c->nsizes) {
-		fprintf(stderr, "grove bench bcast: --sizes '%s' holds no size\n",
-		    list);
-		return -1;
-	}
+	if (!c->nsizes)
+		return tool_usage_error(BB_CMD, "--sizes holds no size",
+		    *list ? list : NULL);
 	return 0;
+}
+
+enum { OPT_CLUSTERS = 256, OPT_PER_CLUSTER, OPT_REPS, OPT_SIZES,
+    OPT_SCHEME, OPT_WAN_LATENCY, OPT_WAN_BANDWIDTH, OPT_PARAMS };
+
+/* -1 to go on; else the exit status (0 after --help). */
+static int
+bb_parse(int argc, char **argv, bb_cfg *c)
+{
+	static const struct option opts[] = {
+		CLI_OPT_JSON, CLI_OPT_HELP,
+		{"clusters", required_argument, NULL, OPT_CLUSTERS},
+		{"per-cluster", required_argument, NULL, OPT_PER_CLUSTER},
+		{"reps", required_argument, NULL, OPT_REPS},
+		{"sizes", required_argument, NULL, OPT_SIZES},
+		{"scheme", required_argument, NULL, OPT_SCHEME},
+		{"wan-latency-ms", required_argument, NULL, OPT_WAN_LATENCY},
+		{"wan-bandwidth-MBps", required_argument, NULL,
+		    OPT_WAN_BANDWIDTH},
+		{"params", required_argument, NULL, OPT_PARAMS},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	optind = 1;
+	opterr = 0;
+	/* argv + 1: argv[1] is the benchmark's name. */
+	while ((ch = getopt_long(argc - 1, argv + 1, ":jh", opts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			c->json = 1;
+			break;
+		case 'h':
+			return bb_usage(stdout);
+		case OPT_CLUSTERS:
+		case OPT_PER_CLUSTER:
+		case OPT_REPS: {
+			const char *name = ch == OPT_CLUSTERS ? "--clusters" :
+			    ch == OPT_PER_CLUSTER ? "--per-cluster" : "--reps";
+			long max = ch == OPT_REPS ? 64 : BB_MAX_PROCS;
+			long n = tool_parse_count(optarg, max);
+			if (n < 0)
+				return tool_count_error(BB_CMD, name, optarg,
+				    max);
+			if (ch == OPT_CLUSTERS)
+				c->clusters = (uint32_t)n;
+			else if (ch == OPT_PER_CLUSTER)
+				c->per = (uint32_t)n;
+			else
+				c->reps = (int)n;
+			break;
+		}
+		case OPT_SIZES:
+			if (parse_sizes(optarg, c) != 0)
+				return 2;
+			break;
+		case OPT_SCHEME: {
+			const char *v = optarg;
+			c->schemes = !strcmp(v, "original") ? BB_ORIGINAL :
+			    !strcmp(v, "optimized") ? BB_OPTIMIZED :
+			    !strcmp(v, "whole-nonblocking") ? BB_WHOLE :
+			    !strcmp(v, "both") ? BB_ORIGINAL | BB_OPTIMIZED :
+			    !strcmp(v, "all") ? BB_ORIGINAL | BB_OPTIMIZED | BB_WHOLE
+			    : 0;
+			if (!c->schemes)
+				return tool_usage_error(BB_CMD, "--scheme wants "
+				    "original, optimized, whole-nonblocking, "
+				    "both or all, not", v);
+			break;
+		}
+		case OPT_WAN_LATENCY:
+		case OPT_WAN_BANDWIDTH: {
+			const char *name = ch == OPT_WAN_LATENCY ?
+			    "--wan-latency-ms" : "--wan-bandwidth-MBps";
+			char *end;
+			double d = strtod(optarg, &end);
+			if (end == optarg || *end || !(d >= 0) || d > 1e6) {
+				char msg[80];
+				snprintf(msg, sizeof msg, "%s wants a number in "
+				    "[0, 1e6], not", name);
+				return tool_usage_error(BB_CMD, msg, optarg);
+			}
+			if (ch == OPT_WAN_LATENCY)
+				c->wan_lat_s = d * 1e-3;
+			else
+				c->wan_bw = d * 1e6;
+			break;
+		}
+		case OPT_PARAMS:
+			c->params_file = optarg;
+			break;
+		default:
+			return cli_opt_error(BB_CMD, ch, argv + 1);
+		}
+	}
+	if (optind < argc - 1)
+		return tool_usage_error(BB_CMD, "unexpected argument",
+		    argv[optind + 1]);
+	if (c->clusters < 2 || (uint64_t)c->clusters * c->per > BB_MAX_PROCS) {
+		char msg[80];
+		snprintf(msg, sizeof msg, "need 2 to %d processes in at least 2 "
+		    "clusters", BB_MAX_PROCS);
+		return tool_usage_error(BB_CMD, msg, NULL);
+	}
+	return -1;
 }
 
 int
@@ -697,76 +813,11 @@ bench_bcast(int argc, char **argv)
 	bb_cfg c = {.clusters = 4, .per = 1, .schemes = BB_ORIGINAL |
 	    BB_OPTIMIZED | BB_WHOLE, .wan_lat_s = 0.010, .wan_bw = 1e6};
 	parse_sizes("1K,64K,1M", &c);
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json")) {
-			c.json = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return bb_usage(stdout);
-		if (!v) {
-			fprintf(stderr, "grove bench bcast: '%s' needs a value or is "
-			    "unknown\n", a);
-			return 2;
-		}
-		i++;
-		long n;
-		if (!strcmp(a, "--clusters") || !strcmp(a, "--per-cluster") ||
-		    !strcmp(a, "--reps")) {
-			n = tool_parse_count(v, BB_MAX_PROCS);
-			if (n < 1 || (!strcmp(a, "--reps") && n > 64)) {
-				fprintf(stderr, "grove bench bcast: bad %s '%s'\n", a, v);
-				return 2;
-			}
-			if (!strcmp(a, "--clusters"))
-				c.clusters = (uint32_t)n;
-			else if (!strcmp(a, "--per-cluster"))
-				c.per = (uint32_t)n;
-			else
-				c.reps = (int)n;
-		} else if (!strcmp(a, "--sizes")) {
-			if (parse_sizes(v, &c) != 0)
-				return 2;
-		} else if (!strcmp(a, "--scheme")) {
-			c.schemes = !strcmp(v, "original") ? BB_ORIGINAL :
-			    !strcmp(v, "optimized") ? BB_OPTIMIZED :
-			    !strcmp(v, "whole-nonblocking") ? BB_WHOLE :
-			    !strcmp(v, "both") ? BB_ORIGINAL | BB_OPTIMIZED :
-			    !strcmp(v, "all") ? BB_ORIGINAL | BB_OPTIMIZED | BB_WHOLE
-			    : 0;
-			if (!c.schemes) {
-				fprintf(stderr, "grove bench bcast: unknown scheme "
-				    "'%s'\n", v);
-				return 2;
-			}
-		} else if (!strcmp(a, "--wan-latency-ms") ||
-		    !strcmp(a, "--wan-bandwidth-MBps")) {
-			char *end;
-			double d = strtod(v, &end);
-			if (end == v || *end || !(d >= 0) || d > 1e6) {
-				fprintf(stderr, "grove bench bcast: bad %s '%s'\n", a, v);
-				return 2;
-			}
-			if (!strcmp(a, "--wan-latency-ms"))
-				c.wan_lat_s = d * 1e-3;
-			else
-				c.wan_bw = d * 1e6;
-		} else if (!strcmp(a, "--params")) {
-			c.params_file = v;
-		} else {
-			fprintf(stderr, "grove bench bcast: unknown option '%s'\n", a);
-			return 2;
-		}
-	}
-	if (c.clusters < 2 || (uint64_t)c.clusters * c.per > BB_MAX_PROCS) {
-		fprintf(stderr, "grove bench bcast: need 2 to %d processes in at "
-		    "least 2 clusters\n", BB_MAX_PROCS);
-		return 2;
-	}
+	int rc = bb_parse(argc, argv, &c);
+	if (rc >= 0)
+		return rc;
 	grove_logp_params *lp = NULL;
 	char err[512];
-	int rc;
 	if (c.params_file) {
 		rc = grove_logp_params_load(c.params_file, &lp, err, sizeof err);
 		if (rc != 0) {

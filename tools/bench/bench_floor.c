@@ -40,6 +40,7 @@
 
 #include "bench_floor.h"
 #include "../bench_stats.h"
+#include "../cli_opts.h"
 #include "grove/grove.h"
 #include "net/cpu_share.h"
 #include "../toolutil.h"
@@ -57,8 +58,8 @@ typedef struct floor_link {
 
 typedef struct floor_cfg {
 	const char *spec;
+	const char *file;   /* --file: an MRNet topology file, else NULL */
 	unsigned backends;
-	int backends_given; /* --backends was given: the spec's count is not */
 	int rt_iters;
 	int bind; /* --cpu-bind subtree */
 } floor_cfg;
@@ -281,7 +282,8 @@ floor_run(const floor_cfg *c, floor_res *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
 	grove_topo *t = NULL;
-	if (grove_topo_generate(c->spec, c->backends, NULL, &t, err,
+	if (c->file ? grove_topo_parse_file(c->file, &t, err, errlen) != 0 :
+	    grove_topo_generate(c->spec, c->backends, NULL, &t, err,
 	    errlen) != 0)
 		return -1;
 	r->procs = grove_topo_size(t) - 1;
@@ -361,12 +363,14 @@ out:
 	return rc;
 }
 
+#define FLOOR_CMD "grove bench floor"
+
 static int
 floor_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench floor [--topology SPEC] [--backends N] "
-	    "[--rt-iters R] [--json]\n"
+	    "usage: grove bench floor [-t SPEC | -f FILE] [-b N] "
+	    "[--rt-iters R] [-j]\n"
 	    "                         [--cpu-bind none|subtree]\n"
 	    "\n"
 	    "The micro-benchmark's pattern on bare processes (fork, pipes, "
@@ -381,58 +385,78 @@ floor_usage(FILE *f)
 	    "64 back-ends.\n"
 	    "--cpu-bind subtree: every subtree keeps to its share of the "
 	    "CPUs, as\n"
-	    "grove_net_opts.cpu_bind gives it to a network.\n", FLOOR_WARMUP);
+	    "grove_net_opts.cpu_bind gives it to a network.\n"
+	    "\n"
+	    CLI_HELP_TREE
+	    "                       (1..65536)\n"
+	    "      --rt-iters R     round trips to time (1..100000000)\n"
+	    "      --cpu-bind none|subtree  default none\n"
+	    "  -j, --json           one JSON object\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 a bad tree or the process tree failed (said "
+	    "on standard\nerror), 2 usage error.\n", FLOOR_WARMUP);
 	return f == stdout ? 0 : 2;
 }
 
+enum { OPT_RT_ITERS = 256, OPT_CPU_BIND };
+
+/* -1 to go on; else the exit status (0 after --help). */
 static int
 floor_parse(int argc, char **argv, floor_cfg *c, int *json)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json")) {
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_JSON,
+		CLI_OPT_HELP,
+		{"rt-iters", required_argument, NULL, OPT_RT_ITERS},
+		{"cpu-bind", required_argument, NULL, OPT_CPU_BIND},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree t = {.spec = c->spec, .backends = c->backends};
+	int ch, rc;
+
+	optind = 1;
+	opterr = 0;
+	/* argv + 1: argv[1] is the benchmark's name. */
+	while ((ch = getopt_long(argc - 1, argv + 1, ":t:f:b:jh", opts,
+	    NULL)) != -1) {
+		if (cli_tree_opt(FLOOR_CMD, ch, optarg, 65536, &t, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (ch) {
+		case 'j':
 			*json = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return floor_usage(stdout) + 100;
-		if (strcmp(a, "--topology") && strcmp(a, "--backends") &&
-		    strcmp(a, "--rt-iters") && strcmp(a, "--cpu-bind"))
-			return tool_usage_error("grove bench floor", "unknown option",
-			    a);
-		if (!v)
-			return tool_usage_error("grove bench floor", "needs a value",
-			    a);
-		i++;
-		if (!strcmp(a, "--topology")) {
-			c->spec = v;
-			continue;
-		}
-		if (!strcmp(a, "--cpu-bind")) {
-			if (strcmp(v, "none") && strcmp(v, "subtree"))
-				return tool_usage_error("grove bench floor",
-				    "--cpu-bind wants none or subtree", v);
-			c->bind = v[0] == 's';
-			continue;
-		}
-		long max = !strcmp(a, "--backends") ? 65536 : 100000000;
-		long x = tool_parse_count(v, max);
-		if (x <= 0) {
-			char msg[64];
-			snprintf(msg, sizeof msg, "%s wants a number in 1..%ld",
-			    a, max);
-			return tool_usage_error("grove bench floor", msg, v);
-		}
-		if (!strcmp(a, "--backends")) {
-			c->backends = (unsigned)x;
-			c->backends_given = 1;
-		} else {
+			break;
+		case 'h':
+			return floor_usage(stdout);
+		case OPT_CPU_BIND:
+			if (strcmp(optarg, "none") && strcmp(optarg, "subtree"))
+				return tool_usage_error(FLOOR_CMD, "--cpu-bind "
+				    "wants none or subtree, not", optarg);
+			c->bind = optarg[0] == 's';
+			break;
+		case OPT_RT_ITERS: {
+			long x = tool_parse_count(optarg, 100000000);
+			if (x < 0)
+				return tool_count_error(FLOOR_CMD, "--rt-iters",
+				    optarg, 100000000);
 			c->rt_iters = (int)x;
+			break;
+		}
+		default:
+			return cli_opt_error(FLOOR_CMD, ch, argv + 1);
 		}
 	}
-	return tool_resolve_backends("grove bench floor", c->spec,
-	    c->backends_given, 65536, &c->backends);
+	if (optind < argc - 1)
+		return tool_usage_error(FLOOR_CMD, "unexpected argument",
+		    argv[optind + 1]);
+	rc = cli_tree_resolve(FLOOR_CMD, &t, 65536);
+	c->spec = t.spec;
+	c->file = t.file;
+	c->backends = t.backends;
+	return rc ? rc : -1;
 }
 
 int
@@ -441,19 +465,21 @@ bench_floor(int argc, char **argv)
 	floor_cfg c = {.spec = "kary:8", .backends = 64, .rt_iters = 200};
 	int json = 0;
 	int rc = floor_parse(argc, argv, &c, &json);
-	if (rc)
-		return rc >= 100 ? rc - 100 : rc;
+	if (rc >= 0)
+		return rc;
+	/* The tree as the output names it: the file, else the spec. */
+	const char *tree = c.file ? c.file : c.spec;
 	tool_raise_nofile();
 	floor_res r;
 	char err[512];
 	if (floor_run(&c, &r, err, sizeof err) < 0) {
 		fprintf(stderr, "grove bench floor (%s, %u back-ends): %s\n",
-		    c.spec, c.backends, err);
+		    tree, c.backends, err);
 		return 1;
 	}
 	if (json) {
 		printf("{\"topology\": ");
-		tool_json_str(c.spec);
+		tool_json_str(tree);
 		printf(", \"backends\": %u, \"cps\": %u, \"depth\": %u"
 		    ", \"processes\": %u, \"fork_tree_s\": %.6f"
 		    ", \"spawn_s\": %.6f, \"roundtrip_s\": %.9f"
@@ -468,7 +494,7 @@ bench_floor(int argc, char **argv)
 		return 0;
 	}
 	printf("grove bench floor: topology %s, %u back-ends (%u processes, "
-	    "depth %u), bare processes%s\n", c.spec, c.backends, r.procs,
+	    "depth %u), bare processes%s\n", tree, c.backends, r.procs,
 	    r.depth, c.bind ? ", subtrees bound to CPUs" : "");
 	printf("  fork the tree   %10.2f ms\n", r.fork_tree_s * 1e3);
 	printf("  spawn %u x true %8.2f ms\n", r.procs, r.spawn_s * 1e3);

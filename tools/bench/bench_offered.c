@@ -16,6 +16,7 @@
 
 #include "../agent/agent_proto.h"
 #include "../agent_net.h"
+#include "../cli_opts.h"
 #include "bench_agents.h"
 #include "grove/grove.h"
 #include "../top/top_view.h"
@@ -23,8 +24,8 @@
 
 typedef struct offered_cfg {
 	const char *topology;
+	const char *file;   /* --file: an MRNet topology file, else NULL */
 	unsigned backends, metrics;
-	int backends_given; /* --backends was given: the spec's count is not */
 	double rate, seconds, warmup;
 	int json;
 } offered_cfg;
@@ -38,95 +39,125 @@ typedef struct offered_res {
 	uint32_t max_count;     /* most agents in one interval */
 } offered_res;
 
+#define OFFERED_CMD "grove bench offered-load"
+
 static int
 offered_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench offered-load [--backends D] [--metrics M] "
-	    "[--rate R]\n"
-	    "         [--seconds S] [--warmup W] [--topology SPEC] [--json]\n"
+	    "usage: grove bench offered-load [-t SPEC | -f FILE] [-b D] "
+	    "[--metrics M]\n"
+	    "         [--rate R] [--seconds S] [--warmup W] [-j]\n"
 	    "\n"
 	    "D agents (default 64) each send M metrics (default 8) at R "
 	    "samples/s per\nmetric (default 5) through time-aligned "
 	    "aggregation; after W seconds\n(default 2) counts, for S seconds "
 	    "(default 5), the samples the front-end\nreceives aggregated, and "
 	    "prints the fraction of the offered load R*D*M.\nTopology default "
-	    "kary:8 (\"flat\": the front-end does all the work).\n");
+	    "kary:8 (\"flat\": the front-end does all the work).\n"
+	    "\n"
+	    CLI_HELP_TREE
+	    "                       (1..65536)\n"
+	    "      --metrics M      metrics per agent (1..%d)\n"
+	    "      --rate R         samples/s per metric (0.001..1000)\n"
+	    "      --seconds S      seconds counted (0.1..86400)\n"
+	    "      --warmup W       seconds before counting (0..3600)\n"
+	    "  -j, --json           one JSON object ($GROVE_COMMIT, when set, "
+	    "is copied in)\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 the network failed (said on standard "
+	    "error), 2 usage\nerror.\n", AGENT_MAX_STREAMS);
 	return f == stdout ? 0 : 2;
 }
 
+/* A number in [lo, hi] into *out; 0, or 2 after the usage error. */
 static int
 parse_num(const char *opt, const char *v, double lo, double hi, double *out)
 {
 	char *end;
 	double x = strtod(v, &end);
 	if (end == v || *end || !(x >= lo && x <= hi)) {
-		fprintf(stderr, "grove bench offered-load: %s %s: need a "
-		    "number in [%g, %g]\n", opt, v, lo, hi);
-		return -1;
+		char msg[128];
+		snprintf(msg, sizeof msg, "%s wants a number in [%g, %g], not "
+		    "'%.40s'", opt, lo, hi, v);
+		return tool_usage_error(OFFERED_CMD, msg, NULL);
 	}
 	*out = x;
 	return 0;
 }
 
-/* A whole count in [1, max] ("1.5" is refused, not cut to 1). */
-static int
-parse_count(const char *opt, const char *v, long max, unsigned *out)
-{
-	long n = tool_parse_count(v, max);
-	if (n < 1) {
-		fprintf(stderr, "grove bench offered-load: %s %s: need a "
-		    "whole number in [1, %ld]\n", opt, v, max);
-		return -1;
-	}
-	*out = (unsigned)n;
-	return 0;
-}
+enum { OPT_METRICS = 256, OPT_RATE, OPT_SECONDS, OPT_WARMUP };
 
+/* -1 to go on; else the exit status (0 after --help). */
 static int
 parse(int argc, char **argv, offered_cfg *c)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return offered_usage(stdout) + 100;
-		if (!strcmp(a, "--json")) {
-			c->json = 1;
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_JSON,
+		CLI_OPT_HELP,
+		{"metrics", required_argument, NULL, OPT_METRICS},
+		{"rate", required_argument, NULL, OPT_RATE},
+		{"seconds", required_argument, NULL, OPT_SECONDS},
+		{"warmup", required_argument, NULL, OPT_WARMUP},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree t = {.spec = c->topology, .backends = c->backends};
+	int ch, rc;
+
+	optind = 1;
+	opterr = 0;
+	/* argv + 1: argv[1] is the benchmark's name. */
+	while ((ch = getopt_long(argc - 1, argv + 1, ":t:f:b:jh", opts,
+	    NULL)) != -1) {
+		if (cli_tree_opt(OFFERED_CMD, ch, optarg, 65536, &t, &rc)) {
+			if (rc)
+				return rc;
 			continue;
 		}
-		if (!v) {
-			fprintf(stderr, "grove bench offered-load: %s: unknown "
-			    "or missing its value\n", a);
-			return 2;
+		switch (ch) {
+		case 'j':
+			c->json = 1;
+			break;
+		case 'h':
+			return offered_usage(stdout);
+		case OPT_METRICS: {
+			/* A whole count ("1.5" is refused, not cut to 1). */
+			long n = tool_parse_count(optarg, AGENT_MAX_STREAMS);
+			if (n < 0)
+				return tool_count_error(OFFERED_CMD, "--metrics",
+				    optarg, AGENT_MAX_STREAMS);
+			c->metrics = (unsigned)n;
+			break;
 		}
-		i++;
-		if (!strcmp(a, "--topology"))
-			c->topology = v;
-		else if (!strcmp(a, "--backends")) {
-			if (parse_count(a, v, 65536, &c->backends) < 0)
-				return 2;
-			c->backends_given = 1;
-		} else if (!strcmp(a, "--metrics")) {
-			if (parse_count(a, v, AGENT_MAX_STREAMS,
-			    &c->metrics) < 0)
-				return 2;
-		} else if (!strcmp(a, "--rate")) {
-			if (parse_num(a, v, 0.001, 1000, &c->rate) < 0)
-				return 2;
-		} else if (!strcmp(a, "--seconds")) {
-			if (parse_num(a, v, 0.1, 86400, &c->seconds) < 0)
-				return 2;
-		} else if (!strcmp(a, "--warmup")) {
-			if (parse_num(a, v, 0, 3600, &c->warmup) < 0)
-				return 2;
-		} else {
-			fprintf(stderr, "grove bench offered-load: unknown "
-			    "option %s\n", a);
-			return offered_usage(stderr);
+		case OPT_RATE:
+			rc = parse_num("--rate", optarg, 0.001, 1000, &c->rate);
+			if (rc)
+				return rc;
+			break;
+		case OPT_SECONDS:
+			rc = parse_num("--seconds", optarg, 0.1, 86400,
+			    &c->seconds);
+			if (rc)
+				return rc;
+			break;
+		case OPT_WARMUP:
+			rc = parse_num("--warmup", optarg, 0, 3600, &c->warmup);
+			if (rc)
+				return rc;
+			break;
+		default:
+			return cli_opt_error(OFFERED_CMD, ch, argv + 1);
 		}
 	}
-	return tool_resolve_backends("grove bench offered-load", c->topology,
-	    c->backends_given, 65536, &c->backends);
+	if (optind < argc - 1)
+		return tool_usage_error(OFFERED_CMD, "unexpected argument",
+		    argv[optind + 1]);
+	rc = cli_tree_resolve(OFFERED_CMD, &t, 65536);
+	c->topology = t.spec;
+	c->file = t.file;
+	c->backends = t.backends;
+	return rc ? rc : -1;
 }
 
 static uint64_t
@@ -150,8 +181,8 @@ run(const offered_cfg *c, offered_res *r, char *err, size_t errlen)
 	memset(r, 0, sizeof *r);
 	double t0 = tool_now();
 	if (rc == 0)
-		rc = agent_net_start(c->topology, NULL, c->backends, NULL, &net, err,
-		    errlen);
+		rc = agent_net_start(c->topology, c->file, c->backends, NULL,
+		    &net, err, errlen);
 	r->inst_s = tool_now() - t0;
 	if (rc == 0)
 		rc = agent_net_stream(net, "null", "dont_wait", &ctl, err,
@@ -254,14 +285,16 @@ bench_offered_load(int argc, char **argv)
 	offered_cfg c = {.topology = "kary:8", .backends = 64, .metrics = 8,
 	    .rate = 5, .seconds = 5, .warmup = 2};
 	int rc = parse(argc, argv, &c);
-	if (rc)
-		return rc >= 100 ? rc - 100 : rc;
+	if (rc >= 0)
+		return rc;
+	/* The tree as the output names it: the file, else the spec. */
+	const char *tree = c.file ? c.file : c.topology;
 	char err[1024] = "";
 	offered_res r;
 	rc = run(&c, &r, err, sizeof err);
 	if (rc < 0) {
 		fprintf(stderr, "grove bench offered-load (%s, %u back-ends, %u "
-		    "metrics): %s\n", c.topology, c.backends, c.metrics, err);
+		    "metrics): %s\n", tree, c.backends, c.metrics, err);
 		return 1;
 	}
 	const char *commit = getenv("GROVE_COMMIT");
@@ -271,14 +304,14 @@ bench_offered_load(int argc, char **argv)
 		    "\"processed_per_s\":%.1f,\"fraction\":%.4f,"
 		    "\"intervals\":%" PRIu64 ",\"mean_lag_s\":%.3f,"
 		    "\"fe_cpu\":%.3f,\"instantiation_s\":%.3f%s%s%s}\n",
-		    c.backends, c.metrics, c.topology, c.rate, c.seconds,
+		    c.backends, c.metrics, tree, c.rate, c.seconds,
 		    r.offered, r.processed, r.processed / r.offered,
 		    r.intervals, r.lag_s, r.fe_cpu, r.inst_s,
 		    commit ? ",\"commit\":\"" : "", commit ? commit : "",
 		    commit ? "\"" : "");
 	} else {
 		printf("offered load: %u back-ends x %u metrics x %g samples/s "
-		    "(%s tree)\n", c.backends, c.metrics, c.rate, c.topology);
+		    "(%s tree)\n", c.backends, c.metrics, c.rate, tree);
 		printf("  offered    %10.1f samples/s\n", r.offered);
 		printf("  processed  %10.1f samples/s  (%.1f%%)\n", r.processed,
 		    100 * r.processed / r.offered);

@@ -13,26 +13,28 @@
 
 #include "bench_skew.h"
 #include "../bench_stats.h"
+#include "../cli_opts.h"
 #include "grove/grove.h"
 #include "../toolutil.h"
 
 typedef struct skew_cfg {
 	const char *spec;
+	const char *file;   /* --file: an MRNet topology file, else NULL */
 	unsigned backends;
-	int backends_given; /* --backends was given: the spec's count is not */
 	unsigned rounds;
 	unsigned repeat;
 	int64_t step;
 	int json;
 } skew_cfg;
 
+#define SKEW_CMD "grove bench skew"
+
 static int
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench skew [--topology SPEC] [--backends N] "
-	    "[--rounds R]\n"
-	    "                        [--inject-step NS] [--repeat K] [--json]\n"
+	    "usage: grove bench skew [-t SPEC | -f FILE] [-b N] [--rounds R]\n"
+	    "                        [--inject-step NS] [--repeat K] [-j]\n"
 	    "\n"
 	    "Runs grove_net_clock_skew K times (default 5) on one network of "
 	    "be_worker\n"
@@ -44,62 +46,86 @@ usage(FILE *f)
 	    "|measured -\n"
 	    "true| and of the reported bounds over all ranks and runs, the "
 	    "number of\n"
-	    "bounds that did not hold (must be 0), and the time per call.\n");
+	    "bounds that did not hold (must be 0), and the time per call.\n"
+	    "\n"
+	    CLI_HELP_TREE
+	    "                       (1..65536)\n"
+	    "      --rounds R       probes per link (1..4096, default 16)\n"
+	    "      --inject-step NS back-end rank r's clock is r * NS off "
+	    "(default 0)\n"
+	    "      --repeat K       calls to time (1..100000, default 5)\n"
+	    "  -j, --json           one JSON object\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 the network failed, a bound did not hold or "
+	    "a rank\nwent unmeasured (said on standard error or in the "
+	    "output), 2 usage error.\n");
 	return f == stdout ? 0 : 2;
 }
 
+enum { OPT_ROUNDS = 256, OPT_REPEAT, OPT_INJECT_STEP };
+
+/* -1 to go on; else the exit status (0 after --help). */
 static int
 parse(int argc, char **argv, skew_cfg *c)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json")) {
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_JSON,
+		CLI_OPT_HELP,
+		{"rounds", required_argument, NULL, OPT_ROUNDS},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"inject-step", required_argument, NULL, OPT_INJECT_STEP},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree t = {.spec = c->spec, .backends = c->backends};
+	int ch, rc;
+	long x;
+
+	optind = 1;
+	opterr = 0;
+	/* argv + 1: argv[1] is the benchmark's name. */
+	while ((ch = getopt_long(argc - 1, argv + 1, ":t:f:b:jh", opts,
+	    NULL)) != -1) {
+		if (cli_tree_opt(SKEW_CMD, ch, optarg, 65536, &t, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (ch) {
+		case 'j':
 			c->json = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return usage(stdout) + 100;
-		if (!v) {
-			fprintf(stderr, "grove bench skew: '%s' needs a value or is "
-			    "unknown\n", a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--topology")) {
-			c->spec = v;
-			continue;
-		}
-		if (!strcmp(a, "--inject-step")) {
-			if (tool_parse_inject_step("grove bench skew", v,
-			    &c->step))
+			break;
+		case 'h':
+			return usage(stdout);
+		case OPT_INJECT_STEP:
+			if (tool_parse_inject_step(SKEW_CMD, optarg, &c->step))
 				return 2;
-			continue;
+			break;
+		case OPT_ROUNDS:
+		case OPT_REPEAT: {
+			long max = ch == OPT_ROUNDS ? 4096 : 100000;
+			x = tool_parse_count(optarg, max);
+			if (x < 0)
+				return tool_count_error(SKEW_CMD, ch == OPT_ROUNDS ?
+				    "--rounds" : "--repeat", optarg, max);
+			if (ch == OPT_ROUNDS)
+				c->rounds = (unsigned)x;
+			else
+				c->repeat = (unsigned)x;
+			break;
 		}
-		long max;
-		if (!strcmp(a, "--backends"))
-			max = 65536;
-		else if (!strcmp(a, "--rounds"))
-			max = 4096;
-		else if (!strcmp(a, "--repeat"))
-			max = 100000;
-		else {
-			fprintf(stderr, "grove bench skew: unknown option '%s'\n", a);
-			return 2;
+		default:
+			return cli_opt_error(SKEW_CMD, ch, argv + 1);
 		}
-		long x = tool_parse_count(v, max);
-		if (x < 0)
-			return tool_count_error("grove bench skew", a, v, max);
-		if (!strcmp(a, "--backends")) {
-			c->backends = (unsigned)x;
-			c->backends_given = 1;
-		} else if (!strcmp(a, "--rounds"))
-			c->rounds = (unsigned)x;
-		else
-			c->repeat = (unsigned)x;
 	}
-	return tool_resolve_backends("grove bench skew", c->spec,
-	    c->backends_given, 65536, &c->backends);
+	if (optind < argc - 1)
+		return tool_usage_error(SKEW_CMD, "unexpected argument",
+		    argv[optind + 1]);
+	rc = cli_tree_resolve(SKEW_CMD, &t, 65536);
+	c->spec = t.spec;
+	c->file = t.file;
+	c->backends = t.backends;
+	return rc ? rc : -1;
 }
 
 int
@@ -108,8 +134,8 @@ bench_skew(int argc, char **argv)
 	skew_cfg c = {.spec = "kary:8", .backends = 64, .rounds = 16,
 	    .repeat = 5};
 	int rc = parse(argc, argv, &c);
-	if (rc)
-		return rc >= 100 ? rc - 100 : rc;
+	if (rc >= 0)
+		return rc;
 	tool_programs pg;
 	char err[512];
 	if (tool_find_programs(&pg, err, sizeof err) < 0) {
@@ -118,13 +144,14 @@ bench_skew(int argc, char **argv)
 	}
 	tool_raise_nofile();
 	grove_net *net = NULL;
-	rc = tool_net_create_injected("grove bench skew", &pg, c.spec,
+	rc = tool_net_create_injected("grove bench skew", &pg, c.spec, c.file,
 	    c.backends, c.step, &net);
 	if (rc < 0) {
 		grove_net_destroy(net);
 		return 1;
 	}
 	size_t nb = grove_net_backends(net);
+	const char *tree = c.file ? c.file : c.spec;
 	size_t total = nb * c.repeat, k = 0;
 	grove_skew *out = calloc(nb ? nb : 1, sizeof *out);
 	double *dev = calloc(total ? total : 1, sizeof *dev);
@@ -171,13 +198,13 @@ bench_skew(int argc, char **argv)
 			    ", \"error_ns\": {\"min\": %.0f, \"median\": %.0f, \"p90\": "
 			    "%.0f, \"max\": %.0f}, \"bound_ns\": {\"min\": %.0f, "
 			    "\"median\": %.0f, \"p90\": %.0f, \"max\": %.0f}, "
-			    "\"call_s\": {\"median\": %.6f, \"max\": %.6f}}\n", c.spec, nb,
+			    "\"call_s\": {\"median\": %.6f, \"max\": %.6f}}\n", tree, nb,
 			    c.rounds, c.repeat, c.step, k, unmeasured, violations, de.min,
 			    de.median, de.p90, de.max, db.min, db.median, db.p90, db.max,
 			    call_med, call_max);
 		} else {
 			printf("grove bench skew: %s, %zu back-ends, %u rounds, %u runs, "
-			    "injected rank * %" PRId64 " ns\n", c.spec, nb, c.rounds,
+			    "injected rank * %" PRId64 " ns\n", tree, nb, c.rounds,
 			    c.repeat, c.step);
 			printf("                      min    median       p90       max"
 			    "   (us)\n");

@@ -14,13 +14,14 @@
 #include "../agent_net.h"
 #include "bench_agents.h"
 #include "../bench_stats.h"
+#include "../cli_opts.h"
 #include "grove/grove.h"
 #include "../toolutil.h"
 
 typedef struct startup_cfg {
 	const char *topology;
+	const char *file;   /* --file: an MRNet topology file, else NULL */
 	unsigned backends, reps, skew_rounds;
-	int backends_given; /* --backends was given: the spec's count is not */
 	int json;
 } startup_cfg;
 
@@ -33,20 +34,91 @@ typedef struct startup_res {
 	uint64_t reply_bytes[N_ACT - 1]; /* size of the FE's packet */
 } startup_res;
 
+#define STARTUP_CMD "grove bench startup"
+
 static int
 startup_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench startup [--backends D] [--topology SPEC] "
-	    "[--reps R]\n"
-	    "         [--skew-rounds K] [--json]\n"
+	    "usage: grove bench startup [-t SPEC | -f FILE] [-b D] [--reps R]\n"
+	    "         [--skew-rounds K] [-j]\n"
 	    "\n"
 	    "Start-up of a tool on D grove-agents (default 256): instantiation, "
 	    "then R\n(default 5) times each: ReportSelf (\"report\" filter: "
 	    "one record per node),\nequivalence classes (\"equiv\": nodes "
 	    "grouped by kernel release) and clock\nskew (K probes per link, "
-	    "default 16).  Topology default kary:8.\n");
+	    "default 16).  Topology default kary:8.\n"
+	    "\n"
+	    CLI_HELP_TREE
+	    "                       (1..65536)\n"
+	    "      --reps R         times each activity runs (1..1000)\n"
+	    "      --skew-rounds K  clock-skew probes per link (1..4096)\n"
+	    "  -j, --json           one JSON object ($GROVE_COMMIT, when set, "
+	    "is copied in)\n"
+	    "  -h, --help           show this help\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 the network or an activity failed (said on "
+	    "standard\nerror), 2 usage error.\n");
 	return f == stdout ? 0 : 2;
+}
+
+enum { OPT_REPS = 256, OPT_SKEW_ROUNDS };
+
+/* -1 to go on; else the exit status (0 after --help). */
+static int
+parse(int argc, char **argv, startup_cfg *c)
+{
+	static const struct option opts[] = {
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_JSON,
+		CLI_OPT_HELP,
+		{"reps", required_argument, NULL, OPT_REPS},
+		{"skew-rounds", required_argument, NULL, OPT_SKEW_ROUNDS},
+		{NULL, 0, NULL, 0},
+	};
+	cli_tree t = {.spec = c->topology, .backends = c->backends};
+	int ch, rc;
+
+	optind = 1;
+	opterr = 0;
+	/* argv + 1: argv[1] is the benchmark's name. */
+	while ((ch = getopt_long(argc - 1, argv + 1, ":t:f:b:jh", opts,
+	    NULL)) != -1) {
+		if (cli_tree_opt(STARTUP_CMD, ch, optarg, 65536, &t, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (ch) {
+		case 'j':
+			c->json = 1;
+			break;
+		case 'h':
+			return startup_usage(stdout);
+		case OPT_REPS:
+		case OPT_SKEW_ROUNDS: {
+			long max = ch == OPT_REPS ? 1000 : 4096;
+			long x = tool_parse_count(optarg, max);
+			if (x < 0)
+				return tool_count_error(STARTUP_CMD, ch == OPT_REPS ?
+				    "--reps" : "--skew-rounds", optarg, max);
+			if (ch == OPT_REPS)
+				c->reps = (unsigned)x;
+			else
+				c->skew_rounds = (unsigned)x;
+			break;
+		}
+		default:
+			return cli_opt_error(STARTUP_CMD, ch, argv + 1);
+		}
+	}
+	if (optind < argc - 1)
+		return tool_usage_error(STARTUP_CMD, "unexpected argument",
+		    argv[optind + 1]);
+	rc = cli_tree_resolve(STARTUP_CMD, &t, 65536);
+	c->topology = t.spec;
+	c->file = t.file;
+	c->backends = t.backends;
+	return rc ? rc : -1;
 }
 
 /* One request/answer: asks every agent (tag) to answer on `s`, waits for
@@ -87,7 +159,8 @@ run(const startup_cfg *c, startup_res *r, char *err, size_t errlen)
 	memset(r, 0, sizeof *r);
 	double t0 = tool_now();
 	if (rc == 0)
-		rc = agent_net_start(c->topology, NULL, nb, NULL, &net, err, errlen);
+		rc = agent_net_start(c->topology, c->file, nb, NULL, &net, err,
+		    errlen);
 	r->inst_s = tool_now() - t0;
 	if (rc == 0)
 		rc = agent_net_stream(net, "null", "dont_wait", &ctl, err,
@@ -134,46 +207,22 @@ bench_startup(int argc, char **argv)
 {
 	startup_cfg c = {.topology = "kary:8", .backends = 256, .reps = 5,
 	    .skew_rounds = 16};
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-			return startup_usage(stdout);
-		if (!strcmp(a, "--json")) {
-			c.json = 1;
-			continue;
-		}
-		long x = v ? tool_parse_count(v, 65536) : -1;
-		if (v && !strcmp(a, "--topology")) {
-			c.topology = v;
-		} else if (!strcmp(a, "--backends") && x >= 1) {
-			c.backends = (unsigned)x;
-			c.backends_given = 1;
-		} else if (!strcmp(a, "--reps") && x >= 1 && x <= 1000) {
-			c.reps = (unsigned)x;
-		} else if (!strcmp(a, "--skew-rounds") && x >= 1 && x <= 4096) {
-			c.skew_rounds = (unsigned)x;
-		} else {
-			fprintf(stderr, "grove bench startup: %s %s: unknown "
-			    "option or bad value\n", a, v ? v : "");
-			return startup_usage(stderr);
-		}
-		i++;
-	}
-	int bad = tool_resolve_backends("grove bench startup", c.topology,
-	    c.backends_given, 65536, &c.backends);
-	if (bad)
-		return bad;
+	int rc = parse(argc, argv, &c);
+	if (rc >= 0)
+		return rc;
+	/* The tree as the output names it: the file, else the spec. */
+	const char *tree = c.file ? c.file : c.topology;
 	char err[1024] = "";
 	startup_res r;
 	if (run(&c, &r, err, sizeof err) < 0) {
 		fprintf(stderr, "grove bench startup (%s, %u back-ends): %s\n",
-		    c.topology, c.backends, err);
+		    tree, c.backends, err);
 		return 1;
 	}
 	const char *commit = getenv("GROVE_COMMIT");
 	if (c.json) {
 		printf("{\"backends\":%u,\"topology\":\"%s\",\"reps\":%u,"
-		    "\"instantiation_s\":%.4f", c.backends, c.topology, c.reps,
+		    "\"instantiation_s\":%.4f", c.backends, tree, c.reps,
 		    r.inst_s);
 		for (int a = 0; a < N_ACT; a++)
 			printf(",\"%s_median_s\":%.6f,\"%s_min_s\":%.6f",
@@ -185,7 +234,7 @@ bench_startup(int argc, char **argv)
 		return 0;
 	}
 	printf("start-up of %u agents, %s tree (median / min of %u)\n",
-	    c.backends, c.topology, c.reps);
+	    c.backends, tree, c.reps);
 	printf("  instantiation       %8.1f ms\n", r.inst_s * 1e3);
 	printf("  ReportSelf          %8.2f / %.2f ms  (%" PRIu64 " bytes at "
 	    "the front-end)\n", r.med[0] * 1e3, r.min[0] * 1e3,

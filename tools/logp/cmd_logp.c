@@ -1,19 +1,19 @@
 /* grove logp: P-LogP parameters of this machine's link classes.
  *
- *   grove logp measure [--class host|lan|wan[,...]] [--sizes 1-4M]
- *                      [--reps N] [--latency D] [--bandwidth R] [-o FILE]
+ *   grove logp measure [-c host|lan|wan[,...]] [-s 1-4M] [-r N] [-l D]
+ *                      [-B R] [-k pipe|socket] [-o FILE] [-q]
  *
  * The method is in docs/logp-measure.md; the measurement itself in
  * logp_measure.c and the file format in logp_write.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../cli_opts.h"
 #include "../cmds.h"
 #include "topo/quantity.h"
 #include "logp_crowd.h"
@@ -26,15 +26,31 @@
 #define LOGP_MAX_SIZES 64
 #define LOGP_MAX_REPS 1000
 
+#define LOGP_USAGE_MEASURE \
+	"grove logp measure [--class host|lan|wan[,...]] [--sizes LIST]\n" \
+	"                          [--reps N] [--latency D] [--bandwidth R] " \
+	"[-o FILE]\n" \
+	"                          [--local-link pipe|socket] [-q]\n"
+
+/* grove logp --help (measure 0), or grove logp measure --help. */
 static void
-logp_usage(FILE *f)
+logp_usage(FILE *f, int measure)
 {
+	if (!measure) {
+		fprintf(f,
+		    "usage: " LOGP_USAGE_MEASURE
+		    "\n"
+		    "P-LogP parameters of this machine's link classes "
+		    "(docs/logp-measure.md).\n"
+		    "'measure' measures them and writes a parameter file; "
+		    "'grove logp measure\n--help' describes its options.\n"
+		    "\n"
+		    "Exit status: 0 ok, 1 measurement failed or output not "
+		    "written,\n2 usage error.\n");
+		return;
+	}
 	fprintf(f,
-	    "usage: grove logp measure [--class host|lan|wan[,...]] "
-	    "[--sizes LIST]\n"
-	    "                          [--reps N] [--latency D] "
-	    "[--bandwidth R] [-o FILE]\n"
-	    "                          [--local-link pipe|socket]\n"
+	    "usage: " LOGP_USAGE_MEASURE
 	    "\n"
 	    "Measure the P-LogP parameters L, os(m), or(m) and g(m) between two\n"
 	    "processes over Grove's connection layer, print them with their\n"
@@ -52,7 +68,7 @@ logp_usage(FILE *f)
 	    "                       up to 256M (default 1-4M; wan: 1-64K)\n"
 	    "  -r, --reps N         repetitions (default 5; wan: 3)\n"
 	    "  -l, --latency D      wan latency (default 10ms, as in the paper)\n"
-	    "  -b, --bandwidth R    wan bandwidth (default 1MB/s)\n"
+	    "  -B, --bandwidth R    wan bandwidth (default 1MB/s)\n"
 	    "  -k, --local-link T   host: pipe (two pipes) or socket (a Unix\n"
 	    "                       socket pair); default pipe, or socket when\n"
 	    "                       $GROVE_LOCAL_LINK is socket, as for networks\n"
@@ -64,10 +80,12 @@ logp_usage(FILE *f)
 	    "2 usage error.\n");
 }
 
+#define MEASURE_CMD "grove logp measure"
+
 static int
 usage_error(const char *msg, const char *arg)
 {
-	return tool_usage_error("grove logp", msg, arg);
+	return tool_usage_error(MEASURE_CMD, msg, arg);
 }
 
 /* One size of a --sizes list: "123", "4K", "4M" (KiB, MiB).  It must be
@@ -239,11 +257,11 @@ logp_measure_cmd(int argc, char **argv)
 		{"sizes", required_argument, NULL, 's'},
 		{"reps", required_argument, NULL, 'r'},
 		{"latency", required_argument, NULL, 'l'},
-		{"bandwidth", required_argument, NULL, 'b'},
+		{"bandwidth", required_argument, NULL, 'B'},
 		{"local-link", required_argument, NULL, 'k'},
-		{"output", required_argument, NULL, 'o'},
+		CLI_OPT_OUTPUT,
 		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
+		CLI_OPT_HELP,
 		{NULL, 0, NULL, 0},
 	};
 	const char *classes = "host", *sizes_spec = NULL, *out = NULL;
@@ -255,7 +273,7 @@ logp_measure_cmd(int argc, char **argv)
 	int quiet = 0, ch;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":c:s:r:l:b:k:o:qh", opts,
+	while ((ch = getopt_long(argc, argv, ":c:s:r:l:B:k:o:qh", opts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c': classes = optarg; break;
@@ -269,7 +287,7 @@ logp_measure_cmd(int argc, char **argv)
 			break;
 		}
 		case 'l': lat = optarg; break;
-		case 'b': bw = optarg; break;
+		case 'B': bw = optarg; break;
 		case 'k':
 			if (strcmp(optarg, "pipe") && strcmp(optarg, "socket"))
 				return usage_error("--local-link wants pipe or "
@@ -278,9 +296,8 @@ logp_measure_cmd(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'q': quiet = 1; break;
-		case 'h': logp_usage(stdout); return 0;
-		case ':': return usage_error("option needs a value", argv[optind - 1]);
-		default: return usage_error("unknown option", argv[optind - 1]);
+		case 'h': logp_usage(stdout, 1); return 0;
+		default: return cli_opt_error(MEASURE_CMD, ch, argv);
 		}
 	}
 	if (optind < argc)
@@ -389,14 +406,15 @@ int
 cmd_logp(int argc, char **argv)
 {
 	if (argc < 2) {
-		logp_usage(stderr);
+		logp_usage(stderr, 0);
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		logp_usage(stdout);
+		logp_usage(stdout, 0);
 		return 0;
 	}
 	if (!strcmp(argv[1], "measure"))
 		return logp_measure_cmd(argc - 1, argv + 1);
-	return usage_error("unknown subcommand (try 'measure')", argv[1]);
+	return tool_usage_error("grove logp", argv[1][0] == '-' ?
+	    "unknown option" : "unknown subcommand (try 'measure')", argv[1]);
 }

@@ -1,45 +1,77 @@
 /* grove model: the P-LogP model from the command line: print a parameter
  * file as a table, predict and optimize broadcasts. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../cli_opts.h"
 #include "../cmds.h"
 #include "grove/logp.h"
 #include "../model_opts.h"
 #include "../toolutil.h"
 
+/* What each subcommand's --help says after its usage lines. */
+#define MODEL_PARAMS_OPTS \
+	"  -p, --params FILE     parameter file (`grove logp measure` makes\n" \
+	"                        one); a bare name that is no file here is\n" \
+	"                        looked up in Grove's share/grove/logp, which\n" \
+	"                        holds the example default.params\n"
+#define MODEL_BCAST_OPTS \
+	"  -c, --clusters C      number of clusters (1: a single LAN)\n" \
+	"  -n, --per-cluster P   processes per cluster (1: WAN only)\n" \
+	"  -s, --size BYTES      message size; suffixes K, M, G (1024-based)\n" \
+	"  -S, --scheme NAME     optimized (default), original,\n" \
+	"                        whole-nonblocking, sequential, or all\n" \
+	"  -e, --elem BYTES      element size; segments are multiples (1)\n" \
+	"  -x, --search HOW      heuristic (default), paper (the paper's\n" \
+	"                        heuristics exactly) or exhaustive\n" \
+	"  -l, --local CLASS     link class inside clusters (lan)\n" \
+	"  -w, --wide CLASS      link class between clusters (wan)\n" \
+	"  -j, --json            one JSON object per scheme\n"
+#define MODEL_USAGE_PARAMS "grove model params --params FILE\n"
+#define MODEL_USAGE_BCAST \
+	"grove model bcast --params FILE --clusters C --per-cluster P\n" \
+	"                         --size BYTES [--scheme NAME] [--elem BYTES]\n" \
+	"                         [--search heuristic|paper|exhaustive]\n" \
+	"                         [--local CLASS] [--wide CLASS] [--json]\n"
+
+/* grove model --help (sub NULL), or one subcommand's. */
 static void
-model_usage(FILE *f)
+model_usage(FILE *f, const char *sub)
 {
+	if (sub && !strcmp(sub, "params")) {
+		fprintf(f, "usage: " MODEL_USAGE_PARAMS "\n"
+		    "Prints a P-LogP parameter file (docs/logp.md) as a "
+		    "table.\n\n" MODEL_PARAMS_OPTS
+		    "  -h, --help            show this help\n"
+		    "\n"
+		    "Exit status: 0 ok, 1 bad parameter file or output that "
+		    "cannot be written,\n2 usage error (also an option only "
+		    "bcast takes).\n");
+		return;
+	}
+	if (sub) {
+		fprintf(f, "usage: " MODEL_USAGE_BCAST "\n"
+		    "Predicts the completion time of a broadcast of BYTES over "
+		    "C clusters of P\nprocesses each, with the segment size "
+		    "and trees the optimizer chooses\n(docs/logp.md).  Times "
+		    "are in microseconds.\n\n" MODEL_PARAMS_OPTS
+		    MODEL_BCAST_OPTS
+		    "  -h, --help            show this help\n"
+		    "\n"
+		    "Exit status: 0 ok, 1 bad parameter file or cluster map, "
+		    "exhaustive search\ntoo large (over 1e9 evaluations), "
+		    "prediction out of range or output that\ncannot be "
+		    "written, 2 usage error.\n");
+		return;
+	}
 	fprintf(f,
-	    "usage: grove model params --params FILE\n"
-	    "       grove model bcast --params FILE --clusters C --per-cluster P\n"
-	    "                         --size BYTES [--scheme NAME] [--elem BYTES]\n"
-	    "                         [--search heuristic|paper|exhaustive]\n"
-	    "                         [--local CLASS] [--wide CLASS] [--json]\n"
+	    "usage: " MODEL_USAGE_PARAMS "       " MODEL_USAGE_BCAST
 	    "\n"
 	    "The P-LogP model (docs/logp.md).  'params' prints a parameter file\n"
 	    "as a table; 'bcast' predicts the completion time of a broadcast of\n"
 	    "BYTES over C clusters of P processes each, with the segment size\n"
-	    "and trees the optimizer chooses.\n"
-	    "\n"
-	    "  -p, --params FILE     parameter file (`grove logp measure` makes\n"
-	    "                        one); a bare name that is no file here is\n"
-	    "                        looked up in Grove's share/grove/logp, which\n"
-	    "                        holds the example default.params\n"
-	    "  -c, --clusters C      number of clusters (1: a single LAN)\n"
-	    "  -n, --per-cluster P   processes per cluster (1: WAN only)\n"
-	    "  -s, --size BYTES      message size; suffixes K, M, G (1024-based)\n"
-	    "  -S, --scheme NAME     optimized (default), original,\n"
-	    "                        whole-nonblocking, sequential, or all\n"
-	    "  -e, --elem BYTES      element size; segments are multiples (1)\n"
-	    "  -x, --search HOW      heuristic (default), paper (the paper's\n"
-	    "                        heuristics exactly) or exhaustive\n"
-	    "  -l, --local CLASS     link class inside clusters (lan)\n"
-	    "  -w, --wide CLASS      link class between clusters (wan)\n"
-	    "  -j, --json            one JSON object per scheme\n"
-	    "  -h, --help            show this help\n"
+	    "and trees the optimizer chooses.  'grove model SUBCOMMAND --help'\n"
+	    "describes its options.\n"
 	    "\n"
 	    "Times are in microseconds.  Exit status: 0 ok, 1 bad parameter\n"
 	    "file or cluster map, exhaustive search too large (over 1e9\n"
@@ -47,13 +79,9 @@ model_usage(FILE *f)
 	    "written, 2 usage error.\n");
 }
 
-static int
-usage_error(const char *msg, const char *arg)
-{
-	return tool_usage_error("grove model", msg, arg);
-}
-
 struct model_args {
+	const char *cmd;    /* "grove model params" or "grove model bcast" */
+	const char *sub;    /* "params" or "bcast" */
 	const char *params;
 	const char *clusters, *per_cluster, *size;
 	const char *scheme;
@@ -65,6 +93,13 @@ struct model_args {
 	 * params refuses it rather than ignore it. */
 	const char *bcast_only;
 };
+
+/* A usage error of the subcommand a is for. */
+static int
+usage_error(const struct model_args *a, const char *msg, const char *arg)
+{
+	return tool_usage_error(a->cmd, msg, arg);
+}
 
 static void
 note_bcast_only(struct model_args *a, const char *name)
@@ -121,7 +156,7 @@ parse_args(int argc, char **argv, struct model_args *a)
 			note_bcast_only(a, "--elem");
 			if (model_parse_size(optarg, &elem) || elem == 0 ||
 			    elem > UINT32_MAX)
-				return usage_error("--elem needs a positive "
+				return usage_error(a, "--elem needs a positive "
 				    "size", optarg);
 			a->elem = (uint32_t)elem;
 			break;
@@ -134,7 +169,7 @@ parse_args(int argc, char **argv, struct model_args *a)
 			else if (!strcmp(optarg, "paper"))
 				a->how = GROVE_LOGP_PAPER;
 			else
-				return usage_error("--search is heuristic, "
+				return usage_error(a, "--search is heuristic, "
 				    "paper or exhaustive", optarg);
 			break;
 		case 'l':
@@ -142,7 +177,7 @@ parse_args(int argc, char **argv, struct model_args *a)
 			note_bcast_only(a, c == 'l' ? "--local" : "--wide");
 			if (grove_logp_class_parse(optarg, c == 'l' ?
 			    &a->local : &a->wide))
-				return usage_error("unknown link class "
+				return usage_error(a, "unknown link class "
 				    "(host, lan, wan)", optarg);
 			break;
 		case 'j':
@@ -150,20 +185,16 @@ parse_args(int argc, char **argv, struct model_args *a)
 			a->json = 1;
 			break;
 		case 'h':
-			model_usage(stdout);
+			model_usage(stdout, a->sub);
 			return 0;
-		case ':':
-			return usage_error("option needs an argument",
-			    argv[optind - 1]);
 		default:
-			return usage_error("unknown option",
-			    argv[optind - 1]);
+			return cli_opt_error(a->cmd, c, argv);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
+		return usage_error(a, "unexpected argument", argv[optind]);
 	if (!a->params)
-		return usage_error("--params FILE is required", NULL);
+		return usage_error(a, "--params FILE is required", NULL);
 	return -1; /* go on */
 }
 
@@ -196,21 +227,21 @@ cmd_bcast(struct model_args *a)
 	int rc = 0;
 
 	if (!a->clusters || !a->per_cluster || !a->size)
-		return usage_error("bcast needs --clusters, --per-cluster and "
-		    "--size", NULL);
+		return usage_error(a, "bcast needs --clusters, --per-cluster "
+		    "and --size", NULL);
 	if (model_parse_u32(a->clusters, &sys.clusters))
-		return usage_error("--clusters needs a number", a->clusters);
+		return usage_error(a, "--clusters needs a number", a->clusters);
 	if (model_parse_u32(a->per_cluster, &sys.per_cluster))
-		return usage_error("--per-cluster needs a number",
+		return usage_error(a, "--per-cluster needs a number",
 		    a->per_cluster);
 	if (model_parse_size(a->size, &size))
-		return usage_error("--size needs a size in bytes (4096, 64K, "
-		    "4M)", a->size);
+		return usage_error(a, "--size needs a size in bytes (4096, "
+		    "64K, 4M)", a->size);
 	if (a->scheme && !strcmp(a->scheme, "all")) {
 		end = sizeof all / sizeof all[0];
 	} else if (a->scheme) {
 		if (grove_logp_scheme_parse(a->scheme, &one))
-			return usage_error("unknown scheme (optimized, "
+			return usage_error(a, "unknown scheme (optimized, "
 			    "original, whole-nonblocking, sequential, all)",
 			    a->scheme);
 		for (first = 0; all[first] != one; first++)
@@ -255,23 +286,31 @@ cmd_model(int argc, char **argv)
 	int rc;
 
 	if (argc < 2) {
-		model_usage(stderr);
+		model_usage(stderr, NULL);
 		return 2;
 	}
 	sub = argv[1];
 	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
-		model_usage(stdout);
+		model_usage(stdout, NULL);
 		return 0;
 	}
-	if (strcmp(sub, "params") && strcmp(sub, "bcast"))
-		return usage_error("unknown subcommand (params, bcast)", sub);
+	/* Known before the options: their usage errors name it. */
+	if (!strcmp(sub, "params"))
+		a.cmd = "grove model params";
+	else if (!strcmp(sub, "bcast"))
+		a.cmd = "grove model bcast";
+	else
+		return tool_usage_error("grove model", sub[0] == '-' ?
+		    "unknown option" : "unknown subcommand (params, bcast)",
+		    sub);
+	a.sub = sub;
 	rc = parse_args(argc - 1, argv + 1, &a);
 	if (rc >= 0)
 		return rc;
 	if (!strcmp(sub, "params")) {
 		if (a.bcast_only)
-			return usage_error("params takes only --params, not",
-			    a.bcast_only);
+			return tool_usage_error(a.cmd, "params takes only "
+			    "--params, not", a.bcast_only);
 		return cmd_params(&a);
 	}
 	return cmd_bcast(&a);
