@@ -6,7 +6,7 @@
  * up, gone with the process.  Abstract sockets have no permissions, so
  * every client's credentials are checked (SO_PEERCRED): only the
  * front-end's own user, or root, is served; and the client checks the
- * front-end's the same way (tools/cmd_trace.c).  The network id is not
+ * front-end's the same way (tools/trace/cmd_trace.c).  The network id is not
  * secret (/proc/net/unix lists the node sockets that carry it), so the
  * name is bound first thing in grove_net_create, before the id appears
  * anywhere (fe_ctl_bind), and served once the network is up
