@@ -146,8 +146,10 @@ int grove_trace_init(const char *network_id, const char *role, uint32_t rank);
  * drops this one (the space stays open, mapped and recording).  The last
  * one writes the final calibration, unmaps the event space and unlinks it
  * unless keep != 0 (someone will read it after this process exits; the
- * reader, or grove trace clean, removes it); no other thread may be
- * recording then. */
+ * reader, or grove trace clean, removes it, or a grove_net_create a
+ * minute later or more once nothing of its network runs, unless
+ * GROVE_TRACE_KEEP marked it kept: docs/tracing.md, Leftovers); no other
+ * thread may be recording then. */
 void grove_trace_fini(int keep);
 
 /* 1 when tuples are being recorded. */

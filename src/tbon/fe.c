@@ -24,6 +24,7 @@
 #include "tbon/proto.h"
 #include "tbon/ship.h"
 #include "topo/fe_host.h"
+#include "trace/leftover.h"
 #include "trace/trace_impl.h"
 
 void
@@ -593,6 +594,9 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	    : all_hosts_local(topo) ? "127.0.0.1" : "0.0.0.0";
 	char err[1024];
 	log_set_identity("fe", 0);
+	/* Dead runs' event spaces go before this one's arrive (not the kept
+	 * ones, nor any a running process may still use; docs/tracing.md). */
+	trace_leftovers_clean_auto();
 	/* Joins the process's event space if another network (or a
 	 * back-end) in this process opened it first. */
 	grove_trace_init(net->netid, "fe", 0);

@@ -39,6 +39,10 @@ init_space(const char *net, const char *role, uint32_t rank)
 		fprintf(stderr, "grove trace sample: cannot create event space "
 		        "/dev/shm/%s: %s\n", name, strerror(e));
 	}
+	/* Made for a reader that comes later: not a leftover that the next
+	 * network's creation may remove (trace/leftover.h). */
+	if (rc == 0)
+		trace_space_keep();
 	return rc ? -1 : 0;
 }
 

@@ -114,6 +114,19 @@ env_clock_inject(const char *role, uint32_t rank)
 	return v;
 }
 
+/* 1 when this process was started to keep its event space
+ * (trace_space_keep).  GROVE_TRACE_KEEP is the TBON's (an attach-mode
+ * back-end's, or any process's); grove run --keep-trace gives its ranks
+ * GROVE_MPI_TRACE_KEEP, read here too so that a job's spaces are kept from
+ * the start: a rank or launcher killed before MPI_Finalize still leaves a
+ * kept space.  Set to any value, as be.c and the MPI library read them. */
+static int
+env_keep(void)
+{
+	return getenv("GROVE_TRACE_KEEP") != NULL ||
+	       getenv("GROVE_MPI_TRACE_KEEP") != NULL;
+}
+
 static const char *const op_names[] = {
 	[GROVE_OP_SEND] = "send",
 	[GROVE_OP_RECV] = "recv",
@@ -446,6 +459,7 @@ grove_trace_init(const char *network_id, const char *role, uint32_t rank)
 	h->clock_inject_ns = env_clock_inject(role, rank);
 	trace_rt_now(h->clock_inject_ns, &h->rt_init);
 	h->align_flags = TRACE_ALIGN_RT_INIT;
+	h->kept = env_keep();
 	/* The magic goes last: a reader that sees it sees a whole header. */
 	__atomic_store_n(&h->magic, TRACE_MAGIC, __ATOMIC_RELEASE);
 
@@ -504,6 +518,18 @@ void
 grove_trace_fini(int keep)
 {
 	trace_space_release(keep, NULL, 0);
+}
+
+int
+trace_space_keep(void)
+{
+	pthread_mutex_lock(&sp.lock);
+	int rc = sp.base ? 0 : GROVE_ENOENT;
+	/* A reader may look at any moment: one aligned store. */
+	if (rc == 0)
+		__atomic_store_n(&sp.h->kept, 1u, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&sp.lock);
+	return rc;
 }
 
 int

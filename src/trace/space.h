@@ -99,6 +99,11 @@ struct trace_header {
 	 * grove_net_clock_skew), and the bound of that measurement. */
 	int64_t fe_offset_ns;
 	uint64_t fe_offset_err_ns;
+	/* ---- automatic cleaning (trace/leftover.h).  Appended: older
+	 * segments have 0 here, which reads as "not kept". ---- */
+	uint32_t kept;            /* 1: a user asked to keep this space after
+	                             its process (never removed automatically) */
+	uint32_t kept_reserved;
 };
 
 _Static_assert(sizeof(struct trace_header) <= TRACE_HEADER_SIZE,
@@ -200,6 +205,15 @@ int trace_space_active(void);
  * RANK", the identity of the first user that opened it), or GROVE_ENOENT
  * when none is open. */
 int trace_space_name(char *buf, size_t len);
+/* Marks the event space this process has open as kept: once its process
+ * is gone it stays in /dev/shm until `grove trace clean` (or the reader
+ * that wanted it) removes it, and the automatic cleaning at network
+ * creation (trace/leftover.h) leaves its whole network alone.  A process
+ * started with GROVE_TRACE_KEEP or GROVE_MPI_TRACE_KEEP in its
+ * environment gets this at grove_trace_init.  GROVE_ENOENT when no space
+ * is open (tracing off, or not initialised). */
+int trace_space_keep(void);
+
 /* grove_trace_fini, telling whether this call closed the space: 1 when
  * it was the last user (name, if not NULL, gets the space's name, or ""
  * when tracing was off), 0 when other users still hold it open. */
