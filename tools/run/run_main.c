@@ -29,6 +29,7 @@
 #include "grove/trace.h"
 #include "run.h"
 #include "stats_report.h"
+#include "trace/space.h"
 #include "../toolutil.h"
 
 /* Descriptors 0-2 open, so that no pipe or segment of the job lands on
@@ -222,6 +223,10 @@ cmd_run(int argc, char **argv)
 	 * the network's id, which the watchdog cannot know before the
 	 * network exists, would be left by a launcher killed in between. */
 	grove_trace_init(job.jobid, "run", 0);
+	/* Kept like the ranks' spaces (they get GROVE_MPI_TRACE_KEEP), even
+	 * when no rank gets as far as MPI_Init. */
+	if (o.keep_trace)
+		trace_space_keep();
 	traced = true;
 	if (run_wire_create(&job) != 0)
 		goto out;
