@@ -364,6 +364,9 @@ extern struct mpi_proc mpi_proc;
  * record, a shared-memory collective's arrival) calls mpi_wake(rank)
  * afterwards, which costs one load unless the rank sleeps. */
 void mpi_wake(int world_rank);
+/* The same after a sequentially consistent store published the data
+ * (mpi_ring_commit): no fence of its own. */
+void mpi_wake_published(int world_rank);
 /* Spin budget before sleeping: 0 when ranks outnumber cores. */
 int mpi_spin_budget(void);
 

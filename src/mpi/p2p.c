@@ -53,6 +53,8 @@ static struct {
 	struct mpi_unexp *unexp_head, *unexp_tail;
 	struct mpi_outbox *out;
 	int out_busy;          /* outboxes that are not empty */
+	uint64_t *head_cache;  /* per destination: its ring's head as last
+	                          read (mpi_ring_reserve) */
 	MPI_Request chunk_head; /* sends streaming chunks (no CMA) */
 } E;
 
@@ -84,9 +86,11 @@ mpi_p2p_init(struct mpi_job *job, int rank, int size, const int *pids)
 	E.eager = job->hdr->eager_limit;
 	E.pids = calloc((size_t)size, sizeof(int));
 	E.out = calloc((size_t)size, sizeof(*E.out));
-	if (!E.pids || !E.out) {
+	E.head_cache = calloc((size_t)size, sizeof(*E.head_cache));
+	if (!E.pids || !E.out || !E.head_cache) {
 		free(E.pids);
 		free(E.out);
+		free(E.head_cache);
 		return MPI_ERR_NO_MEM;
 	}
 	memcpy(E.pids, pids, (size_t)size * sizeof(int));
@@ -141,7 +145,14 @@ mpi_p2p_fini(void)
 	}
 	free(E.out);
 	free(E.pids);
+	free(E.head_cache);
 	memset(&E, 0, sizeof(E));
+}
+
+bool
+mpi_p2p_waits_for_space(void)
+{
+	return E.out_busy > 0 || E.chunk_head != NULL;
 }
 
 bool
@@ -197,13 +208,14 @@ send_ctl(int w, const struct mpi_wire *ctl)
 {
 	if (E.out[w].head == NULL) {
 		struct mpi_ring_hdr *r = ring_to(w);
-		struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, MPI_WIRE_HDR);
+		struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, MPI_WIRE_HDR,
+		                                        &E.head_cache[w]);
 		if (rec) {
 			uint32_t rb = rec->rec_bytes;
 			*rec = *ctl;
 			rec->rec_bytes = rb;
 			mpi_ring_commit(r, E.cap, rec);
-			mpi_wake(w);
+			mpi_wake_published(w);
 			return;
 		}
 	}
@@ -213,6 +225,14 @@ send_ctl(int w, const struct mpi_wire *ctl)
 		           nothing better to do without memory */
 	o->ctl = *ctl;
 	outbox_append(w, o);
+}
+
+/* mpi_dt_is_contig with the answer for the predefined and contiguous
+ * types inline: the common case of every message. */
+static inline bool
+dt_contig(MPI_Datatype dt, size_t count)
+{
+	return dt->contig || mpi_dt_is_contig(dt, count);
 }
 
 static inline void *
@@ -229,7 +249,7 @@ push_first(MPI_Request req, int w)
 	struct mpi_ring_hdr *r = ring_to(w);
 	bool eager = req->bytes <= E.eager;
 	uint32_t rb = mpi_wire_rec_bytes(eager ? req->bytes : 0);
-	struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, rb);
+	struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, rb, &E.head_cache[w]);
 	if (!rec)
 		return false;
 	rec->type = eager ? MPI_W_EAGER : MPI_W_RTS;
@@ -242,11 +262,10 @@ push_first(MPI_Request req, int w)
 	rec->tag = req->tag;
 	rec->bytes = req->bytes;
 	rec->sreq = req_id(req);
-	rec->rreq = 0;
 	if (eager) {
 		char *payload = (char *)rec + MPI_WIRE_HDR;
 		if (req->bytes) {
-			if (mpi_dt_is_contig(req->dt, req->count))
+			if (dt_contig(req->dt, req->count))
 				memcpy(payload, contig_start(req), req->bytes);
 			else
 				mpi_dt_pack(req->dt, req->buf, req->count, payload, 0,
@@ -258,7 +277,7 @@ push_first(MPI_Request req, int w)
 		                                            : contig_start(req));
 	}
 	mpi_ring_commit(r, E.cap, rec);
-	mpi_wake(w);
+	mpi_wake_published(w);
 	if (eager) {
 		if (rec->flags & MPI_W_F_SYNC)
 			req->state = MPI_RS_SEND_WAIT_ACK;
@@ -282,7 +301,7 @@ mpi_p2p_start_send(MPI_Request req)
 	req->cancelled = false;
 	mpi_status_empty(&req->status, req->peer);
 	req->status.MPI_TAG = req->tag;
-	if (req->bytes > E.eager && !mpi_dt_is_contig(req->dt, req->count)) {
+	if (req->bytes > E.eager && !dt_contig(req->dt, req->count)) {
 		/* The receiver reads one contiguous run: pack it once. */
 		req->pack = malloc(req->bytes);
 		if (!req->pack)
@@ -317,14 +336,15 @@ flush_outboxes(void)
 					break;
 			} else {
 				struct mpi_ring_hdr *r = ring_to(w);
-				struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, MPI_WIRE_HDR);
+				struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, MPI_WIRE_HDR,
+		                                        &E.head_cache[w]);
 				if (!rec)
 					break;
 				uint32_t rb = rec->rec_bytes;
 				*rec = o->ctl;
 				rec->rec_bytes = rb;
 				mpi_ring_commit(r, E.cap, rec);
-				mpi_wake(w);
+				mpi_wake_published(w);
 			}
 			b->head = o->next;
 			if (!b->head) {
@@ -355,11 +375,12 @@ push_chunks(void)
 			if (n > chunk - MPI_WIRE_HDR)
 				n = chunk - MPI_WIRE_HDR;
 			struct mpi_wire *rec =
-				mpi_ring_reserve(r, E.cap, mpi_wire_rec_bytes(n));
+				mpi_ring_reserve(r, E.cap, mpi_wire_rec_bytes(n),
+			                 &E.head_cache[w]);
 			if (!rec)
 				break;
 			rec->type = MPI_W_DATA;
-			rec->rreq = req->cookie;
+			rec->sreq = req->cookie; /* the receiver's request */
 			rec->addr = req->moved;
 			rec->bytes = n;
 			memcpy((char *)rec + MPI_WIRE_HDR, src + req->moved, n);
@@ -368,7 +389,7 @@ push_chunks(void)
 			moved++;
 		}
 		if (moved)
-			mpi_wake(w);
+			mpi_wake_published(w);
 		if (req->moved >= req->bytes) {
 			*link = req->next;
 			req->next = NULL;
@@ -437,7 +458,7 @@ deliver_eager(MPI_Request req, int src_world, int src, int tag,
 {
 	size_t n = recv_status(req, src, tag, bytes);
 	if (n) {
-		if (mpi_dt_is_contig(req->dt, req->count))
+		if (dt_contig(req->dt, req->count))
 			memcpy(contig_start(req), data, n);
 		else
 			mpi_dt_unpack(req->dt, req->buf, req->count, data, 0, n);
@@ -475,7 +496,7 @@ deliver_rts(MPI_Request req, int src_world, int src, int tag, uint64_t sreq,
             uint64_t addr, uint64_t bytes)
 {
 	size_t n = recv_status(req, src, tag, bytes);
-	bool contig = mpi_dt_is_contig(req->dt, req->count);
+	bool contig = dt_contig(req->dt, req->count);
 	if (E.cma) {
 		void *dst = contig ? contig_start(req) : malloc(n ? n : 1);
 		int e = dst ? cma_read(E.pids[src_world], dst, addr, n) : ENOMEM;
@@ -527,14 +548,14 @@ deliver_rts(MPI_Request req, int src_world, int src, int tag, uint64_t sreq,
 	}
 	req->state = MPI_RS_RECV_CHUNKS;
 	struct mpi_wire cts = {.type = MPI_W_CTS, .sreq = sreq,
-	                       .rreq = req_id(req), .bytes = n};
+	                       .addr = req_id(req), .bytes = n};
 	send_ctl(src_world, &cts);
 }
 
 static void
 take_chunk(const struct mpi_wire *w)
 {
-	MPI_Request req = req_of(w->rreq);
+	MPI_Request req = req_of(w->sreq); /* the receiver's request */
 	uint64_t off = w->addr, n = w->bytes;
 	if (req->state != MPI_RS_RECV_CHUNKS || off + n > req->bytes)
 		return; /* not ours to take: a peer's bug, not a crash */
@@ -624,7 +645,7 @@ handle(const struct mpi_wire *w, int s)
 	}
 	case MPI_W_CTS: {
 		MPI_Request req = req_of(w->sreq);
-		req->cookie = w->rreq;
+		req->cookie = w->addr; /* the receiver's request */
 		if (w->bytes < req->bytes)
 			req->bytes = w->bytes; /* the receiver takes only this much */
 		req->moved = 0;

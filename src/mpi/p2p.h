@@ -34,6 +34,10 @@ struct mpi_unexp {
  * (pids[world rank]); fini frees what is left. */
 int mpi_p2p_init(struct mpi_job *job, int rank, int size, const int *pids);
 void mpi_p2p_fini(void);
+/* Whether something this rank sends waits for room in a ring (the
+ * consumer wakes it without a fence, see ring.h: such a wait sleeps in
+ * short naps). */
+bool mpi_p2p_waits_for_space(void);
 /* Whether large messages move with process_vm_readv (else through the
  * rings), and why not. */
 bool mpi_p2p_cma(const char **why);

@@ -27,6 +27,7 @@
 
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/p2p.h"
 
 static long
 futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
@@ -35,14 +36,20 @@ futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 }
 
 void
-mpi_wake(int world_rank)
+mpi_wake_published(int world_rank)
 {
 	struct mpi_rank_ctl *c = mpi_job_ctl(mpi_proc.job, (uint32_t)world_rank);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&c->sleeping, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&c->wake_seq, 1, __ATOMIC_SEQ_CST);
 		futex(&c->wake_seq, FUTEX_WAKE, 1, NULL);
 	}
+}
+
+void
+mpi_wake(int world_rank)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mpi_wake_published(world_rank);
 }
 
 static int
@@ -136,8 +143,12 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 			spin_until = 0;
 			continue;
 		}
-		/* The timeout only bounds the damage of a lost wake-up. */
+		/* The timeout only bounds the damage of a lost wake-up; a rank
+		 * waiting for ring space naps 1 ms, because the consumer
+		 * looks for the space-wanted flag without a fence. */
 		struct timespec ts = {1, 0};
+		if (mpi_p2p_waits_for_space())
+			ts = (struct timespec){0, 1000000};
 		long r = futex(&c->wake_seq, FUTEX_WAIT, seq, &ts);
 		bool timed_out = r != 0 && errno == ETIMEDOUT;
 		__atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);

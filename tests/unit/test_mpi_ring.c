@@ -14,6 +14,9 @@
 
 #define CAP 4096u
 
+/* The producer's copy of the consumer's head (one producer per test). */
+static uint64_t head_cache;
+
 struct test_ring {
 	struct mpi_ring_hdr hdr;
 	char data[CAP];
@@ -22,6 +25,7 @@ struct test_ring {
 static struct test_ring *
 ring_new(void)
 {
+	head_cache = 0;
 	struct test_ring *r = aligned_alloc(64, sizeof(*r));
 	assert_non_null(r);
 	memset(r, 0, sizeof(*r));
@@ -31,8 +35,9 @@ ring_new(void)
 static void
 put(struct test_ring *r, uint32_t payload, uint8_t mark)
 {
-	struct mpi_wire *w =
-		mpi_ring_reserve(&r->hdr, CAP, mpi_wire_rec_bytes(payload));
+	struct mpi_wire *w = mpi_ring_reserve(&r->hdr, CAP,
+	                                      mpi_wire_rec_bytes(payload),
+	                                      &head_cache);
 	assert_non_null(w);
 	w->type = MPI_W_EAGER;
 	w->tag = mark;
@@ -59,10 +64,12 @@ static void
 test_rec_bytes(void **state)
 {
 	(void)state;
+	/* A 56-byte header: up to 8 payload bytes share its line. */
 	assert_int_equal(mpi_wire_rec_bytes(0), 64);
-	assert_int_equal(mpi_wire_rec_bytes(1), 128);
-	assert_int_equal(mpi_wire_rec_bytes(64), 128);
-	assert_int_equal(mpi_wire_rec_bytes(65), 192);
+	assert_int_equal(mpi_wire_rec_bytes(8), 64);
+	assert_int_equal(mpi_wire_rec_bytes(9), 128);
+	assert_int_equal(mpi_wire_rec_bytes(72), 128);
+	assert_int_equal(mpi_wire_rec_bytes(73), 192);
 }
 
 static void
@@ -104,9 +111,8 @@ test_full_is_refused_and_flagged(void **state)
 	(void)state;
 	struct test_ring *r = ring_new();
 	int n = 0;
-	while (mpi_ring_reserve(&r->hdr, CAP, 1024) != NULL) {
-		struct mpi_wire *w = (struct mpi_wire *)(r->data +
-		                                         (r->hdr.tail & (CAP - 1)));
+	struct mpi_wire *w;
+	while ((w = mpi_ring_reserve(&r->hdr, CAP, 1024, &head_cache)) != NULL) {
 		w->type = MPI_W_EAGER;
 		w->bytes = 0;
 		w->tag = n;
@@ -116,15 +122,46 @@ test_full_is_refused_and_flagged(void **state)
 	assert_int_equal(n, (int)(CAP / 1024));
 	assert_int_equal(r->hdr.want_space, 1);
 	/* A record larger than the ring never fits. */
-	assert_null(mpi_ring_reserve(&r->hdr, CAP, CAP + 64));
+	assert_null(mpi_ring_reserve(&r->hdr, CAP, CAP + 64, &head_cache));
 	/* The consumer frees one and is told, once, to wake the producer. */
-	struct mpi_wire *w = mpi_ring_peek(&r->hdr, CAP);
+	w = mpi_ring_peek(&r->hdr, CAP);
 	assert_non_null(w);
 	assert_int_equal(w->tag, 0);
 	mpi_ring_release(&r->hdr, CAP, w);
 	assert_int_equal(mpi_ring_space_wanted(&r->hdr), 1);
 	assert_int_equal(mpi_ring_space_wanted(&r->hdr), 0);
-	assert_non_null(mpi_ring_reserve(&r->hdr, CAP, 1024));
+	assert_non_null(mpi_ring_reserve(&r->hdr, CAP, 1024, &head_cache));
+	free(r);
+}
+
+static void
+test_stale_payload_is_not_a_stamp(void **state)
+{
+	(void)state;
+	struct test_ring *r = ring_new();
+	/* Payloads full of the numbers a stamp could take: once consumed,
+	 * no word of them may look like a record where the next one will
+	 * start, however the records fall on later laps. */
+	for (int round = 0; round < 300; round++) {
+		uint32_t n = 64 + (uint32_t)(round * 40) % 1900;
+		struct mpi_wire *w =
+			mpi_ring_reserve(&r->hdr, CAP, mpi_wire_rec_bytes(n), &head_cache);
+		assert_non_null(w);
+		w->type = MPI_W_EAGER;
+		w->tag = round;
+		w->bytes = n;
+		/* Every payload word holds the stamp a record starting at its
+		 * line on the next lap would carry. */
+		uint64_t pos = r->hdr.tail; /* where w starts in the stream */
+		for (uint32_t o = MPI_WIRE_HDR; o + 8 <= MPI_WIRE_HDR + n; o += 8)
+			*(uint64_t *)((char *)w + o) = pos + (o & ~63u) + CAP + 1;
+		mpi_ring_commit(&r->hdr, CAP, w);
+		struct mpi_wire *got = mpi_ring_peek(&r->hdr, CAP);
+		assert_ptr_equal(got, w);
+		assert_int_equal(got->tag, round);
+		mpi_ring_release(&r->hdr, CAP, got);
+		assert_null(mpi_ring_peek(&r->hdr, CAP));
+	}
 	free(r);
 }
 
@@ -136,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_order_and_empty),
 		cmocka_unit_test(test_wrap_with_pad),
 		cmocka_unit_test(test_full_is_refused_and_flagged),
+		cmocka_unit_test(test_stale_payload_is_not_a_stamp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
