@@ -208,8 +208,8 @@ send_ctl(int w, const struct mpi_wire *ctl)
 {
 	if (E.out[w].head == NULL) {
 		struct mpi_ring_hdr *r = ring_to(w);
-		struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, MPI_WIRE_HDR,
-		                                        &E.head_cache[w]);
+		struct mpi_wire *rec = mpi_ring_reserve(
+			r, E.cap, mpi_wire_rec_bytes(0), &E.head_cache[w]);
 		if (rec) {
 			uint32_t rb = rec->rec_bytes;
 			*rec = *ctl;
@@ -336,8 +336,8 @@ flush_outboxes(void)
 					break;
 			} else {
 				struct mpi_ring_hdr *r = ring_to(w);
-				struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, MPI_WIRE_HDR,
-		                                        &E.head_cache[w]);
+				struct mpi_wire *rec = mpi_ring_reserve(
+			r, E.cap, mpi_wire_rec_bytes(0), &E.head_cache[w]);
 				if (!rec)
 					break;
 				uint32_t rb = rec->rec_bytes;

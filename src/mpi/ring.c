@@ -7,6 +7,9 @@ struct mpi_wire *
 mpi_ring_reserve(struct mpi_ring_hdr *r, uint32_t cap, uint32_t rec_bytes,
                  uint64_t *head_cache)
 {
+	/* Records start on lines: the stamps the consumer polls and clears
+	 * are the first words of lines (ring.h). */
+	rec_bytes = (rec_bytes + 63) & ~63u;
 	/* Only the producer writes tail: a relaxed load of its own store. */
 	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
 	uint64_t head = *head_cache;

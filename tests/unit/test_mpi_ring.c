@@ -165,6 +165,34 @@ test_stale_payload_is_not_a_stamp(void **state)
 	free(r);
 }
 
+static void
+test_sizes_round_to_lines(void **state)
+{
+	(void)state;
+	struct test_ring *r = ring_new();
+	/* A header alone (56 bytes) still takes a whole line: the next
+	 * record, and its stamp, start on the next line. */
+	struct mpi_wire *a = mpi_ring_reserve(&r->hdr, CAP, MPI_WIRE_HDR, &head_cache);
+	assert_non_null(a);
+	a->type = MPI_W_FIN;
+	mpi_ring_commit(&r->hdr, CAP, a);
+	struct mpi_wire *b = mpi_ring_reserve(&r->hdr, CAP, 100, &head_cache);
+	assert_non_null(b);
+	assert_int_equal((char *)b - (char *)a, 64);
+	assert_int_equal(b->rec_bytes, 128);
+	b->type = MPI_W_ACK;
+	mpi_ring_commit(&r->hdr, CAP, b);
+	struct mpi_wire *w = mpi_ring_peek(&r->hdr, CAP);
+	assert_int_equal(w->type, MPI_W_FIN);
+	mpi_ring_release(&r->hdr, CAP, w);
+	w = mpi_ring_peek(&r->hdr, CAP);
+	assert_non_null(w);
+	assert_int_equal(w->type, MPI_W_ACK);
+	mpi_ring_release(&r->hdr, CAP, w);
+	assert_null(mpi_ring_peek(&r->hdr, CAP));
+	free(r);
+}
+
 int
 main(void)
 {
@@ -174,6 +202,7 @@ main(void)
 		cmocka_unit_test(test_wrap_with_pad),
 		cmocka_unit_test(test_full_is_refused_and_flagged),
 		cmocka_unit_test(test_stale_payload_is_not_a_stamp),
+		cmocka_unit_test(test_sizes_round_to_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
