@@ -706,6 +706,9 @@ grove_be_send(grove_be *be, uint32_t stream, int32_t tag, const char *fmt, ...)
 	    be->rank, 0, fmt, ap);
 	va_end(ap);
 	if (rc != 0) {
+		/* The packing message says what and where (format, offset). */
+		snprintf(be->err, sizeof be->err, "be %u: %s", be->rank,
+		         grove_packet_last_error());
 		be_api_end(be, rc, 0);
 		return rc;
 	}

@@ -535,8 +535,10 @@ grove_stream_set_params(grove_stream *s, grove_filter_slot which,
 	rc = wire_vpack(&params, WIRE_T_DATA, s->id, 0, s->net->n.rank, 0, fmt,
 	    ap);
 	va_end(ap);
-	if (rc != 0)
+	if (rc != 0) {
+		fe_set_error(s->net, "%s", grove_packet_last_error());
 		return rc;
+	}
 	size_t len;
 	const uint8_t *bytes = wire_packet_bytes(params, &len);
 	rc = wire_pack(&ctl, WIRE_T_STREAM_PARAMS, s->id, 0, s->net->n.rank, 0,
@@ -619,8 +621,11 @@ grove_stream_send(grove_stream *s, int32_t tag, const char *fmt, ...)
 	va_start(ap, fmt);
 	int rc = wire_vpack(&p, WIRE_T_DATA, s->id, tag, s->net->n.rank, 0, fmt, ap);
 	va_end(ap);
-	if (rc != 0)
+	if (rc != 0) {
+		/* The packing message says what and where (format, offset). */
+		fe_set_error(s->net, "%s", grove_packet_last_error());
 		return fe_send_failed(s->net, rc, t0);
+	}
 	rc = fe_stream_inject(s, p, t0);
 	grove_packet_unref(p);
 	return rc;
@@ -652,8 +657,10 @@ grove_net_send_to(grove_net *net, uint32_t be_rank, int32_t tag,
 	va_start(ap, fmt);
 	int rc = wire_vpack(&p, WIRE_T_P2P, 0, tag, net->n.rank, be_rank, fmt, ap);
 	va_end(ap);
-	if (rc != 0)
+	if (rc != 0) {
+		fe_set_error(net, "%s", grove_packet_last_error());
 		return fe_send_failed(net, rc, t0);
+	}
 	rc = fe_inject(net, NULL, p, t0);
 	grove_packet_unref(p);
 	return rc;

@@ -158,6 +158,8 @@ send_spans(void)
 	CHECK_INT_EQ(it_recv_int(net, s, TAG_BAD), GROVE_EFORMAT);
 	/* Failed sends of the front-end's own. */
 	CHECK_RC_NET(net, grove_stream_send(s, 3, "%q", 1), GROVE_EFORMAT);
+	/* The network's last error says what is wrong and where. */
+	CHECK(strstr(grove_net_last_error(net), "unknown conversion '%q'") != NULL);
 	CHECK_RC_NET(net, grove_net_send_to(net, 7, 3, "%d", 1), GROVE_ERANGE);
 	it_net_destroy(net);
 	unsetenv("GROVE_TRACE_DUMP");
