@@ -594,6 +594,7 @@ node_fini(node *n)
 	grove_topo_destroy(n->topo);
 	grove_cluster_map_destroy(n->clusters);
 	free(n->children);
+	free(n->gaps.g); /* the wave accounts' buffer (node_stream.c) */
 	free(n->pending);
 	free(n->pending_nonce);
 	free(n->pending_since);
