@@ -393,6 +393,15 @@ void node_describe_child(const node *n, const node_child *ch, char *out,
  * topology has no such node). */
 void node_describe_id(const node *n, uint32_t id, char *out, size_t len);
 
+/* Wave accounts (node_wave.c), for the wave release of node_stream.c:
+ * the gaps of the wave just popped from s into n->gaps (returns the
+ * wave's tag as its first share says, or tag); the gaps when this node's
+ * filter failed on it (rc); and the share announcement to the parent. */
+int32_t node_wave_collect(node *n, node_stream *s, int32_t tag);
+void node_wave_failed(node *n, node_stream *s, int rc);
+void node_wave_announce_share(node *n, node_stream *s, int32_t tag,
+    size_t npackets, const wave_gaps *gaps);
+
 /* Queue a control message upward through hooks->up. */
 void node_up_ctl(node *n, uint16_t type, int32_t tag, const char *fmt, ...);
 

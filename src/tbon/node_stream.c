@@ -438,117 +438,6 @@ report_dropped(node *n, uint32_t child, uint32_t stream, uint32_t src,
 	    PROTO_FILTER_ERROR, n->id, stream, (int32_t)GROVE_ENOENT, text);
 }
 
-/* Tells the parent that this node's share of a wave is npackets packets
- * (sync_push_share there), when that is not the one packet it assumes,
- * and which back-ends are missing from it (gaps, when there are any).
- * The FE has no parent, and dont_wait pairs nothing. */
-static void
-announce_share(node *n, node_stream *s, int32_t tag, size_t npackets,
-    const wave_gaps *gaps)
-{
-	size_t ng = gaps ? gaps->n : 0;
-	if (n->place.is_fe || s->sync_kind == SYNC_DONT_WAIT ||
-	    (npackets == 1 && ng == 0))
-		return;
-	uint32_t *quads = malloc((ng ? ng : 1) * 4 * sizeof *quads);
-	int32_t *codes = malloc((ng ? ng : 1) * sizeof *codes);
-	if (!quads || !codes) {
-		/* Without the gaps the parent would count them in: a share
-		 * it cannot describe goes up empty, every member missing. */
-		free(quads);
-		free(codes);
-		quads = malloc(4 * sizeof *quads);
-		codes = malloc(sizeof *codes);
-		if (!quads || !codes) {
-			free(quads);
-			free(codes);
-			return;
-		}
-		flt_out_reset(&n->fout);
-		npackets = 0;
-		ng = 1;
-		quads[0] = n->place.be_lo;
-		quads[1] = n->place.be_hi;
-		quads[2] = GROVE_MISSING_FILTER;
-		quads[3] = n->id;
-		codes[0] = GROVE_ENOMEM;
-	} else {
-		for (size_t i = 0; i < ng; i++) {
-			const wave_gap *g = &gaps->g[i];
-			quads[4 * i] = g->lo;
-			quads[4 * i + 1] = g->hi;
-			quads[4 * i + 2] = g->reason;
-			quads[4 * i + 3] = g->node;
-			codes[i] = g->code;
-		}
-	}
-	grove_packet *p = NULL;
-	if (wire_pack(&p, WIRE_T_WAVE_SHARE, s->id, tag, n->rank, 0,
-		PROTO_WAVE_SHARE, (uint32_t)npackets, quads, (uint64_t)ng * 4,
-		codes, (uint64_t)ng) == 0) {
-		n->hooks->up(n, p);
-		grove_packet_unref(p);
-	}
-	free(quads);
-	free(codes);
-}
-
-/* The gaps of the wave just popped from s: the slots that gave no share
- * (gone: lost or refused; else left behind by the timeout), then what
- * the children that gave one said of theirs.  Takes the shares' infos.
- * Returns the wave's tag as the first info carries it (for a wave of
- * empty shares), or tag. */
-static int32_t
-wave_gaps_collect(node *n, node_stream *s, int32_t tag)
-{
-	wave_gaps *w = &n->gaps;
-	w->n = 0;
-	const unsigned char *took = NULL;
-	grove_packet **info = NULL;
-	if (!sync_wave_parts(s->sync, &took, &info))
-		return tag;
-	int have_tag = 0;
-	for (uint32_t k = 0; k < s->nslots; k++) {
-		const node_child *ch = &n->children[s->slot_child[k]];
-		if (took[k]) {
-			if (!info[k])
-				continue;
-			if (!have_tag) {
-				tag = grove_packet_tag(info[k]);
-				have_tag = 1;
-			}
-			(void)wave_gaps_from_share(w, info[k]); /* checked on arrival */
-			grove_packet_unref(info[k]);
-			info[k] = NULL;
-		} else if (s->gone_node[k] || s->gone_code[k]) {
-			wave_gaps_add(w, ch->be_lo, ch->be_hi, s->gone_code[k] ==
-			    GROVE_ELOST ? GROVE_MISSING_LOST : GROVE_MISSING_FILTER,
-			    s->gone_node[k], s->gone_code[k]);
-		} else {
-			wave_gaps_add(w, ch->be_lo, ch->be_hi, GROVE_MISSING_TIMEOUT,
-			    n->id, GROVE_ETIMEDOUT);
-		}
-	}
-	return tag;
-}
-
-/* This node's filter failed on the wave (rc): every child that gave a
- * share is missing from it, after what the gaps said already. */
-static void
-wave_gaps_failed(node *n, node_stream *s, int rc)
-{
-	const unsigned char *took = NULL;
-	grove_packet **info = NULL;
-	if (!sync_wave_parts(s->sync, &took, &info))
-		return;
-	for (uint32_t k = 0; k < s->nslots; k++)
-		if (took[k]) {
-			const node_child *ch = &n->children[s->slot_child[k]];
-			wave_gaps_add(&n->gaps, ch->be_lo, ch->be_hi,
-			    GROVE_MISSING_FILTER, n->id, rc);
-		}
-}
-
 /* run_waves when a wave may be ready (or the sync has a timeout).  Kept
  * out of line: its frame is large and most packets complete no wave. */
 static __attribute__((noinline)) int
@@ -569,14 +458,14 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 			*t_first = t0;
 		grove_trace_record(&s->tc_sync, GROVE_OP_FILTER_SYNC, (int32_t)k, t0,
 		    t1);
-		int32_t tag = wave_gaps_collect(n, s, k ? wire_packet_hdr(wave[0])->tag
+		int32_t tag = node_wave_collect(n, s, k ? wire_packet_hdr(wave[0])->tag
 		    : 0);
 		if (k == 0) {
 			/* Every share was empty: so is ours, with their gaps. */
 			if (n->hooks->wave)
 				n->hooks->wave(n, s, tag, 0, &n->fout, &n->gaps);
 			else
-				announce_share(n, s, tag, 0, &n->gaps);
+				node_wave_announce_share(n, s, tag, 0, &n->gaps);
 			continue;
 		}
 		/* The sync's slots become children, in place (the array is
@@ -601,17 +490,17 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 			 * waves do not pair this node's next wave with the
 			 * siblings' share of this one, and learns which
 			 * back-ends the failure left out. */
-			wave_gaps_failed(n, s, rc);
+			node_wave_failed(n, s, rc);
 			if (n->hooks->wave)
 				n->hooks->wave(n, s, tag, rc, o, &n->gaps);
 			else
-				announce_share(n, s, tag, 0, &n->gaps);
+				node_wave_announce_share(n, s, tag, 0, &n->gaps);
 			continue;
 		}
 		if (n->hooks->wave) {
 			n->hooks->wave(n, s, tag, 0, o, &n->gaps);
 		} else {
-			announce_share(n, s, tag, o->n_up, &n->gaps);
+			node_wave_announce_share(n, s, tag, o->n_up, &n->gaps);
 			for (size_t i = 0; i < o->n_up; i++)
 				n->hooks->up(n, o->up[i]);
 		}
@@ -744,7 +633,7 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 }
 
 /* A CP child announces that its share of the next wave on a stream is
- * not one packet (announce_share). */
+ * not one packet (node_wave_announce_share). */
 void
 node_stream_share(node *n, uint32_t child, grove_packet *p)
 {
