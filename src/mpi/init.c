@@ -72,7 +72,7 @@ attach_job(void)
 		/* No launcher: a job of one. */
 		char id[40];
 		snprintf(id, sizeof(id), "singleton-%d", (int)getpid());
-		int rc = mpi_job_create(&job_segment, 1, id);
+		int rc = mpi_job_create(&job_segment, 1, id, 0);
 		if (rc != 0)
 			init_fail("cannot make the job segment: %s", strerror(-rc));
 		mpi_proc.singleton = true;

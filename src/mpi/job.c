@@ -49,11 +49,15 @@ eager_limit_for(uint32_t ring_bytes)
 }
 
 int
-mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid)
+mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid,
+               uint32_t bcs_ring_bytes)
 {
 	memset(job, 0, sizeof(*job));
 	job->fd = -1;
 	if (nranks == 0)
+		return -EINVAL;
+	if (bcs_ring_bytes &&
+	    (bcs_ring_bytes < 4096 || (bcs_ring_bytes & (bcs_ring_bytes - 1))))
 		return -EINVAL;
 	uint32_t ring_bytes = mpi_job_ring_bytes(nranks);
 	size_t hdr = round_up(sizeof(struct mpi_job_hdr), CACHE_LINE);
@@ -67,7 +71,11 @@ mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid)
 	size_t coll_off = stats_off + stats;
 	size_t coll = MPI_JOB_COLL_HDR + (size_t)nranks * MPI_JOB_COLL_SLOT;
 	size_t rings_off = coll_off + coll;
-	size_t size = rings_off + rings;
+	size_t bcs_off = bcs_ring_bytes ? rings_off + rings : 0;
+	size_t bcs = bcs_ring_bytes ? (size_t)nranks * 2 *
+	                              (sizeof(struct mpi_ring_hdr) + bcs_ring_bytes)
+	                            : 0;
+	size_t size = rings_off + rings + bcs;
 	(void)hdr;
 
 	int fd = memfd_create("grove-mpi-job", MFD_CLOEXEC);
@@ -95,6 +103,8 @@ mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid)
 	h->coll_off = coll_off;
 	h->rings_off = rings_off;
 	h->stats_stride = stride;
+	h->bcs_off = bcs_off;
+	h->bcs_ring_bytes = bcs_ring_bytes;
 	snprintf(h->jobid, sizeof(h->jobid), "%s", jobid ? jobid : "");
 	__atomic_store_n(&h->magic, MPI_JOB_MAGIC, __ATOMIC_RELEASE);
 	job->hdr = h;

@@ -13,6 +13,9 @@
  *                page, then MPI_JOB_COLL_SLOT bytes per rank (coll_shm.c)
  *   rings[n][n]  rings[dst][src]: the single-producer single-consumer
  *                byte ring from src to dst (ring.c)
+ *   bcs[n]       BCS mode only (grove run --bcs): per rank, its descriptor
+ *                ring to the node manager, then its completion ring from
+ *                it (bcs_desc.h); absent (bcs_ring_bytes 0) in direct mode
  * A zero-filled segment is a valid initial state apart from the header.
  */
 #ifndef GROVE_MPI_JOB_H
@@ -24,7 +27,7 @@
 #include "mpi/mpi_stats_layout.h"
 
 #define MPI_JOB_MAGIC 0x47726f76654d5049ull /* "GroveMPI" */
-#define MPI_JOB_VERSION 1
+#define MPI_JOB_VERSION 2
 /* Shared-memory collective area: one 4 KiB header page, then one slot
  * per rank. */
 #define MPI_JOB_COLL_HDR 4096
@@ -47,6 +50,11 @@ struct mpi_job_hdr {
 	uint32_t eager_limit;   /* largest payload sent eagerly */
 	uint64_t ctl_off, stats_off, coll_off, rings_off;
 	uint64_t stats_stride;  /* bytes per rank in stats */
+	uint64_t bcs_off;       /* BCS rings (0 in direct mode) */
+	uint32_t bcs_ring_bytes;/* data bytes of each BCS ring, 0: direct mode */
+	/* BCS mode: the node manager's pid (it sets it once it has mapped
+	 * the segment; ranks wait for it in MPI_Init) and its state word. */
+	int32_t bcs_nm_pid;
 	/* First MPI_Abort wins: rank + 1 (0 = none) and its code. */
 	int32_t abort_rank1;
 	int32_t abort_code;
@@ -89,8 +97,12 @@ struct mpi_job {
 uint32_t mpi_job_ring_bytes(uint32_t nranks);
 
 /* Makes a job segment for nranks (memfd, close-on-exec; the launcher
- * clears that flag in each child): 0 or -errno. */
-int mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid);
+ * clears that flag in each child): 0 or -errno.  bcs_ring_bytes > 0 (a
+ * power of two, at least 4096) adds the BCS area (grove run --bcs). */
+int mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid,
+                   uint32_t bcs_ring_bytes);
+/* The BCS ring size grove run --bcs uses. */
+#define MPI_JOB_BCS_RING_BYTES (64u * 1024u)
 /* Maps an inherited segment and checks its header: 0, or -1 with a
  * message in err naming what is wrong. */
 int mpi_job_attach(struct mpi_job *job, int fd, char *err, size_t errlen);
@@ -126,6 +138,22 @@ mpi_job_coll_slot(const struct mpi_job *job, uint32_t rank)
 {
 	return (char *)job->base + job->hdr->coll_off + MPI_JOB_COLL_HDR +
 	       (size_t)rank * MPI_JOB_COLL_SLOT;
+}
+/* BCS mode: rank r's descriptor ring (rank -> node manager) and
+ * completion ring (node manager -> rank). */
+static inline struct mpi_ring_hdr *
+mpi_job_bcs_to_nm(const struct mpi_job *job, uint32_t rank)
+{
+	size_t one = sizeof(struct mpi_ring_hdr) + job->hdr->bcs_ring_bytes;
+	return (struct mpi_ring_hdr *)((char *)job->base + job->hdr->bcs_off +
+	                               (size_t)rank * 2 * one);
+}
+static inline struct mpi_ring_hdr *
+mpi_job_bcs_from_nm(const struct mpi_job *job, uint32_t rank)
+{
+	size_t one = sizeof(struct mpi_ring_hdr) + job->hdr->bcs_ring_bytes;
+	return (struct mpi_ring_hdr *)((char *)job->base + job->hdr->bcs_off +
+	                               ((size_t)rank * 2 + 1) * one);
 }
 static inline char *
 mpi_ring_data(struct mpi_ring_hdr *r)

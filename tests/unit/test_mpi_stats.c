@@ -36,7 +36,7 @@ set_fn(struct mpi_rank_stats *st, enum mpi_stats_fn_id fn, uint64_t count,
 static void
 fill_job(struct mpi_job *job)
 {
-	assert_int_equal(mpi_job_create(job, 4, "statsjob"), 0);
+	assert_int_equal(mpi_job_create(job, 4, "statsjob", 0), 0);
 	struct mpi_rank_stats *s0 = mpi_job_stats(job, 0);
 	*s0 = (struct mpi_rank_stats){.valid = 1, .enabled = 1,
 		.t_init_ns = 1000000, .t_final_ns = 11000000,
@@ -166,7 +166,7 @@ test_check_fails_ms(void **state)
 {
 	(void)state;
 	struct mpi_job job;
-	assert_int_equal(mpi_job_create(&job, 2, "statsjob"), 0);
+	assert_int_equal(mpi_job_create(&job, 2, "statsjob", 0), 0);
 	for (uint32_t r = 0; r < 2; r++) {
 		struct mpi_rank_stats *s = mpi_job_stats(&job, r);
 		*s = (struct mpi_rank_stats){.valid = 1, .enabled = 1,
@@ -198,7 +198,7 @@ test_nothing_valid(void **state)
 {
 	(void)state;
 	struct mpi_job job;
-	assert_int_equal(mpi_job_create(&job, 3, "statsjob"), 0);
+	assert_int_equal(mpi_job_create(&job, 3, "statsjob", 0), 0);
 	mpi_job_ctl(&job, 1)->state = MPI_RANK_ABORTED;
 	mpi_job_ctl(&job, 2)->state = MPI_RANK_ABORTED;
 	int rc;
@@ -225,7 +225,7 @@ test_nesting_and_trace(void **state)
 	struct mpi_job job;
 	char jobid[40];
 	snprintf(jobid, sizeof jobid, "st%ld", (long)getpid());
-	assert_int_equal(mpi_job_create(&job, 2, jobid), 0);
+	assert_int_equal(mpi_job_create(&job, 2, jobid, 0), 0);
 	mpi_proc.job = &job;
 	mpi_proc.rank = 0;
 	mpi_proc.size = 2;

@@ -34,6 +34,7 @@ struct run_opts {
 	bool verbose;
 	bool stats;
 	bool keep_trace;
+	bool bcs;                /* --bcs: buffered coscheduling */
 	const char *stats_json;  /* --stats-json FILE, or NULL */
 	double timeout_s;        /* 0: none */
 	/* "VAR=VAL" for the ranks (from -x and --env), in order. */

@@ -230,7 +230,8 @@ cmd_run(int argc, char **argv)
 	traced = true;
 	if (run_wire_create(&job) != 0)
 		goto out;
-	rc = mpi_job_create(&job.seg, job.n, job.jobid);
+	rc = mpi_job_create(&job.seg, job.n, job.jobid,
+	                    o.bcs ? MPI_JOB_BCS_RING_BYTES : 0);
 	if (rc != 0) {
 		fprintf(stderr, "%s: cannot make the job segment for %u ranks: "
 		    "%s\n", RUN_CMD, job.n, strerror(-rc));
