@@ -61,8 +61,8 @@ enum bcs_desc_kind {
 	                     one (MPI_Probe); else answer in the next slice,
 	                     yes or no (MPI_Iprobe).  BCS_F_TAKE: also take
 	                     it (MPI_Mprobe/Improbe): it then matches only a
-	                     BCS_D_RECV with BCS_F_TAKEN and the same req
-	                     id as the probe's answer (msg). */
+	                     BCS_D_RECV with BCS_F_TAKEN whose addr2 is the
+	                     probe's req id (MPI_Mrecv of that message). */
 	/* Collectives run by the node manager: all members post one with
 	 * the same ctx (the communicator's ctx_coll) and seq (its coll_seq
 	 * for this collective); the node manager runs it when it has all
@@ -73,9 +73,14 @@ enum bcs_desc_kind {
 	                     (root only); bytes = count * element size */
 	BCS_D_ALLREDUCE,  /* op/basic/count; sendbuf addr, recvbuf addr2 */
 	/* Bookkeeping for --record: the outcome of a test or probe call that
-	 * returned true (the node manager writes it with the slice). */
+	 * returned true (the node manager writes it with the slice): seq =
+	 * the rank's test-family call number k, peer = the call's enum
+	 * mpi_fn, count = how many completed, addr = bitmask of their
+	 * indices (first 64), peer_world = a probe's message source (comm
+	 * rank), tag = its tag.  No completion. */
 	BCS_D_NOTE,
-	/* The rank is in MPI_Finalize with nothing outstanding. */
+	/* The rank is in MPI_Finalize with nothing outstanding.  No
+	 * completion. */
 	BCS_D_FINALIZE,
 };
 
@@ -83,7 +88,8 @@ enum bcs_desc_flags {
 	BCS_F_BLOCKING = 0x1, /* the poster sleeps until it completes (counts
 	                         in BPTS; MMDS) */
 	BCS_F_TAKE = 0x2,     /* probe: take the message (matched probe) */
-	BCS_F_TAKEN = 0x4,    /* recv of a message taken by a probe */
+	BCS_F_TAKEN = 0x4,    /* recv of a message taken by a probe: addr2 =
+	                         that probe's req id */
 	BCS_F_SYNC = 0x8,     /* MPI_Ssend (BCS sends always complete after
 	                         the transfer, so this is informational) */
 	BCS_F_IN_PLACE = 0x10,/* reduce/allreduce: MPI_IN_PLACE (the data is
