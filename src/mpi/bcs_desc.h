@@ -117,7 +117,7 @@ struct bcs_desc {
 };
 _Static_assert(sizeof(struct bcs_desc) == 64, "a descriptor is 64 bytes");
 
-/* What the node manager reports: 48 bytes. */
+/* What the node manager reports: 40 bytes. */
 struct bcs_done {
 	uint64_t req;        /* the poster's id */
 	uint64_t bytes;      /* received bytes (recv), message bytes (probe) */
@@ -132,6 +132,6 @@ struct bcs_done {
 	                        cancel: 1 cancelled */
 	uint8_t pad_[2];
 };
-_Static_assert(sizeof(struct bcs_done) == 48, "a completion is 48 bytes");
+_Static_assert(sizeof(struct bcs_done) == 40, "a completion is 40 bytes");
 
 #endif
