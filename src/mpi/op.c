@@ -32,6 +32,19 @@
 GROVE_MPI_OPS_(MPI_OP_DEF_)
 #undef MPI_OP_DEF_
 
+MPI_Op
+mpi_op_of_index(int which)
+{
+	static struct grove_mpi_op_s *const table[] = {
+#define MPI_OP_REF_(n) &grove_mpi_op_##n##_,
+		GROVE_MPI_OPS_(MPI_OP_REF_)
+#undef MPI_OP_REF_
+	};
+	if (which < 0 || which >= (int)(sizeof(table) / sizeof(table[0])))
+		return NULL;
+	return table[which];
+}
+
 /* ---- kernels: inout[i] = in[i] op inout[i] -------------------------- */
 
 typedef void mpi_kern(const void *in, void *inout, size_t n);

@@ -17,6 +17,9 @@ enum mpi_op_index {
  * keeps its operator alive after MPI_Op_free; predefined ones are
  * untouched. */
 void mpi_op_retain(MPI_Op op);
+/* The predefined operator of index which (enum mpi_op_index), or NULL
+ * when there is none (BCS mode: descriptors carry the index). */
+MPI_Op mpi_op_of_index(int which);
 void mpi_op_release(MPI_Op op);
 
 #endif

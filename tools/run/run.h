@@ -27,6 +27,10 @@
 #define RUN_CMD "grove run"
 /* Largest -n: the job segment holds n * n rings. */
 #define RUN_MAX_RANKS 4096
+/* The BCS time slice when --slice is not given (docs/bcs.md says how it
+ * was chosen). */
+#define RUN_BCS_DEFAULT_SLICE_NS 1000000ull
+#define RUN_BCS_DEFAULT_SLICE_TEXT "1ms"
 
 struct run_opts {
 	unsigned n;
@@ -35,6 +39,9 @@ struct run_opts {
 	bool stats;
 	bool keep_trace;
 	bool bcs;                /* --bcs: buffered coscheduling */
+	uint64_t slice_ns;       /* --slice */
+	const char *record;      /* --record FILE */
+	const char *replay;      /* --replay FILE */
 	const char *stats_json;  /* --stats-json FILE, or NULL */
 	double timeout_s;        /* 0: none */
 	/* "VAR=VAL" for the ranks (from -x and --env), in order. */
@@ -122,9 +129,19 @@ struct run_job {
 	bool failed;                 /* status decided by a failure */
 	double t_start, t_spawned, t_kill; /* tool_now(); t_kill: SIGKILL due */
 	double deadline;             /* --timeout, 0: none */
+	/* BCS mode: the node manager (0: none or reaped). */
+	pid_t bcs_nm;
 	/* pid -> rank, sorted by pid, for reaping. */
 	struct run_pidx { pid_t pid; unsigned rank; } *pidx;
 };
+
+/* run_bcs.c: starts the node manager (grove-bcs-node) of a --bcs job,
+ * before the ranks: 0, or -1 after saying why. */
+int run_bcs_start(struct run_job *job);
+/* What the node manager's end means for the job (from the reaper). */
+void run_bcs_exited(struct run_job *job, int status);
+/* Ends the node manager if it still runs (the job is over). */
+void run_bcs_stop(struct run_job *job);
 
 /* run_spawn.c: starts every rank (n forks); 0, or -1 after saying why
  * (the ranks started so far are in job->ranks and are ended by the

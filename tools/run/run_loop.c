@@ -76,6 +76,10 @@ reap(struct run_job *job)
 			job->watchdog_fd = -1;
 			continue;
 		}
+		if (pid == job->bcs_nm) {
+			run_bcs_exited(job, st);
+			continue;
+		}
 		unsigned r;
 		struct run_rank *rk = rank_of_pid(job, pid, &r);
 		if (!rk || rk->exited)

@@ -237,6 +237,8 @@ cmd_run(int argc, char **argv)
 		    "%s\n", RUN_CMD, job.n, strerror(-rc));
 		goto out;
 	}
+	if (o.bcs && run_bcs_start(&job) != 0)
+		goto out;
 	if (run_spawn(&job) != 0) {
 		abandon(&job);
 		goto out;
@@ -258,6 +260,7 @@ cmd_run(int argc, char **argv)
 		status = 1;
 out:
 	abandon(&job);
+	run_bcs_stop(&job);
 	run_wire_destroy(job.wire);
 	job.wire = NULL;
 	if (traced)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "topo/quantity.h"
 #include "../toolutil.h"
 
 static void
@@ -31,6 +32,13 @@ run_usage(FILE *f)
 	    "                       'grove trace dump' (remove them with\n"
 	    "                       'grove trace clean')\n"
 	    "  --timeout SECONDS    end the job after that long (status 124)\n"
+	    "  --bcs                buffered coscheduling: communication is\n"
+	    "                       scheduled by a node manager once per time\n"
+	    "                       slice (see docs/bcs.md)\n"
+	    "  --slice DURATION     BCS time slice, 250us..10ms (default %s)\n"
+	    "  --record FILE        BCS: write the schedule's decisions (wildcard\n"
+	    "                       matches, tests that succeeded) to FILE\n"
+	    "  --replay FILE        BCS: run again forcing the decisions of FILE\n"
 	    "  --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X\n"
 	    "                       accepted for Open MPI's command lines;\n"
 	    "                       ignored (ranks are never bound, and any\n"
@@ -48,7 +56,7 @@ run_usage(FILE *f)
 	    "got signal N (130 for Ctrl-C), 127/126 when PROGRAM is not found\n"
 	    "or cannot be executed, 2 for a usage error, 1 when the launcher\n"
 	    "itself failed.\n",
-	    RUN_MAX_RANKS);
+	    RUN_MAX_RANKS, RUN_BCS_DEFAULT_SLICE_TEXT);
 }
 
 /* One line on standard error, as the launcher's usage errors are. */
@@ -140,6 +148,26 @@ run_parse(int argc, char **argv, struct run_opts *o)
 			if (!v || !*v)
 				return usage_error("--stats-json wants a file", NULL);
 			o->stats_json = v;
+		} else if (IS("bcs")) {
+			o->bcs = true;
+		} else if (IS("slice")) {
+			const char *v = take_value(argc, argv, &i, eq);
+			double t = -1;
+			if (!v || cluster_parse_duration(v, &t) != 0 ||
+			    t < 250e-6 || t > 10e-3)
+				return usage_error("--slice wants a duration in "
+				    "250us..10ms", v ? v : "nothing");
+			o->slice_ns = (uint64_t)(t * 1e9 + 0.5);
+		} else if (IS("record") || IS("replay")) {
+			bool rec = IS("record");
+			const char *v = take_value(argc, argv, &i, eq);
+			if (!v || !*v)
+				return usage_error(rec ? "--record wants a file"
+				                       : "--replay wants a file", NULL);
+			if (rec)
+				o->record = v;
+			else
+				o->replay = v;
 		} else if (IS("keep-trace")) {
 			o->keep_trace = true;
 		} else if (IS("timeout")) {
@@ -187,6 +215,12 @@ run_parse(int argc, char **argv, struct run_opts *o)
 	if (i >= argc)
 		return usage_error("the program to run is missing", NULL);
 	o->argv = argv + i;
+	if (!o->bcs && (o->slice_ns || o->record || o->replay))
+		return usage_error(o->slice_ns ? "--slice needs --bcs"
+		                   : o->record ? "--record needs --bcs"
+		                               : "--replay needs --bcs", NULL);
+	if (!o->slice_ns)
+		o->slice_ns = RUN_BCS_DEFAULT_SLICE_NS;
 	/* The environment's switches, as the options (docs/mpi.md). */
 	const char *e = getenv("GROVE_MPI_STATS");
 	if (e && *e && strcmp(e, "0") != 0)

@@ -30,7 +30,8 @@ ours(const char *entry)
 	static const char *const names[] = {
 		"GROVE_MPI_RANK=", "GROVE_MPI_SIZE=", "GROVE_MPI_JOB_FD=",
 		"GROVE_MPI_JOBID=", "GROVE_MPI_CONNECT=", "GROVE_MPI_VERBOSE=",
-		"GROVE_MPI_STATS=", "GROVE_MPI_TRACE_KEEP=",
+		"GROVE_MPI_STATS=", "GROVE_MPI_TRACE_KEEP=", "GROVE_MPI_BCS=",
+		"GROVE_BCS_RECORD=", "GROVE_BCS_REPLAY=",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strncmp(entry, names[i], strlen(names[i])))
@@ -112,6 +113,12 @@ build_env(struct run_job *job, struct envb *e, char *strs, size_t strcap,
 		ADD("GROVE_MPI_STATS=1");
 	if (o->keep_trace)
 		ADD("GROVE_MPI_TRACE_KEEP=1");
+	if (o->bcs)
+		ADD("GROVE_MPI_BCS=1");
+	if (o->bcs && o->record)
+		ADD("GROVE_BCS_RECORD=1");
+	if (o->bcs && o->replay)
+		ADD("GROVE_BCS_REPLAY=%s", o->replay);
 #undef ADD
 	*rank_slot = e->n;
 	return env_push(e, rank_buf);
