@@ -19,6 +19,15 @@ foreach(src ${GROVE_UNIT_TESTS})
     target_link_libraries(${name} PRIVATE grove_mpi_obj)
     target_include_directories(${name} PRIVATE ${GROVE_MPI_GEN_DIR})
   endif()
+  if(name MATCHES "^test_bcsnode")
+    # The BCS node manager's data plane, from its own sources.
+    file(GLOB bcsnode_src ${CMAKE_SOURCE_DIR}/tools/bcsnode/*.c)
+    list(FILTER bcsnode_src EXCLUDE REGEX "_main\\.c$")
+    target_sources(${name} PRIVATE ${bcsnode_src})
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/bcsnode
+                               ${GROVE_MPI_GEN_DIR})
+    target_link_libraries(${name} PRIVATE grove_mpi_obj)
+  endif()
   if(name MATCHES "^test_agent_")
     # The node agent's pure parts are tested from its own sources.
     file(GLOB agent_src ${CMAKE_SOURCE_DIR}/tools/agent/*.c)
