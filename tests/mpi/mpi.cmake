@@ -1,7 +1,8 @@
 # Grove MPI tests: every tests/mpi/progs/*.c is an MPI program that checks
 # its own results; its first line names the rank counts it runs at
 # ("/* grove-mpi-test ranks=1,2,3,4,8 */"), and each becomes one test
-# "mpi.<program>.<ranks>" run by `grove run -n <ranks>`.
+# "mpi.<program>.<ranks>" run by `grove run -n <ranks>`, and one
+# "mpi.bcs.<program>.<ranks>" run by `grove run --bcs -n <ranks>`.
 file(GLOB GROVE_MPI_TEST_PROGS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/mpi/progs/*.c)
 foreach(src ${GROVE_MPI_TEST_PROGS})
   get_filename_component(name ${src} NAME_WE)
@@ -18,6 +19,10 @@ foreach(src ${GROVE_MPI_TEST_PROGS})
     add_test(NAME mpi.${name}.${n}
              COMMAND ${CMAKE_BINARY_DIR}/grove run -n ${n} $<TARGET_FILE:${target}>)
     set_tests_properties(mpi.${name}.${n} PROPERTIES TIMEOUT 120 LABELS mpi)
+    # The same program in BCS mode (docs/bcs.md): the same results.
+    add_test(NAME mpi.bcs.${name}.${n}
+             COMMAND ${CMAKE_BINARY_DIR}/grove run --bcs -n ${n} $<TARGET_FILE:${target}>)
+    set_tests_properties(mpi.bcs.${name}.${n} PROPERTIES TIMEOUT 180 LABELS "mpi;bcs")
   endforeach()
 endforeach()
 
