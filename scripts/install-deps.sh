@@ -2,7 +2,17 @@
 # Installs the Debian packages Grove needs to build, test and fuzz.
 # This is the one place that lists them.  Only missing packages are
 # installed; nothing happens when everything is there already.
+#   install-deps.sh            everything
+#   install-deps.sh --testbed  only what scripts/testbed.sh runs
 set -euo pipefail
+
+# The multi-host test bed (scripts/testbed.sh, docs/hosts.md).
+TESTBED_PACKAGES=(
+	iproute2          # ip netns, veth, bridge; tc for --rate
+	openssh-server    # an sshd per test bed host
+	openssh-client    # ssh, ssh-keygen
+	util-linux        # unshare (a host name per host), flock
+)
 
 PACKAGES=(
 	build-essential   # gcc, make, libc headers
@@ -18,7 +28,17 @@ PACKAGES=(
 	python3           # helper scripts in tests and docs
 	strace            # tests check which programs an installed tool starts
 	autoconf          # the MPI wrappers' test configures an autoconf project
+	"${TESTBED_PACKAGES[@]}"
 )
+
+case ${1:-} in
+--testbed) PACKAGES=("${TESTBED_PACKAGES[@]}") ;;
+"") ;;
+*)
+	echo "install-deps: unknown argument '$1' (expected nothing or --testbed)" >&2
+	exit 2
+	;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -92,12 +92,15 @@ foreach(name it_trees it_faults it_streams it_be_forks)
     "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR};GROVE_LOCAL_LINK=socket")
 endforeach()
 
-# Shell-level tests of the command-line tools: tests/cli/*.sh
+# Shell-level tests of the command-line tools: tests/cli/*.sh.  A script
+# that cannot run here (the multi-host test bed without root or network
+# namespaces) exits 77, which CTest reports as skipped, with its reason.
 file(GLOB GROVE_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cli/*.sh)
 foreach(src ${GROVE_CLI_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_test(NAME cli.${name} COMMAND bash ${src} ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
-  set_tests_properties(cli.${name} PROPERTIES TIMEOUT 300 LABELS cli)
+  set_tests_properties(cli.${name} PROPERTIES TIMEOUT 300 LABELS cli
+    SKIP_RETURN_CODE 77)
 endforeach()
 
 include(${CMAKE_SOURCE_DIR}/tests/mpi/mpi.cmake)
