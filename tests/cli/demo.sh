@@ -103,4 +103,40 @@ GROVE_COMMNODE="$logs/wrap.sh" timeout 120 "$build/grove" demo \
 grep -q "all 11 results OK" "$out" || { cat "$out" >&2; exit 1; }
 wrapped=$(wc -l <"$logs/wrapped")
 [ "$wrapped" -eq 6 ] || { echo "FAIL: $wrapped CPs through the wrapper, wanted 6" >&2; exit 1; }
+
+# Every back-end says which host it runs on (here, this one).
+grep -qxF "back-ends by host (from their info replies): $(hostname) ranks 0-7" \
+	"$out" || { cat "$out" >&2; echo "FAIL: no back-ends by host" >&2; exit 1; }
+# Attach mode: the demo writes the connection file and waits; back-ends
+# started by hand attach.  (Across hosts: tests/cli/hosts_tbon.sh.)
+conn=$logs/conn
+timeout 120 "$build/grove" demo --topology kary:2 --backends 4 --attach "$conn" \
+	>"$out" 2>&1 &
+fe=$!
+for _ in $(seq 600); do
+	[ -f "$conn" ] || ! kill -0 "$fe" 2>/dev/null && break
+	sleep 0.1
+done
+[ -f "$conn" ] || { cat "$out" >&2; echo "FAIL: demo --attach wrote no file" >&2; exit 1; }
+bes=()
+for r in 0 1 2 3; do
+	timeout 120 "$build/be_worker" --attach "$conn" --rank $r >"$logs/be.$r" 2>&1 &
+	bes+=($!)
+done
+wait "$fe" || { cat "$out" >&2; echo "FAIL: demo --attach" >&2; exit 1; }
+for b in "${bes[@]}"; do
+	wait "$b" || { cat "$logs"/be.* >&2; echo "FAIL: an attached back-end" >&2; exit 1; }
+done
+grep -q "all 11 results OK" "$out" && grep -q "(attach mode, all 4 back-ends attached)" "$out" &&
+	grep -qxF "back-ends by host (from their info replies): $(hostname) ranks 0-3" "$out" ||
+	{ cat "$out" >&2; echo "FAIL: demo --attach results" >&2; exit 1; }
+[ ! -e "$conn" ] || { echo "FAIL: demo --attach left its connection file" >&2; exit 1; }
+# A topology file names its own hosts: --hosts goes with --topology only.
+printf 'localhost:0 => localhost:1 ;\n' >"$logs/one.top"
+if timeout 20 "$build/grove" demo --file "$logs/one.top" --hosts "$logs/one.top" \
+    >"$out" 2>&1 || ! grep -q -- "--hosts goes with --topology" "$out"; then
+	cat "$out" >&2
+	echo "FAIL: demo --file with --hosts" >&2
+	exit 1
+fi
 echo "demo OK"

@@ -1,7 +1,9 @@
-/* grove demo: start a local tree of be_worker back-ends, send a broadcast
+/* grove demo: start a tree of be_worker back-ends (or, in attach mode,
+ * its CPs, and wait for back-ends started elsewhere), send a broadcast
  * request, then run several reductions on concurrent streams (all created,
  * all requests sent, then all replies received) and print what came back
- * next to what should have, with timings.
+ * next to what should have, with timings, and which host each back-end
+ * ran on.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include "grove/grove.h"
 #include "../cli_opts.h"
 #include "../toolutil.h"
+#include "demo_hosts.h"
 #include "proto/worker_protocol.h"
 
 #define DEMO_MAX_JOBS 12
@@ -22,6 +25,9 @@
 #define DEMO_SLOW_MS 300
 #define DEMO_TIMEOUT_MS 100
 #define DEMO_WAIT_MS 20000
+/* Attach mode: how long the back-ends have to attach (started by hand or
+ * over ssh on other hosts). */
+#define DEMO_ATTACH_WAIT_MS 120000
 
 typedef enum job_kind {
 	J_ECHO,    /* broadcast echo, summed */
@@ -65,23 +71,37 @@ typedef struct demo {
 	job jobs[DEMO_MAX_JOBS];
 	int njobs;
 	int unexpected;
+	demo_hosts hosts;   /* from the info replies */
 } demo;
 
 static int
 demo_usage(FILE *f)
 {
-	fprintf(f, "usage: grove demo [-t SPEC | -f FILE] [-b N]\n\n"
-	    "Starts a local tree running be_worker, runs reductions on "
-	    "concurrent\nstreams and prints the results.\n\n"
+	fprintf(f, "usage: grove demo [-t SPEC | -f FILE] [-b N] [-H FILE] "
+	    "[-a FILE]\n\n"
+	    "Starts a tree running be_worker, runs reductions on "
+	    "concurrent\nstreams and prints the results and the host of "
+	    "every back-end.\n\n"
 	    CLI_HELP_TREE
 	    "                       (default kary:4 with 16 back-ends; "
 	    "1..65536)\n"
+	    "  -H, --hosts FILE     host list, \"host[:slots]\" per line, for "
+	    "--topology\n"
+	    "                       (default: all local); other hosts are "
+	    "reached with\n"
+	    "                       $GROVE_RSH, else ssh\n"
+	    "  -a, --attach FILE    attach mode: start the CPs, write the "
+	    "connection file\n"
+	    "                       FILE, wait up to %d s for back-ends "
+	    "started elsewhere\n"
+	    "                       (be_worker --attach FILE --rank R on "
+	    "their hosts)\n"
 	    "  -h, --help           show this help\n\n"
 	    "The back-end program be_worker is $GROVE_WORKER, else beside "
 	    "grove (the\nbuild tree), else in " GROVE_WORKER_REL_DIR
 	    " relative to grove's directory\n(installed).\n\n"
 	    "Exit status: 0 ok, 1 the network or a reduction failed (said on "
-	    "standard\nerror), 2 usage error.\n");
+	    "standard\nerror), 2 usage error.\n", DEMO_ATTACH_WAIT_MS / 1000);
 	return f == stdout ? 0 : 2;
 }
 
@@ -261,6 +281,8 @@ take_gather(demo *d, job *j, const grove_packet *p)
 		return;
 	}
 	job_mark(d, j, rank > UINT32_MAX ? UINT32_MAX : (uint32_t)rank);
+	if (rank < d->n)
+		demo_hosts_note(&d->hosts, (uint32_t)rank, host);
 	if (j->nseen == d->n || j->dup) {
 		setf(j->result, sizeof j->result, "%" PRIu32 " from %.20s%s",
 		    j->nseen, host, j->dup ? " (dup)" : "");
@@ -626,7 +648,8 @@ print_header(void)
 }
 
 static void
-print_topology(const grove_net *net, const char *spec, double create_s)
+print_topology(const grove_net *net, const char *spec, double create_s,
+    int attach)
 {
 	const grove_topo *t = grove_net_topology(net);
 	uint32_t nodes = grove_topo_size(t), be = grove_topo_backends(t);
@@ -647,9 +670,10 @@ print_topology(const grove_net *net, const char *spec, double create_s)
 		    ", widest fan-out %" PRIu32 "\n", spec, nodes - 1 - be,
 		    be, grove_topo_depth(t), fanout);
 	}
-	printf("network %s up in %.1f ms (spawn mode, all %" PRIu32
-	    " back-ends connected)\n\n", grove_net_id(net), create_s * 1e3,
-	    grove_net_backends_up(net));
+	printf("network %s up in %.1f ms (%s mode, all %" PRIu32
+	    " back-ends %s)\n\n", grove_net_id(net), create_s * 1e3,
+	    attach ? "attach" : "spawn", grove_net_backends_up(net),
+	    attach ? "attached" : "connected");
 }
 
 /* The broadcast request, before the concurrent part: one round trip. */
@@ -716,24 +740,32 @@ demo_free(demo *d)
 			grove_comm_destroy(j->comm);
 		free(j->seen);
 	}
+	demo_hosts_free(&d->hosts);
 }
 
 int
 cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_HELP,
+		CLI_OPT_TOPOLOGY, CLI_OPT_FILE, CLI_OPT_BACKENDS, CLI_OPT_HOSTS,
+		{"attach", required_argument, NULL, 'a'}, CLI_OPT_HELP,
 		{NULL, 0, NULL, 0},
 	};
 	cli_tree tree = {.spec = "kary:4", .backends = 16};
+	const char *hosts = NULL, *attach = NULL;
 	int c, usage;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:f:b:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:f:b:H:a:h", opts, NULL)) !=
+	    -1) {
 		if (cli_tree_opt("grove demo", c, optarg, 65536, &tree,
 		    &usage)) {
 			if (usage)
 				return usage;
+		} else if (c == 'H') {
+			hosts = optarg;
+		} else if (c == 'a') {
+			attach = optarg;
 		} else if (c == 'h') {
 			return demo_usage(stdout);
 		} else {
@@ -743,6 +775,9 @@ cmd_demo(int argc, char **argv)
 	if (optind < argc)
 		return tool_usage_error("grove demo", "unexpected argument",
 		    argv[optind]);
+	if (tree.file && hosts)
+		return tool_usage_error("grove demo", "--hosts goes with "
+		    "--topology; a topology file names its own hosts", NULL);
 	/* A levels: spec or a file says how many back-ends it has, within
 	 * the same limit. */
 	usage = cli_tree_resolve("grove demo", &tree, 65536);
@@ -762,13 +797,27 @@ cmd_demo(int argc, char **argv)
 	grove_net_opts o;
 	tool_net_opts(&o, &pg, tree.spec, nb);
 	o.topology_file = tree.file;
+	o.hosts_file = hosts;
+	if (attach) {
+		o.mode = GROVE_LAUNCH_ATTACH;
+		o.connect_file = attach;
+		o.be_exe = NULL;
+		o.be_argv = NULL;
+	}
 	demo d;
 	memset(&d, 0, sizeof d);
 	double t0 = tool_now();
 	int rc = grove_net_create(&o, &d.net);
+	const char *what = "cannot start the network";
+	if (rc == 0 && attach) {
+		rc = demo_attach_wait(d.net, attach, DEMO_ATTACH_WAIT_MS);
+		what = "the back-ends did not attach";
+	}
 	double create_s = tool_now() - t0;
+	if (rc == 0)
+		rc = demo_hosts_init(&d.hosts, grove_net_backends(d.net));
 	if (rc < 0) {
-		fprintf(stderr, "grove demo: cannot start the network: %s%s%s\n",
+		fprintf(stderr, "grove demo: %s: %s%s%s\n", what,
 		    grove_strerror(rc), d.net ? ": " : "",
 		    d.net ? grove_net_last_error(d.net) : "");
 		if (d.net)
@@ -778,7 +827,7 @@ cmd_demo(int argc, char **argv)
 	d.n = grove_net_backends(d.net);
 	d.slow_rank = d.n - 1;
 	d.p2p_rank = d.n / 2 != d.slow_rank ? d.n / 2 : 0;
-	print_topology(d.net, spec, create_s);
+	print_topology(d.net, spec, create_s, attach != NULL);
 
 	job bc;
 	int bad = 0;
@@ -824,6 +873,8 @@ cmd_demo(int argc, char **argv)
 					printf("the partial wave says who is "
 					    "missing: %s\n", d.jobs[i].missing);
 		}
+		printf("\n");
+		demo_hosts_print(&d.hosts, stdout);
 	}
 	drain_events(d.net);
 	if (bc.s)
