@@ -513,9 +513,28 @@ build_topology(grove_net *net, const grove_net_opts *o, grove_topo **out)
 	rc = grove_topo_generate(o->topology ? o->topology : "flat", o->backends,
 	    hl, out, err, sizeof err);
 	grove_hostlist_destroy(hl);
-	if (rc != 0)
+	if (rc != 0) {
 		fe_set_error(net, "topology '%s': %s", o->topology, err);
-	return rc;
+		return rc;
+	}
+	/* The first slot of the first host is the FE's: a list of other
+	 * hosts only (a cluster's compute nodes) would tell every child to
+	 * connect to a host where no front-end listens. */
+	const char *fe_host = grove_topo_node_at(*out, 0)->host;
+	if (o->hosts_file && !spawn_host_is_local(fe_host)) {
+		char here[256] = "";
+		if (gethostname(here, sizeof here - 1) != 0 || !here[0])
+			snprintf(here, sizeof here, "unknown");
+		fe_set_error(net, "host list %s: its first host '%s' takes the "
+		    "front-end, which is the process creating the network, on "
+		    "this host ('%s'); Grove cannot start it on '%s': list this "
+		    "host ('%s' or 'localhost') first", o->hosts_file, fe_host,
+		    here, fe_host, here);
+		grove_topo_destroy(*out);
+		*out = NULL;
+		return GROVE_ETOPO;
+	}
+	return 0;
 }
 
 static int

@@ -242,7 +242,7 @@ echo "ssh: Could not resolve hostname $1: Name or service not known" >&2
 exit 255
 EOF
 chmod +x "$tmp/rsh"
-printf 'node-unreachable.invalid:4\n' >"$tmp/hosts.unr"
+printf 'localhost:1\nnode-unreachable.invalid:4\n' >"$tmp/hosts.unr"
 if GROVE_RSH=$tmp/rsh timeout 60 "$grove" top --once --hosts "$tmp/hosts.unr" \
 	--backends 2 --topology flat 2>"$tmp/err"; then
 	fail "unreachable host accepted"

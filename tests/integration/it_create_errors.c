@@ -52,6 +52,20 @@ main(void)
 	    "line 2: the root 'fe.invalid:0' is the front-end, which is the "
 	    "process creating the network");
 
+	/* So is a host list whose first host, the FE's slot, is another
+	 * machine (a list of compute nodes only). */
+	char hosts[4096];
+	snprintf(hosts, sizeof hosts, "%s/elsewhere.hosts", it_tmpdir());
+	f = fopen(hosts, "w");
+	CHECK(f != NULL);
+	CHECK(fputs("node01.invalid:4\nlocalhost:4\n", f) >= 0);
+	CHECK(fclose(f) == 0);
+	it_net_opts(&o, "flat", 4);
+	o.hosts_file = hosts;
+	expect_fail("host list without this host first", &o, GROVE_ETOPO,
+	    "its first host 'node01.invalid' takes the front-end, which is "
+	    "the process creating the network");
+
 	it_net_opts(&o, "flat", 4);
 	o.bind_addr = "not-an-address";
 	expect_fail("bad bind address", &o, GROVE_EINVAL, "not-an-address");
