@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# A Grove tree across hosts, on the multi-host test bed (scripts/testbed.sh):
+# four network namespaces with their own names, addresses, /etc/hosts and
+# sshd, a front-end on the first, one CP per host and two back-ends on
+# each.  Checked:
+#   * the test bed: ssh between hosts by name, host names, tc rate caps;
+#   * spawn mode over ssh, from a topology file with GROVE_RSH="ssh -F
+#     CONFIG" and from a host list with the default remote shell: grove
+#     demo's multicast and reductions all right, every back-end reporting
+#     the host it was meant for; the same with Grove's link emulator
+#     (a cluster per host); a host list that does not start with the
+#     front-end's host is refused, naming it;
+#   * attach mode: the CPs run in their hosts' namespaces, the connection
+#     file sends each rank to the CP on its host, a back-end with a wrong
+#     secret is turned away, back-ends started over ssh on the other hosts
+#     attach and the reductions are right;
+#   * grove top across hosts: every host's own record;
+#   * teardown: no namespace, /etc/netns entry, state or process left.
+# Exits 77 (a skip) with the reason where no test bed can be made (not
+# root, no network namespaces, no openssh-server).
+# Arguments: $1 build directory, $2 source directory.
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+grove=$build/grove
+testbed=$src/scripts/testbed.sh
+# A prefix of this build directory's own: the next run here removes what
+# a killed run left, and runs of other builds do not meet it.
+prefix=g$(printf %s "$build" | cksum | cut -c1-5)h
+h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
+hosts=("$h1" "$h2" "$h3" "$h4")
+tmp=$(mktemp -d)
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# Runs on every exit once the test bed may exist: it goes, whatever
+# happened.
+cleanup() {
+	local rc=$?
+	"$testbed" down --prefix "$prefix" || rc=1
+	rm -rf "$tmp"
+	exit $rc
+}
+trap 'rm -rf "$tmp"' EXIT
+
+# testbed.sh exits 77 where it cannot run: the test is then skipped.
+skip_on_77() { # STATUS OUTFILE
+	if (($1 == 77)); then
+		cat "$2" >&2
+		echo "SKIP: no multi-host test bed here" >&2
+		exit 77
+	fi
+}
+
+on() { # HOST CMD...: run CMD in HOST
+	"$testbed" exec --prefix "$prefix" "$@"
+}
+
+# --- the test bed --------------------------------------------------------
+# First what a killed run of this build may have left.
+status=0
+"$testbed" down --prefix "$prefix" >"$tmp/down.out" 2>&1 || status=$?
+skip_on_77 $status "$tmp/down.out"
+((status == 0)) || { cat "$tmp/down.out" >&2; fail "testbed.sh down (before)"; }
+trap cleanup EXIT
+"$testbed" up 4 --prefix "$prefix" --rate 200mbit >"$tmp/up.out" 2>&1 ||
+	status=$?
+skip_on_77 $status "$tmp/up.out"
+((status == 0)) || { cat "$tmp/up.out" >&2; fail "testbed.sh up 4"; }
+cfg=$("$testbed" ssh-config --prefix "$prefix")
+# The namespaces, to look for processes left in them at the end.
+ns_ids=()
+for h in "${hosts[@]}"; do
+	ns_ids+=("$(stat -L -c %i "/run/netns/$h")")
+done
+for h in "${hosts[@]}"; do
+	got=$(on "$h1" ssh "$h" hostname) || fail "ssh $h from $h1"
+	[[ $got == "$h" ]] || fail "ssh $h hostname said '$got'"
+	tc -n "$h" qdisc show dev eth0 | grep -q "tbf .*rate 200Mbit" ||
+		fail "$h: no tbf rate cap on eth0: $(tc -n "$h" qdisc show dev eth0)"
+done
+got=$(on "$h3" getent hosts "$h4") || fail "$h3 cannot resolve $h4"
+[[ $got == "10.77.0.4 "* ]] || fail "$h3 resolves $h4 as '$got'"
+
+# --- the tree: one CP per host, two back-ends on each --------------------
+cat >"$tmp/tree.top" <<EOF
+# the front-end on $h1, a CP per host, two back-ends under each
+$h1:0 => $h1:1 $h2:0 $h3:0 $h4:0 ;
+$h1:1 => $h1:2 $h1:3 ;
+$h2:0 => $h2:1 $h2:2 ;
+$h3:0 => $h3:1 $h3:2 ;
+$h4:0 => $h4:1 $h4:2 ;
+EOF
+# The same tree from a host list: the front-end and a CP fill two slots
+# of the first host, then a CP and its back-ends take each host.
+printf '%s:4\n%s:3\n%s:3\n%s:3\n' "${hosts[@]}" >"$tmp/hosts.txt"
+where="back-ends by host (from their info replies): $h1 ranks 0-1, $h2 ranks 2-3, $h3 ranks 4-5, $h4 ranks 6-7"
+
+demo_ok() { # NAME OUTFILE MODE: grove demo's results and hosts
+	grep -q "all 11 results OK" "$2" &&
+		grep -q "($3 mode, all 8 back-ends" "$2" &&
+		grep -qxF "$where" "$2" ||
+		{ cat "$2" >&2; fail "$1: results or hosts not as expected"; }
+}
+
+# --- spawn mode over ssh -------------------------------------------------
+on "$h1" env GROVE_RSH="ssh -F $cfg" timeout 120 "$grove" demo \
+	--file "$tmp/tree.top" >"$tmp/spawn.out" 2>&1 ||
+	{ cat "$tmp/spawn.out" >&2; fail "grove demo --file over ssh -F"; }
+demo_ok "spawn, topology file" "$tmp/spawn.out" spawn
+
+on "$h1" timeout 120 "$grove" demo --topology levels:4x2 \
+	--hosts "$tmp/hosts.txt" >"$tmp/list.out" 2>&1 ||
+	{ cat "$tmp/list.out" >&2; fail "grove demo --hosts over ssh"; }
+demo_ok "spawn, host list" "$tmp/list.out" spawn
+
+# Grove's link emulator on the links between hosts (node ids as in
+# `grove topo --file tree.top`).
+cat >"$tmp/hosts.map" <<EOF
+wan latency 2ms bandwidth 10MB/s
+cluster 1 nodes 0-3
+cluster 2 nodes 4-6
+cluster 3 nodes 7-9
+cluster 4 nodes 10-12
+EOF
+on "$h1" env GROVE_CLUSTER_MAP="$tmp/hosts.map" timeout 120 "$grove" demo \
+	--file "$tmp/tree.top" >"$tmp/emu.out" 2>&1 ||
+	{ cat "$tmp/emu.out" >&2; fail "grove demo with a cluster per host"; }
+demo_ok "spawn, link emulator" "$tmp/emu.out" spawn
+
+# The first host of a list is the front-end's: from another host the list
+# is refused before anything starts.
+if on "$h2" timeout 60 "$grove" demo --topology levels:4x2 \
+	--hosts "$tmp/hosts.txt" >"$tmp/wrong.out" 2>&1; then
+	fail "a host list whose first host is not the front-end's was taken"
+fi
+grep -q "its first host '$h1' takes the front-end.* on this host ('$h2')" \
+	"$tmp/wrong.out" || { cat "$tmp/wrong.out" >&2; fail "wrong first host: unclear"; }
+
+# --- attach mode ---------------------------------------------------------
+conn=$tmp/conn
+on "$h1" timeout 180 "$grove" demo --file "$tmp/tree.top" --attach "$conn" \
+	>"$tmp/attach.out" 2>&1 &
+fe=$!
+for _ in $(seq 600); do
+	[[ -f $conn ]] || ! kill -0 "$fe" 2>/dev/null && break
+	sleep 0.1
+done
+[[ -f $conn ]] || { cat "$tmp/attach.out" >&2; fail "no connection file"; }
+# Every host's CP runs in that host's namespace (and the front-end in the
+# first's).
+for h in "${hosts[@]}"; do
+	procs=$(for p in $(ip netns pids "$h"); do cat "/proc/$p/comm"; done 2>/dev/null)
+	grep -qx grove-commnode <<<"$procs" ||
+		fail "no grove-commnode in $h's namespace: $(tr '\n' ' ' <<<"$procs")"
+done
+procs=$(for p in $(ip netns pids "$h1"); do cat "/proc/$p/comm"; done 2>/dev/null)
+grep -qx grove <<<"$procs" || fail "the front-end is not in $h1's namespace"
+# Each rank is sent to the CP on its own host.
+for r in 0 1 2 3 4 5 6 7; do
+	want=${prefix}$((r / 2 + 1))
+	grep -Eq "^$r $want [0-9]+ " "$conn" ||
+		{ cat "$conn" >&2; fail "rank $r is not sent to $want"; }
+done
+# The tree's authentication across hosts: a back-end that does not know
+# the secret is turned away, and its rank stays free.
+sed 's/^secret .*/secret '"$(printf '%064d' 7)"'/' "$conn" >"$tmp/wrong.conn"
+chmod 600 "$tmp/wrong.conn"
+if on "$h1" ssh "$h2" timeout 60 "$build/be_worker" --attach "$tmp/wrong.conn" \
+	--rank 2 >"$tmp/wrong.be" 2>&1; then
+	fail "a back-end with a wrong secret attached"
+fi
+grep -q "parent closed the connection during the handshake (wrong secret" "$tmp/wrong.be" ||
+	{ cat "$tmp/wrong.be" >&2; fail "wrong secret: no authentication error"; }
+# The back-ends: on the front-end's host directly, on the others over ssh.
+bes=()
+for r in 0 1 2 3 4 5 6 7; do
+	h=${prefix}$((r / 2 + 1))
+	if [[ $h == "$h1" ]]; then
+		on "$h1" timeout 120 "$build/be_worker" --attach "$conn" --rank $r \
+			>"$tmp/be.$r" 2>&1 &
+	else
+		on "$h1" ssh "$h" timeout 120 "$build/be_worker" --attach "$conn" \
+			--rank $r >"$tmp/be.$r" 2>&1 &
+	fi
+	bes+=($!)
+done
+status=0
+wait "$fe" || status=$?
+((status == 0)) || { cat "$tmp/attach.out" >&2; fail "grove demo --attach: exit $status"; }
+demo_ok "attach" "$tmp/attach.out" attach
+for i in "${!bes[@]}"; do
+	wait "${bes[$i]}" || { cat "$tmp/be.$i" >&2; fail "back-end rank $i failed"; }
+done
+
+# --- grove top across hosts (the default remote shell) -------------------
+on "$h1" timeout 120 "$grove" top --file "$tmp/tree.top" --once --json \
+	--interval 300 >"$tmp/top.json" 2>"$tmp/top.err" ||
+	{ cat "$tmp/top.err" >&2; fail "grove top across hosts"; }
+python3 - "$tmp/top.json" "${hosts[@]}" <<'EOF' || fail "grove top: hosts"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+want = sys.argv[2:]
+got = [h["host"] for h in d["hosts"]]
+assert got == want, f"hosts {got}, not {want}"
+assert all(h["agents"] == 2 for h in d["hosts"]), d["hosts"]
+assert d["backends"] == 8 and d["contributors"] == 8, d
+EOF
+
+# --- teardown: nothing left ----------------------------------------------
+"$testbed" down --prefix "$prefix" || fail "testbed.sh down"
+for h in "${hosts[@]}" "$prefix-br"; do
+	[[ ! -e /run/netns/$h ]] || fail "namespace $h left"
+	[[ ! -e /etc/netns/$h ]] || fail "/etc/netns/$h left"
+done
+for f in "${GROVE_TESTBED_DIR:-/run/grove-testbed}/$prefix"{,.lock}; do
+	[[ ! -e $f ]] || fail "$f left"
+done
+for p in /proc/[0-9]*; do
+	id=$(stat -L -c %i "$p/ns/net" 2>/dev/null) || continue
+	for n in "${ns_ids[@]}"; do
+		[[ $id != "$n" ]] ||
+			fail "process ${p#/proc/} ($(cat "$p/comm" 2>/dev/null)) left in a test bed namespace"
+	done
+done
+# down again: nothing to do, still fine.
+"$testbed" down --prefix "$prefix" || fail "a second testbed.sh down"
+echo "hosts_tbon OK"
