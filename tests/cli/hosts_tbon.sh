@@ -10,10 +10,11 @@
 #     the host it was meant for; the same with Grove's link emulator
 #     (a cluster per host); a host list that does not start with the
 #     front-end's host is refused, naming it;
-#   * attach mode: the CPs run in their hosts' namespaces, the connection
-#     file sends each rank to the CP on its host, a back-end with a wrong
-#     secret is turned away, back-ends started over ssh on the other hosts
-#     attach and the reductions are right;
+#   * attach mode: the CPs run in their hosts' namespaces, those of the
+#     other hosts connected to the front-end from their own addresses; the
+#     connection file sends each rank to the CP on its host; a back-end
+#     with a wrong secret is turned away; back-ends started over ssh on
+#     the other hosts attach and the reductions are right;
 #   * grove top across hosts: every host's own record;
 #   * teardown: no namespace, /etc/netns entry, state or process left.
 # Exits 77 (a skip) with the reason where no test bed can be made (not
@@ -159,6 +160,14 @@ for h in "${hosts[@]}"; do
 done
 procs=$(for p in $(ip netns pids "$h1"); do cat "/proc/$p/comm"; done 2>/dev/null)
 grep -qx grove <<<"$procs" || fail "the front-end is not in $h1's namespace"
+# The other hosts' CPs reach the front-end over the test bed's network:
+# connections from their addresses in the first host's namespace.
+links=$(ip netns exec "$h1" ss -Htn state established)
+for k in 2 3 4; do
+	awk -v peer="10.77.0.$k" '{ split($NF, a, ":"); if (a[1] == peer) f = 1 }
+		END { exit !f }' <<<"$links" ||
+		fail "no connection from 10.77.0.$k in $h1: $links"
+done
 # Each rank is sent to the CP on its own host.
 for r in 0 1 2 3 4 5 6 7; do
 	want=${prefix}$((r / 2 + 1))
