@@ -16,6 +16,7 @@
  *                       (bench_align.c)
  *   grove bench floor   the micro-benchmark's pattern on bare processes:
  *                       this machine's floor under it (bench_floor.c)
+ *   grove bench bcs     the BCS core primitives (bench_bcs.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "bench_agents.h"
 #include "bench_align.h"
 #include "bench_bcast.h"
+#include "bench_bcs.h"
 #include "bench_floor.h"
 #include "bench_skew.h"
 #include "../bench_stats.h"
@@ -750,6 +752,8 @@ static const struct {
 	    "timeline"},
 	{"floor", bench_floor, "the micro-benchmark's tree on bare "
 	    "processes: this machine's floor"},
+	{"bcs", bench_bcs, "the BCS core primitives: Compare-And-Write "
+	    "and Xfer-And-Signal"},
 };
 
 static int
