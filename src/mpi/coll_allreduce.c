@@ -17,6 +17,7 @@
  * Blocking allreduces of at most 4 KiB of a contiguous type on a
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
+#include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 
 #define ALLREDUCE_LARGE (64 * 1024)
@@ -230,6 +231,11 @@ allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 		return rc;
 	if (recvbuf == MPI_IN_PLACE)
 		return mpi_coll_err_in_place(comm, fn, "recvbuf");
+	if (__builtin_expect(mpi_bcs_mode, 0) &&
+	    mpi_bcs_reduce(sendbuf, recvbuf, count, dt, op, -1, comm, req, &rc))
+		return rc ? mpi_err(comm, rc, fn, "allreduce of %d items failed",
+		                    count)
+		          : MPI_SUCCESS;
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
 	if (!req && count > 0 &&

@@ -8,6 +8,7 @@
  * coll_shm.c instead (one atomic add per rank, one wake-up of each
  * sleeper).
  */
+#include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 
 static void
@@ -29,6 +30,8 @@ barrier(MPI_Comm comm, MPI_Request *req, enum mpi_fn fn)
 		return rc;
 	if (req && (rc = mpi_coll_check_request(comm, fn, req)))
 		return rc;
+	if (__builtin_expect(mpi_bcs_mode, 0) && mpi_bcs_barrier(comm, req, &rc))
+		return rc ? mpi_err(comm, rc, fn, "barrier failed") : MPI_SUCCESS;
 	if (!req && mpi_coll_shm_barrier(comm, &rc))
 		return rc ? mpi_err(comm, rc, fn, "shared-memory barrier failed")
 		          : MPI_SUCCESS;

@@ -9,6 +9,7 @@
  * cores and memory bandwidth.  Blocking broadcasts of at most 4 KiB on a
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
+#include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 
 /* Scatter + allgather above BCAST_LARGE_PER_RANK * n bytes.  The ring
@@ -126,6 +127,11 @@ bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		return rc;
 	if (buf == MPI_IN_PLACE)
 		return mpi_coll_err_in_place(comm, fn, "buffer");
+	if (__builtin_expect(mpi_bcs_mode, 0) &&
+	    mpi_bcs_bcast(buf, count, dt, root, comm, req, &rc))
+		return rc ? mpi_err(comm, rc, fn, "broadcast of %d items from root "
+		                    "%d failed", count, root)
+		          : MPI_SUCCESS;
 	size_t bytes = (size_t)count * dt->size;
 	if (!req && bytes > 0 &&
 	    mpi_coll_shm_bcast(buf, (size_t)count, dt, root, comm, &rc))

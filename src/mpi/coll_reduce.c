@@ -11,6 +11,7 @@
  * Blocking reductions of at most 4 KiB of a contiguous type on a
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
+#include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 
 void
@@ -103,6 +104,11 @@ reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 		return mpi_coll_err_in_place(comm, fn, "sendbuf of a non-root rank");
 	if (recvbuf == MPI_IN_PLACE && am_root)
 		return mpi_coll_err_in_place(comm, fn, "recvbuf");
+	if (__builtin_expect(mpi_bcs_mode, 0) &&
+	    mpi_bcs_reduce(sendbuf, recvbuf, count, dt, op, root, comm, req, &rc))
+		return rc ? mpi_err(comm, rc, fn, "reduction of %d items to root %d "
+		                    "failed", count, root)
+		          : MPI_SUCCESS;
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
 	if (!req && count > 0 &&

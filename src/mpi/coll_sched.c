@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 
 /* Yields before a collective's wait sleeps, when ranks outnumber cores.
@@ -265,7 +266,7 @@ post(struct mpi_sched *s, struct mpi_step *st)
 	int rc;
 	if (st->kind == MPI_STEP_SEND)
 		rc = mpi_isend_ctx(st->src, st->count, st->dt, st->peer, s->tag,
-		                   s->comm, s->comm->ctx_coll, MPI_FN_Send, &r);
+		                   s->comm, s->comm->ctx_coll, MPI_FN_Isend, &r);
 	else
 		rc = mpi_irecv_ctx(st->dst, st->count, st->dt, st->peer, s->tag,
 		                   s->comm, s->comm->ctx_coll, &r);
@@ -464,7 +465,9 @@ done_or_moved(void *p)
 void
 mpi_coll_wait(bool (*done)(void *), void *arg)
 {
-	if (mpi_spin_budget() > 0) {
+	/* BCS mode: nothing completes before the node manager's next slice,
+	 * so yielding to the ranks of the collective buys nothing. */
+	if (mpi_spin_budget() > 0 || mpi_bcs_mode) {
 		mpi_progress_until(done, arg);
 		return;
 	}

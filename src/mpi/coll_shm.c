@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 #include "mpi/job.h"
 
@@ -91,13 +92,14 @@ slot(int world)
  * that every rank maps this job segment, which holds while a job runs on
  * one host; a job across hosts must turn the path off here.
  * GROVE_COLL_SHM=0 turns it off (tests of the schedules; grove run keeps
- * the GROVE_MPI_ names for itself). */
+ * the GROVE_MPI_ names for itself).  BCS mode turns it off: there the
+ * node manager does all communication, collectives included. */
 static bool
 usable(MPI_Comm comm, size_t bytes)
 {
 	if (enabled < 0) {
 		const char *e = getenv("GROVE_COLL_SHM");
-		enabled = !(e && e[0] == '0');
+		enabled = !(e && e[0] == '0') && !mpi_bcs_mode;
 	}
 	return enabled && mpi_proc.job && comm->size > 1 &&
 	       comm->size == mpi_proc.size &&

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/job.h"
 #include "mpi/p2p.h"
 
@@ -148,6 +149,10 @@ init_common(int required, int *provided)
 
 	attach_job();
 	mpi_proc.job = &job_segment;
+	char err[512];
+	int bcs = mpi_bcs_detect(&job_segment, err, sizeof(err));
+	if (bcs < 0)
+		init_fail("%s", err);
 	/* Under Yama's ptrace restrictions only a declared tracer may read
 	 * this process's memory: let the job's other ranks (CMA). */
 	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
@@ -160,31 +165,44 @@ init_common(int required, int *provided)
 	__atomic_store_n(&me->state, MPI_RANK_INIT, __ATOMIC_RELEASE);
 
 	if (!mpi_proc.singleton) {
-		char err[512];
 		/* Every rank publishes its control block before it joins: when
 		 * the allgather returns, every peer's pid and probe are there. */
 		if (mpi_wireup(&job_segment, mpi_proc.rank, mpi_proc.size, err,
 		               sizeof(err)) != 0)
 			init_fail("wire-up through the tree failed: %s", err);
 	}
-	int *pids = calloc((size_t)mpi_proc.size, sizeof(int));
-	if (!pids)
-		init_fail("%s", "out of memory");
-	for (int r = 0; r < mpi_proc.size; r++)
-		pids[r] = __atomic_load_n(&mpi_job_ctl(&job_segment, (uint32_t)r)->pid,
-		                          __ATOMIC_ACQUIRE);
-	int rc = mpi_p2p_init(&job_segment, mpi_proc.rank, mpi_proc.size, pids);
-	free(pids);
-	if (rc)
-		init_fail("%s", "out of memory");
+	int rc;
+	if (bcs) {
+		/* BCS mode: no transport of our own, the node manager moves
+		 * everything (bcs_rank.c). */
+		if (mpi_bcs_init(&job_segment, mpi_proc.rank, mpi_proc.size,
+		                 MPI_BCS_NM_WAIT_S, err, sizeof(err)) != 0)
+			init_fail("%s", err);
+	} else {
+		int *pids = calloc((size_t)mpi_proc.size, sizeof(int));
+		if (!pids)
+			init_fail("%s", "out of memory");
+		for (int r = 0; r < mpi_proc.size; r++)
+			pids[r] = __atomic_load_n(
+				&mpi_job_ctl(&job_segment, (uint32_t)r)->pid,
+				__ATOMIC_ACQUIRE);
+		rc = mpi_p2p_init(&job_segment, mpi_proc.rank, mpi_proc.size, pids);
+		free(pids);
+		if (rc)
+			init_fail("%s", "out of memory");
+	}
 	rc = mpi_comm_init_world(mpi_proc.rank, mpi_proc.size);
 	if (rc)
 		init_fail("%s", "cannot set up MPI_COMM_WORLD");
 	mpi_proc.state = 1;
 	mpi_stats_init();
 	__atomic_store_n(&me->state, MPI_RANK_RUNNING, __ATOMIC_RELEASE);
-	if (mpi_proc.verbose && mpi_proc.rank == 0)
-		say_transport();
+	if (mpi_proc.verbose && mpi_proc.rank == 0) {
+		if (bcs)
+			mpi_bcs_say(stderr);
+		else
+			say_transport();
+	}
 	if (required == MPI_THREAD_MULTIPLE && mpi_proc.rank == 0)
 		/* Refused, as the standard allows (provided says so); said once
 		 * per job, since a program that does not check provided would
@@ -227,7 +245,10 @@ PMPI_Finalize(void)
 	/* Every rank gets here before any leaves: messages still in flight
 	 * (a peer reading our memory, records in our outboxes) complete. */
 	PMPI_Barrier(MPI_COMM_WORLD);
-	mpi_p2p_quiesce();
+	if (mpi_bcs_mode)
+		mpi_bcs_finalize();
+	else
+		mpi_p2p_quiesce();
 	if (!mpi_proc.singleton)
 		mpi_wireup_fini();
 	struct mpi_rank_ctl *me = mpi_job_ctl(&job_segment, (uint32_t)mpi_proc.rank);

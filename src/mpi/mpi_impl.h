@@ -15,6 +15,8 @@
  *   errors.c      error classes, strings, handlers
  *   stats.c       per-call statistics and event-space collectors
  *   unsupported.c functions declared but not supported
+ *   bcs_*.c       BCS mode (grove run --bcs): the node manager moves the
+ *                 data, the rank posts descriptors (bcs_rank.h)
  *
  * Naming: internal functions carry the mpi_ prefix; public entry points
  * are the PMPI_ names (MPI_ names are weak aliases made by the build).

@@ -26,6 +26,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/job.h"
 #include "mpi/ring.h"
 
@@ -294,6 +295,8 @@ push_first(MPI_Request req, int w)
 int
 mpi_p2p_start_send(MPI_Request req)
 {
+	if (__builtin_expect(mpi_bcs_mode, 0))
+		return mpi_bcs_start_send(req);
 	int w = mpi_comm_world_rank(req->comm, req->peer);
 	req->bytes = req->count * req->dt->size;
 	req->moved = 0;
@@ -681,6 +684,8 @@ drain(int s)
 int
 mpi_progress(void)
 {
+	if (__builtin_expect(mpi_bcs_mode, 0))
+		return mpi_bcs_progress();
 	int ev = 0;
 	if (!E.job)
 		return 0;
@@ -726,6 +731,8 @@ recv_from_unexp(MPI_Request req, struct mpi_unexp *u)
 int
 mpi_p2p_start_recv(MPI_Request req)
 {
+	if (__builtin_expect(mpi_bcs_mode, 0))
+		return mpi_bcs_start_recv(req);
 	req->done = false;
 	req->cancelled = false;
 	req->pack = NULL;
@@ -752,6 +759,8 @@ mpi_p2p_start_recv(MPI_Request req)
 bool
 mpi_p2p_cancel_recv(MPI_Request req)
 {
+	if (mpi_bcs_mode)
+		return mpi_bcs_cancel_recv(req);
 	if (req->state != MPI_RS_RECV_POSTED || req->done)
 		return false;
 	posted_remove(req);

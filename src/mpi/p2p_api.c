@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/p2p.h"
 
 /* ---- argument checks ------------------------------------------------- */
@@ -640,6 +641,11 @@ PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	MPI_ENTER(Probe);
+	if (__builtin_expect(mpi_bcs_mode, 0)) {
+		rc = mpi_bcs_probe(MPI_FN_Probe, source, tag, comm, status, NULL);
+		MPI_EXIT(Probe, -1, 0, 0);
+		return rc;
+	}
 	struct probe_arg p = {comm->ctx_p2p, source, tag, false, NULL};
 	mpi_progress_until(probe_found, &p);
 	probe_status(status, p.found);
@@ -660,6 +666,12 @@ PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	MPI_ENTER(Iprobe);
+	if (__builtin_expect(mpi_bcs_mode, 0)) {
+		rc = mpi_bcs_iprobe(MPI_FN_Iprobe, source, tag, comm, flag, status,
+		                    NULL);
+		MPI_EXIT(Iprobe, -1, 0, 0);
+		return rc;
+	}
 	struct mpi_unexp *u = mpi_p2p_probe(comm->ctx_p2p, source, tag, false);
 	*flag = u != NULL;
 	if (u)
@@ -689,6 +701,11 @@ PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
 		return MPI_SUCCESS;
 	}
 	MPI_ENTER(Mprobe);
+	if (__builtin_expect(mpi_bcs_mode, 0)) {
+		rc = mpi_bcs_probe(MPI_FN_Mprobe, source, tag, comm, status, message);
+		MPI_EXIT(Mprobe, -1, 0, 0);
+		return rc;
+	}
 	struct probe_arg p = {comm->ctx_p2p, source, tag, true, NULL};
 	mpi_progress_until(probe_found, &p);
 	probe_status(status, p.found);
@@ -711,6 +728,9 @@ PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 			mpi_status_empty(status, MPI_PROC_NULL);
 		return MPI_SUCCESS;
 	}
+	if (__builtin_expect(mpi_bcs_mode, 0))
+		return mpi_bcs_iprobe(MPI_FN_Improbe, source, tag, comm, flag, status,
+		                      message);
 	struct mpi_unexp *u = mpi_p2p_probe(comm->ctx_p2p, source, tag, true);
 	*flag = u != NULL;
 	if (u) {
@@ -732,6 +752,12 @@ mrecv_start(enum mpi_fn fn, void *buf, int count, MPI_Datatype dt,
 		r->done = true;
 		*message = MPI_MESSAGE_NULL;
 		return MPI_SUCCESS;
+	}
+	if (__builtin_expect(mpi_bcs_mode, 0)) {
+		/* A message of BCS mode is the probe that took it. */
+		MPI_Message m = *message;
+		*message = MPI_MESSAGE_NULL;
+		return mpi_bcs_recv_taken(r, buf, count, dt, m, fn == MPI_FN_Mrecv);
 	}
 	struct mpi_unexp *u = (struct mpi_unexp *)(void *)*message;
 	*message = MPI_MESSAGE_NULL;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/p2p.h"
 
 MPI_Request
@@ -128,6 +129,11 @@ PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, MPI_FN_Test,
 		               "request or flag is NULL");
 	MPI_ENTER(Test);
+	if (__builtin_expect(mpi_bcs_rr, 0)) {
+		rc = mpi_bcs_test(request, flag, status);
+		MPI_EXIT(Test, -1, 0, 0);
+		return rc;
+	}
 	if (inactive(*request)) {
 		*flag = 1;
 		if (status != MPI_STATUS_IGNORE)
@@ -231,6 +237,11 @@ PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 	if (rc || (rc = check_array(MPI_FN_Testall, count, reqs)))
 		return rc;
 	MPI_ENTER(Testall);
+	if (__builtin_expect(mpi_bcs_rr, 0)) {
+		rc = mpi_bcs_testall(count, reqs, flag, statuses);
+		MPI_EXIT(Testall, -1, 0, 0);
+		return rc;
+	}
 	struct reqs q = {count, reqs, count};
 	if (!reqs_done(&q))
 		mpi_progress();
@@ -315,7 +326,10 @@ PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 	if (rc || (rc = check_array(MPI_FN_Testany, count, reqs)))
 		return rc;
 	MPI_ENTER(Testany);
-	rc = any_common(MPI_FN_Testany, count, reqs, index, flag, status, false);
+	if (__builtin_expect(mpi_bcs_rr, 0))
+		rc = mpi_bcs_testany(count, reqs, index, flag, status);
+	else
+		rc = any_common(MPI_FN_Testany, count, reqs, index, flag, status, false);
 	MPI_EXIT(Testany, -1, 0, 0);
 	return rc;
 }
@@ -381,8 +395,11 @@ PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	if (rc || (rc = check_array(MPI_FN_Testsome, incount, reqs)))
 		return rc;
 	MPI_ENTER(Testsome);
-	rc = some_common(MPI_FN_Testsome, incount, reqs, outcount, indices,
-	                 statuses, false);
+	if (__builtin_expect(mpi_bcs_rr, 0))
+		rc = mpi_bcs_testsome(incount, reqs, outcount, indices, statuses);
+	else
+		rc = some_common(MPI_FN_Testsome, incount, reqs, outcount, indices,
+		                 statuses, false);
 	MPI_EXIT(Testsome, -1, 0, 0);
 	return rc;
 }
@@ -501,4 +518,17 @@ PMPI_Grequest_complete(MPI_Request request)
 		               "not a generalized request");
 	request->done = true;
 	return MPI_SUCCESS;
+}
+
+/* For the test family of BCS mode's record/replay (bcs_test.c). */
+bool
+mpi_request_inactive(MPI_Request r)
+{
+	return inactive(r);
+}
+
+int
+mpi_request_finish(MPI_Request *slot, MPI_Status *st)
+{
+	return finish(slot, st);
 }

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi/bcs_rank.h"
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/p2p.h"
@@ -79,6 +80,8 @@ mpi_spin_budget(void)
 			ns = strtoll(e, NULL, 10) * 1000;
 		if (mpi_proc.size > cpus_available())
 			ns = 0; /* oversubscribed: the peer needs our core */
+		if (mpi_bcs_mode)
+			ns = 0; /* completions come at slice boundaries */
 		spin_ns = ns < 0 ? 0 : ns;
 	}
 	return (int)(spin_ns / 1000);
