@@ -91,6 +91,12 @@ enum grove_trace_op {
 	GROVE_OP_MPI_CALL,
 	GROVE_OP_MPI_TAG,
 	GROVE_OP_MPI_PEER,
+	/* A collective call of Grove MPI is followed, in the same ring, by
+	 * an instant on its communicator's collector ("comm", where
+	 * "comm:CTX:FIRST", position "size:N"): its seq numbers the
+	 * communicator's collectives (the same instance on every rank),
+	 * its result is the rank's rank in the communicator. */
+	GROVE_OP_MPI_COMM,
 	GROVE_OP_USER = 256,     /* first operation code for tool code */
 };
 

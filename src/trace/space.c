@@ -144,6 +144,7 @@ static const char *const op_names[] = {
 	[GROVE_OP_MPI_CALL] = "mpi_call",
 	[GROVE_OP_MPI_TAG] = "mpi_tag",
 	[GROVE_OP_MPI_PEER] = "mpi_peer",
+	[GROVE_OP_MPI_COMM] = "mpi_comm",
 };
 
 const char *

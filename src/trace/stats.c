@@ -244,10 +244,12 @@ model_build(struct model *m, const struct trace_set *set)
 			const struct trace_ring_snap *rs = &p->rings[r];
 			for (size_t k = 0; k < rs->n; k++) {
 				const grove_trace_tuple *t = &rs->t[k];
-				/* An MPI call's tag or peer: part of the
-				 * call's record, not an event of its own. */
+				/* An MPI call's tag, peer or communicator:
+				 * part of the call's record, not an event of
+				 * its own. */
 				if (t->op == GROVE_OP_MPI_TAG ||
-				    t->op == GROVE_OP_MPI_PEER)
+				    t->op == GROVE_OP_MPI_PEER ||
+				    t->op == GROVE_OP_MPI_COMM)
 					continue;
 				struct prim *pr = prim_get(m, &memo, p, t);
 				if (!pr) {

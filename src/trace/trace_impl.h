@@ -135,12 +135,12 @@ trace_op_receives(uint16_t op)
 }
 
 /* A tuple of an MPI call: the call itself or the instant that carries
- * its tag or peer (see GROVE_OP_MPI_CALL). */
+ * its tag, peer or communicator (see GROVE_OP_MPI_CALL). */
 static inline int
 trace_op_is_mpi(uint16_t op)
 {
 	return op == GROVE_OP_MPI_CALL || op == GROVE_OP_MPI_TAG ||
-	       op == GROVE_OP_MPI_PEER;
+	       op == GROVE_OP_MPI_PEER || op == GROVE_OP_MPI_COMM;
 }
 
 /* Pairs each sent packet's tuple (trace_op_sends) with the received one's
