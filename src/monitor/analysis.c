@@ -1,0 +1,154 @@
+/* The analysis: every accumulator fed from one stream of tuples (see
+ * analysis.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/error.h"
+#include "monitor/analysis.h"
+
+/* A collective instance completed: who was last, and the orders. */
+static void
+on_instance(void *ctx, const struct mon_instance *in)
+{
+	struct mon_analysis *a = ctx;
+	int rc = mon_balance_instance(a->balance, in);
+	if (!rc)
+		rc = mon_order_instance(a->order, in);
+	if (rc && !a->err)
+		a->err = rc;
+}
+
+/* A message joined: its latency and the clock check. */
+static int
+on_message(void *ctx, const struct mon_msg *m)
+{
+	struct mon_analysis *a = ctx;
+	uint64_t lat = m->recv.t_end > m->send.t_start ?
+	               m->recv.t_end - m->send.t_start : 0;
+	int rc = mon_pathstats_message(a->stats, m->recv.label, m->recv.role,
+	                               m->send.role, m->where, lat);
+	if (!rc)
+		rc = mon_clockcheck_message(a->clock, m);
+	return rc;
+}
+
+struct mon_analysis *
+mon_analysis_new(const struct mon_analysis_opts *opts)
+{
+	struct mon_analysis_opts o = {0};
+	if (opts)
+		o = *opts;
+	struct mon_analysis *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	mon_pathmap_init(&a->pm);
+	a->inst = mon_instances_new(on_instance, a, o.max_open);
+	a->links = mon_links_new(on_message, a, o.max_pending);
+	a->balance = mon_balance_new();
+	a->stats = mon_pathstats_new();
+	a->timeline = mon_timeline_new(o.timeline_keep);
+	a->order = mon_order_new(o.order_keep);
+	a->clock = mon_clockcheck_new();
+	if (!a->inst || !a->links || !a->balance || !a->stats ||
+	    !a->timeline || !a->order || !a->clock) {
+		mon_analysis_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void
+mon_analysis_free(struct mon_analysis *a)
+{
+	if (!a)
+		return;
+	mon_instances_free(a->inst);
+	mon_links_free(a->links);
+	mon_balance_free(a->balance);
+	mon_pathstats_free(a->stats);
+	mon_timeline_free(a->timeline);
+	mon_order_free(a->order);
+	mon_clockcheck_free(a->clock);
+	mon_pathmap_free(&a->pm);
+	free(a);
+}
+
+int
+mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
+                  const struct mon_tuple *t, size_t n)
+{
+	if (proc >= a->pm.n)
+		return GROVE_EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		const struct mon_tuple *u = &t[i];
+		int rc = mon_instances_feed(a->inst, &a->pm, proc, ring, u);
+		if (!rc)
+			rc = mon_balance_feed(a->balance, &a->pm, proc, u);
+		if (!rc)
+			rc = mon_pathstats_feed(a->stats, &a->pm, proc, u);
+		if (!rc)
+			rc = mon_timeline_feed(a->timeline, &a->pm, proc, ring,
+			                       u);
+		if (!rc)
+			rc = mon_links_feed(a->links, &a->pm, proc, u);
+		if (!rc)
+			rc = a->err;
+		if (rc)
+			return rc;
+		a->pm.p[proc].tuples++;
+		a->tuples++;
+	}
+	return 0;
+}
+
+void
+mon_analysis_lost(struct mon_analysis *a, uint32_t proc, uint64_t n)
+{
+	if (proc >= a->pm.n)
+		return;
+	a->pm.p[proc].lost += n;
+	a->lost += n;
+}
+
+int
+mon_analysis_merge(struct mon_analysis *a, const struct mon_analysis *b)
+{
+	for (uint32_t i = 0; i < b->pm.n; i++) {
+		const struct mon_proc *q = &b->pm.p[i];
+		uint32_t k;
+		int rc = mon_pathmap_proc(&a->pm, q->role, q->rank, q->host, &k);
+		if (rc)
+			return rc;
+		struct mon_proc *p = &a->pm.p[k];
+		p->lost += q->lost;
+		p->tuples += q->tuples;
+		if (p->node < 0)
+			p->node = q->node;
+		/* Its collectors, so that the tree can be drawn from the
+		 * merged pathmap. */
+		for (uint32_t c = 0; c < q->n_coll; c++) {
+			const struct mon_collector *e = &q->coll[c];
+			if (mon_pathmap_get(&b->pm, i, c + 1) &&
+			    !mon_pathmap_get(&a->pm, k, c + 1) &&
+			    (rc = mon_pathmap_collector(&a->pm, k, c + 1,
+			    e->name, e->layer, e->where, e->position)))
+				return rc;
+		}
+	}
+	a->tuples += b->tuples;
+	a->lost += b->lost;
+	int rc = mon_instances_merge(a->inst, b->inst);
+	if (!rc)
+		rc = mon_links_merge(a->links, b->links);
+	if (!rc)
+		rc = mon_balance_merge(a->balance, b->balance);
+	if (!rc)
+		rc = mon_pathstats_merge(a->stats, b->stats);
+	if (!rc)
+		rc = mon_timeline_merge(a->timeline, b->timeline);
+	if (!rc)
+		rc = mon_order_merge(a->order, b->order);
+	if (!rc)
+		rc = mon_clockcheck_merge(a->clock, b->clock);
+	return rc ? rc : a->err;
+}

@@ -1,0 +1,223 @@
+/* Joining the ranks' collective calls into instances (see instances.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/error.h"
+#include "monitor/instances.h"
+#include "monitor/map.h"
+
+/* A collective call waiting for the comm instant that follows it. */
+struct pending {
+	int valid;
+	uint64_t t0, t1;
+	char fn[MON_NAME_LEN];
+};
+
+struct open_inst {
+	uint32_t size, nseen;
+	struct mon_member *m;
+};
+
+struct mon_instances {
+	mon_instance_fn done;
+	void *ctx;
+	size_t max_open;
+	struct mon_map *pending; /* (proc, ring) -> struct pending */
+	struct mon_map *open;    /* scope NUL seq -> struct open_inst */
+	struct mon_instances_counts n;
+};
+
+struct mon_instances *
+mon_instances_new(mon_instance_fn done, void *ctx, size_t max_open)
+{
+	struct mon_instances *in = calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	in->done = done;
+	in->ctx = ctx;
+	in->max_open = max_open ? max_open : 65536;
+	in->pending = mon_map_new(sizeof(struct pending));
+	in->open = mon_map_new(sizeof(struct open_inst));
+	if (!in->pending || !in->open) {
+		mon_instances_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+void
+mon_instances_free(struct mon_instances *in)
+{
+	if (!in)
+		return;
+	if (in->open) {
+		size_t pos = 0;
+		struct open_inst *o;
+		while ((o = mon_map_next(in->open, &pos, NULL, NULL)))
+			free(o->m);
+	}
+	mon_map_free(in->open);
+	mon_map_free(in->pending);
+	free(in);
+}
+
+/* The key of instance (scope, seq): the scope's bytes, a NUL, the seq. */
+static size_t
+inst_key(char buf[MON_WHERE_LEN + 8], const char *scope, uint32_t seq)
+{
+	size_t sl = strnlen(scope, MON_WHERE_LEN - 1);
+	memcpy(buf, scope, sl);
+	buf[sl] = '\0';
+	memcpy(buf + sl + 1, &seq, sizeof seq);
+	return sl + 1 + sizeof seq;
+}
+
+/* Hands a complete instance to the callback and forgets it. */
+static void
+complete(struct mon_instances *in, const char *key, size_t klen,
+         struct open_inst *o)
+{
+	uint32_t seq;
+	memcpy(&seq, key + klen - sizeof seq, sizeof seq);
+	struct mon_instance done = {key, seq, o->size, o->m};
+	in->n.complete++;
+	if (in->done)
+		in->done(in->ctx, &done);
+	free(o->m);
+	o->m = NULL;
+	mon_map_del(in->open, key, klen);
+}
+
+/* The open instance of key, made for `size` members when new; NULL when
+ * out of memory (*rc GROVE_ENOMEM) or when no more may be opened. */
+static struct open_inst *
+open_of(struct mon_instances *in, const char *key, size_t klen,
+        uint32_t size, int *rc)
+{
+	struct open_inst *o = mon_map_get(in->open, key, klen);
+	if (o)
+		return o;
+	if (mon_map_count(in->open) >= in->max_open) {
+		in->n.dropped++;
+		return NULL;
+	}
+	struct mon_member *m = calloc(size, sizeof *m);
+	if (!m || !(o = mon_map_put(in->open, key, klen, NULL))) {
+		free(m);
+		*rc = GROVE_ENOMEM;
+		return NULL;
+	}
+	o->size = size;
+	o->m = m;
+	return o;
+}
+
+/* Member `who` of an instance: its call, unless it is in already.
+ * 1 when that completed the instance (o is gone then). */
+static int
+add_member(struct mon_instances *in, const char *key, size_t klen,
+           struct open_inst *o, uint32_t who, const struct mon_member *mem)
+{
+	if (o->m[who].seen) {
+		in->n.duplicates++;
+		return 0;
+	}
+	o->m[who] = *mem;
+	o->m[who].seen = 1;
+	if (++o->nseen < o->size)
+		return 0;
+	complete(in, key, klen, o);
+	return 1;
+}
+
+int
+mon_instances_feed(struct mon_instances *in, const struct mon_pathmap *pm,
+                   uint32_t proc, uint32_t ring, const struct mon_tuple *t)
+{
+	const struct mon_collector *c = mon_pathmap_get(pm, proc, t->collector);
+	uint32_t pk[2] = {proc, ring};
+	struct pending *p = mon_map_get(in->pending, pk, sizeof pk);
+	if (c && c->kind == MON_K_MPI && c->collective &&
+	    t->op == GROVE_OP_MPI_CALL) {
+		if (!p && !(p = mon_map_put(in->pending, pk, sizeof pk, NULL)))
+			return GROVE_ENOMEM;
+		p->valid = 1;
+		p->t0 = t->t_start;
+		p->t1 = t->t_end;
+		memcpy(p->fn, c->name, sizeof p->fn);
+		return 0;
+	}
+	int paired = p && p->valid;
+	if (p)
+		p->valid = 0; /* the instant comes right after its call */
+	if (!c || c->kind != MON_K_MPI_COMM || t->op != GROVE_OP_MPI_COMM)
+		return 0;
+	if (!paired) {
+		in->n.unpaired++;
+		return 0;
+	}
+	if (c->a > MON_INST_MAX_SIZE || t->result < 0 ||
+	    t->result >= c->a) {
+		in->n.skipped++;
+		return 0;
+	}
+	char key[MON_WHERE_LEN + 8];
+	size_t klen = inst_key(key, c->where, t->seq);
+	int rc = 0;
+	struct open_inst *o = open_of(in, key, klen, (uint32_t)c->a, &rc);
+	if (!o)
+		return rc;
+	if (o->size != (uint32_t)c->a) {
+		/* Ranks disagree on the communicator's size: not one
+		 * communicator after all. */
+		in->n.skipped++;
+		return 0;
+	}
+	struct mon_member mem;
+	memset(&mem, 0, sizeof mem);
+	mem.arrive = p->t0;
+	mem.depart = p->t1;
+	memcpy(mem.label, pm->p[proc].label, sizeof mem.label);
+	memcpy(mem.fn, p->fn, sizeof mem.fn);
+	(void)add_member(in, key, klen, o, (uint32_t)t->result, &mem);
+	return 0;
+}
+
+int
+mon_instances_merge(struct mon_instances *a, const struct mon_instances *b)
+{
+	size_t pos = 0, klen;
+	const char *key;
+	struct open_inst *ob;
+	while ((ob = mon_map_next(b->open, &pos, &key, &klen))) {
+		int rc = 0;
+		struct open_inst *oa = open_of(a, key, klen, ob->size, &rc);
+		if (!oa) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (oa->size != ob->size) {
+			a->n.skipped++;
+			continue;
+		}
+		for (uint32_t i = 0; i < ob->size; i++)
+			if (ob->m[i].seen &&
+			    add_member(a, key, klen, oa, i, &ob->m[i]))
+				break;
+	}
+	a->n.complete += b->n.complete;
+	a->n.dropped += b->n.dropped;
+	a->n.duplicates += b->n.duplicates;
+	a->n.skipped += b->n.skipped;
+	a->n.unpaired += b->n.unpaired;
+	return 0;
+}
+
+void
+mon_instances_counts(const struct mon_instances *in,
+                     struct mon_instances_counts *out)
+{
+	*out = in->n;
+	out->open = mon_map_count(in->open);
+}

@@ -1,0 +1,185 @@
+/* Open-addressing hash map with byte-string keys (see map.h).  Deletion
+ * leaves a tombstone, so that probe chains stay whole; tombstones are
+ * dropped when the table grows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/map.h"
+
+enum { SLOT_EMPTY = 0, SLOT_FULL, SLOT_DEAD };
+
+struct slot {
+	uint64_t hash;
+	char *key;
+	size_t klen;
+	void *val;
+	int state;
+};
+
+struct mon_map {
+	size_t vsize;
+	size_t cap;   /* a power of two, or 0 */
+	size_t count; /* full slots */
+	size_t used;  /* full + dead slots */
+	struct slot *s;
+};
+
+/* FNV-1a, 64 bits: keys are short names. */
+static uint64_t
+hash_of(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+struct mon_map *
+mon_map_new(size_t vsize)
+{
+	struct mon_map *m = calloc(1, sizeof *m);
+	if (m)
+		m->vsize = vsize;
+	return m;
+}
+
+void
+mon_map_free(struct mon_map *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->s[i].state == SLOT_FULL) {
+			free(m->s[i].key);
+			free(m->s[i].val);
+		}
+	free(m->s);
+	free(m);
+}
+
+static struct slot *
+find(const struct mon_map *m, const void *key, size_t klen, uint64_t h)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = h & (m->cap - 1), n = 0; n < m->cap;
+	     i = (i + 1) & (m->cap - 1), n++) {
+		struct slot *s = &m->s[i];
+		if (s->state == SLOT_EMPTY)
+			return NULL;
+		if (s->state == SLOT_FULL && s->hash == h && s->klen == klen &&
+		    !memcmp(s->key, key, klen))
+			return s;
+	}
+	return NULL;
+}
+
+void *
+mon_map_get(const struct mon_map *m, const void *key, size_t klen)
+{
+	struct slot *s = find(m, key, klen, hash_of(key, klen));
+	return s ? s->val : NULL;
+}
+
+/* Moves every full slot into a table of ncap slots. */
+static int
+grow(struct mon_map *m, size_t ncap)
+{
+	struct slot *ns = calloc(ncap, sizeof *ns);
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->s[i].state != SLOT_FULL)
+			continue;
+		size_t j = m->s[i].hash & (ncap - 1);
+		while (ns[j].state != SLOT_EMPTY)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = m->s[i];
+	}
+	free(m->s);
+	m->s = ns;
+	m->cap = ncap;
+	m->used = m->count;
+	return 0;
+}
+
+void *
+mon_map_put(struct mon_map *m, const void *key, size_t klen, int *created)
+{
+	uint64_t h = hash_of(key, klen);
+	struct slot *s = find(m, key, klen, h);
+	if (created)
+		*created = 0;
+	if (s)
+		return s->val;
+	if ((m->used + 1) * 4 > m->cap * 3) {
+		/* At most half full afterwards; a table full of tombstones
+		 * is rebuilt at its own size. */
+		size_t ncap = 16;
+		while ((m->count + 1) * 2 > ncap) {
+			if (ncap > (SIZE_MAX / sizeof(struct slot)) / 4)
+				return NULL;
+			ncap *= 2;
+		}
+		if (grow(m, ncap) != 0)
+			return NULL;
+	}
+	char *k = malloc(klen ? klen : 1);
+	void *v = calloc(1, m->vsize ? m->vsize : 1);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return NULL;
+	}
+	memcpy(k, key, klen);
+	size_t i = h & (m->cap - 1);
+	while (m->s[i].state == SLOT_FULL)
+		i = (i + 1) & (m->cap - 1);
+	if (m->s[i].state == SLOT_EMPTY)
+		m->used++;
+	m->s[i] = (struct slot){h, k, klen, v, SLOT_FULL};
+	m->count++;
+	if (created)
+		*created = 1;
+	return v;
+}
+
+void
+mon_map_del(struct mon_map *m, const void *key, size_t klen)
+{
+	struct slot *s = find(m, key, klen, hash_of(key, klen));
+	if (!s)
+		return;
+	free(s->key);
+	free(s->val);
+	s->key = NULL;
+	s->val = NULL;
+	s->state = SLOT_DEAD;
+	m->count--;
+}
+
+size_t
+mon_map_count(const struct mon_map *m)
+{
+	return m->count;
+}
+
+void *
+mon_map_next(const struct mon_map *m, size_t *pos, const char **key,
+             size_t *klen)
+{
+	while (*pos < m->cap) {
+		struct slot *s = &m->s[(*pos)++];
+		if (s->state != SLOT_FULL)
+			continue;
+		if (key)
+			*key = s->key;
+		if (klen)
+			*klen = s->klen;
+		return s->val;
+	}
+	return NULL;
+}
