@@ -294,6 +294,15 @@ bcs_caw_wave(grove_bcs *b, uint64_t qid, int status, int64_t a, int64_t nb,
 	/* A wave the tree completed without a lost node may carry no
 	 * account of it (a CP with no node left stops counting): what the
 	 * manager knows of its nodes counts too. */
+	if (b->nlost && bcs_check_alive(b, &cw->on) != 0) {
+		op->rc = b->peers[b->first_lost].left ? GROVE_ECLOSED :
+		    GROVE_ELOST;
+		snprintf(op->why, sizeof op->why, "Compare-And-Write: %s",
+		    b->err);
+		complete(b, op);
+		bcs_caw_pump(b);
+		return;
+	}
 	uint32_t count = cw->on.nodes ? cw->on.count : b->nodes;
 	for (uint32_t i = 0; b->nlost && i < count; i++) {
 		uint32_t r = cw->on.nodes ? cw->on.nodes[i] : i;

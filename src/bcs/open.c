@@ -689,11 +689,18 @@ bcs_check_alive(grove_bcs *b, const grove_bcs_set *s)
 	}
 	if (!b->nlost)
 		return 0;
-	uint32_t n = s->nodes ? s->count : b->nodes;
+	/* The first node the machine lost is the news (the others may
+	 * have left because of it). */
+	uint32_t n = s->nodes ? s->count : b->nodes, found = UINT32_MAX;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = s->nodes ? s->nodes[i] : i;
 		if (id == GROVE_BCS_MANAGER || !b->peers[id].lost)
 			continue;
+		if (found == UINT32_MAX || id == b->first_lost)
+			found = id;
+	}
+	if (found != UINT32_MAX) {
+		uint32_t id = found;
 		char nm[32];
 		bcs_set_error(b, "%s %s: %s", bcs_node_name(id, nm, sizeof nm),
 		    b->peers[id].left ? "has left" : "is lost",

@@ -21,6 +21,7 @@
 #include "../toolutil.h"
 #include "grove/grove.h"
 #include "grove/bcs.h"
+#include "bcs/strobe.h"
 
 #define BCS_CMD "grove bench bcs"
 #define BCS_OPS 4
@@ -30,6 +31,7 @@ typedef struct bcs_cfg {
 	unsigned nsizes;
 	int iters;
 	int json;
+	unsigned strobe_slices; /* --strobe N: slices of 1 ms first */
 } bcs_cfg;
 
 static const char *const op_names[BCS_OPS] = {
@@ -44,7 +46,8 @@ static int
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: grove bench bcs [--nodes LIST] [--iters K] [-j]\n"
+	    "usage: grove bench bcs [--nodes LIST] [--iters K] [--strobe N] "
+	    "[-j]\n"
 	    "\n"
 	    "The BCS core primitives on flat networks of this program's "
 	    "nodes: round\n"
@@ -61,12 +64,28 @@ usage(FILE *f)
 	    "      --iters K        operations of each kind to time "
 	    "(1..1000000,\n"
 	    "                       default 2000)\n"
+	    "      --strobe N       first N idle strobe slices of 1 ms: "
+	    "GETTS against\n"
+	    "                       the slice (mean, p99 and max deviation), "
+	    "GTTS\n"
 	    "  -j, --json           one JSON object\n"
 	    "  -h, --help           show this help\n"
 	    "\n"
 	    "Exit status: 0 ok, 1 the machine failed (said on standard "
 	    "error), 2 usage\nerror.\n");
 	return f == stdout ? 0 : 2;
+}
+
+static int
+idle_phase(void *arg, uint64_t slice, int ph, bool *more,
+    bcs_strobe_counts *c)
+{
+	(void)arg;
+	(void)slice;
+	(void)ph;
+	(void)c;
+	*more = false;
+	return 0;
 }
 
 /* The node: open, then serve until the manager closes the machine. */
@@ -90,6 +109,10 @@ node_main(int argc, char **argv)
 		grove_be_destroy(be);
 		return 1;
 	}
+	/* Idle microphases while the manager strobes (--strobe), then
+	 * serve the other operations until the machine closes. */
+	if (argc > 3 && !strcmp(argv[3], "--strobe"))
+		bcs_strobe_receiver_run(b, idle_phase, NULL, NULL);
 	while (grove_bcs_test_event(b, 0, 1000) != GROVE_ECLOSED)
 		;
 	grove_bcs_close(b);
@@ -139,11 +162,58 @@ one(grove_bcs *b, int op, int i, char *buf)
 	return rc == 1 ? 0 : rc == 0 ? GROVE_ETIMEDOUT : rc;
 }
 
+/* Idle slices of 1 ms: GETTS (strobe to strobe) against the slice, and
+ * the shortest GTTS (a slice that ends after MSM). */
+static int
+strobe_run(const bcs_cfg *c, grove_bcs *b, unsigned nodes)
+{
+	bcs_emds e;
+	char err[200];
+	if (bcs_emds_init(&e, 0, 0, 0, c->strobe_slices - 1, err,
+	    sizeof err) != 0) {
+		fprintf(stderr, "%s: %s\n", BCS_CMD, err);
+		return 1;
+	}
+	bcs_strobe_cfg sc = {.slice_ns = 1000000, .slices = c->strobe_slices,
+	    .emds = &e};
+	bcs_strobe_result r;
+	int rc = bcs_strobe_sender_run(b, &sc, &r);
+	if (rc != 0) {
+		bcs_emds_fini(&e);
+		return fail(b, "strobe", rc);
+	}
+	unsigned n = c->strobe_slices - 1;
+	double *dev = malloc((n ? n : 1) * sizeof *dev);
+	double sum = 0, gtts = 0;
+	for (unsigned i = 1; i <= n; i++) {
+		const uint64_t *v = e.vals + (size_t)i * BCS_EMDS_COLS;
+		sum += (double)v[BCS_GETTS];
+		double d = (double)v[BCS_GETTS] - 1e6;
+		dev[i - 1] = d < 0 ? -d : d;
+	}
+	for (unsigned i = 0; i <= n; i++)
+		gtts += (double)e.vals[(size_t)i * BCS_EMDS_COLS + BCS_GTTS];
+	if (n) {
+		qsort(dev, n, sizeof *dev, bench_cmp_double);
+		printf("%s  strobe, %u nodes: %u idle slices of 1 ms: GETTS mean "
+		    "%.1f us, |GETTS - slice| p99 %.1f us, max %.1f us; GTTS "
+		    "mean %.1f us, min %.1f us; %llu retries\n",
+		    c->json ? "# " : "", nodes, c->strobe_slices, sum / n / 1e3,
+		    dev[(size_t)((n - 1) * 0.99)] / 1e3, dev[n - 1] / 1e3,
+		    gtts / (n + 1) / 1e3, (double)r.min_gtts_ns / 1e3,
+		    (unsigned long long)r.retries);
+	}
+	free(dev);
+	bcs_emds_fini(&e);
+	return 0;
+}
+
 static int
 machine(const bcs_cfg *c, const char *self, unsigned nodes,
     bcs_res res[BCS_OPS])
 {
-	static char *argv[] = {"grove", "bench", "bcs", "--node", NULL};
+	static char *argv[] = {"grove", "bench", "bcs", "--node", NULL, NULL};
+	argv[4] = c->strobe_slices ? "--strobe" : NULL;
 	grove_net_opts o;
 	grove_net_opts_init(&o);
 	o.topology = "flat";
@@ -166,6 +236,11 @@ machine(const bcs_cfg *c, const char *self, unsigned nodes,
 	rc = grove_bcs_manager_open(net, NULL, &b);
 	if (rc != 0) {
 		fail(b, "open", rc);
+		grove_bcs_close(b);
+		grove_net_destroy(net);
+		return 1;
+	}
+	if (c->strobe_slices && strobe_run(c, b, nodes) != 0) {
 		grove_bcs_close(b);
 		grove_net_destroy(net);
 		return 1;
@@ -197,11 +272,12 @@ machine(const bcs_cfg *c, const char *self, unsigned nodes,
 static int
 parse(int argc, char **argv, bcs_cfg *c)
 {
-	enum { OPT_NODES = 256, OPT_ITERS };
+	enum { OPT_NODES = 256, OPT_ITERS, OPT_STROBE };
 	static const struct option opts[] = {
 		CLI_OPT_JSON, CLI_OPT_HELP,
 		{"nodes", required_argument, NULL, OPT_NODES},
 		{"iters", required_argument, NULL, OPT_ITERS},
+		{"strobe", required_argument, NULL, OPT_STROBE},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -221,6 +297,14 @@ parse(int argc, char **argv, bcs_cfg *c)
 				return tool_usage_error(BCS_CMD, "--iters wants "
 				    "1..1000000, not", optarg);
 			c->iters = (int)x;
+			break;
+		}
+		case OPT_STROBE: {
+			long x = tool_parse_count(optarg, 100000);
+			if (x < 2)
+				return tool_usage_error(BCS_CMD, "--strobe wants "
+				    "2..100000 slices, not", optarg);
+			c->strobe_slices = (unsigned)x;
 			break;
 		}
 		case OPT_NODES: {
