@@ -82,14 +82,14 @@ scratch=$babs/bcs-bench
 if ((quick)); then
 	reps=${reps:-1}
 	out=${out:-$scratch/quick.jsonl}
-	emds_from=500 emds_to=2500
+	emds_from=500 emds_to=2499
 	stencil_slices=40 mds_steps=10 heavy_iters=2000
 	pingpong_t=0.05
 	coll_args=(-t 0.3)
 else
 	reps=${reps:-3}
 	out=${out:-docs/results/bcs-bench.jsonl}
-	emds_from=1000 emds_to=11000
+	emds_from=1000 emds_to=10999
 	stencil_slices=400 mds_steps=40 heavy_iters=20000
 	pingpong_t=0.2
 	coll_args=(-t 1)
@@ -100,7 +100,7 @@ fi
 # iterations to pass the end of the window, whatever it costs.
 validate_iters=$(((emds_to + 500) / 2))
 # The whole run of an MDS measurement fits in one EMDS window.
-mds_window=0:10000
+mds_window=0:99999
 
 grove=$babs/grove
 progs=$babs/bench-mpi
@@ -185,7 +185,7 @@ PY
 # the program's "name key=value ..." line, and, for a run with EMDS, what
 # the per-slice files say (the validation's analysis).
 cat >"$tmp/emit.py" <<'PY'
-import csv, json, statistics, sys
+import csv, json, re, statistics, sys
 (meta, desc, status, rc, wall, limit, load, outf, emds, slice_us,
  every) = sys.argv[1:]
 r = json.load(open(meta))
@@ -210,9 +210,12 @@ for line in open(outf, errors="replace"):
 if status == "ok" and not found:
     r["status"] = "no-output"
 
+def name(col):  # GETTS and getts_ns are both getts (ns either way)
+    return re.sub(r"_ns$", "", col.strip().lower())
+
 def table(path):
     with open(path, newline="") as f:
-        return [{k.strip(): float(v) for k, v in row.items() if k and v}
+        return [{name(k): float(v) for k, v in row.items() if k and v}
                 for row in csv.DictReader(f)]
 
 if emds and r["status"] == "ok":
@@ -224,7 +227,7 @@ if emds and r["status"] == "ok":
         r["emds_error"] = str(e)
         g = loc = []
     if g:
-        us = [x["getts_ns"] / 1e3 for x in g if "getts_ns" in x]
+        us = [x["getts"] / 1e3 for x in g if "getts" in x]
         r["emds_slices"] = len(g)
         if us:
             r["getts_mean_us"] = round(statistics.fmean(us), 3)

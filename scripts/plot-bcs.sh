@@ -26,8 +26,9 @@
 #                     periods: thousands of impulses would be a solid
 #                     block); 0 = all
 #   --slice-us US     the chosen slice length, drawn on the GETTS figure
-# The CSV columns are found by name: slice and getts_ns in the global
-# file; node, slice, np2pdem and ncollmsm in the local one.
+# The CSV columns are found by name, in any case, with or without a _ns
+# suffix: slice and GETTS (ns) in the global file; node, slice, NP2PDEM
+# and NCOLLMSM in the local one.
 # Needs python3 and gnuplot (gnuplot-nox; scripts/install-mpi-peers.sh).
 set -euo pipefail
 
@@ -65,24 +66,29 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The data files of the figures, their titles, and the summary.
 python3 - "$prefix" "$tmp" "$node" "$slices" "$count_slices" <<'PY'
-import csv, statistics, sys
+import csv, re, statistics, sys
 prefix, out, node, window, count_slices = sys.argv[1:]
 
 def fail(msg):
     print(f"plot-bcs: {msg}", file=sys.stderr)
     sys.exit(1)
 
+def name(col):
+    """A column's name as this script knows it: GETTS and getts_ns are
+    both getts (times are in ns either way)."""
+    return re.sub(r"_ns$", "", col.strip().lower())
+
 def rows(path, need):
     with open(path, newline="") as f:
         r = csv.DictReader(f)
-        cols = [c.strip() for c in (r.fieldnames or [])]
+        cols = [name(c) for c in (r.fieldnames or [])]
         missing = [c for c in need if c not in cols]
         if missing:
             fail(f"{path} has no column {', '.join(missing)} "
                  f"(columns: {', '.join(cols) or 'none'})")
         got = []
         for n, row in enumerate(r, start=2):
-            row = {k.strip(): (v or "").strip() for k, v in row.items() if k}
+            row = {name(k): (v or "").strip() for k, v in row.items() if k}
             try:
                 got.append({c: int(float(row[c])) for c in need})
             except ValueError:
@@ -101,7 +107,7 @@ except ValueError:
     fail(f"--count-slices N, not '{count_slices}'")
 inside = lambda s: (lo is None or s >= lo) and (hi is None or s <= hi)
 
-g = [r for r in rows(f"{prefix}.global.csv", ["slice", "getts_ns"])
+g = [r for r in rows(f"{prefix}.global.csv", ["slice", "getts"])
      if inside(r["slice"])]
 loc = rows(f"{prefix}.local.csv", ["node", "slice", "np2pdem", "ncollmsm"])
 if not g:
@@ -123,8 +129,8 @@ if count_n > 0:
 g.sort(key=lambda r: r["slice"])
 with open(f"{out}/getts.dat", "w") as f:
     for r in g:
-        f.write(f"{r['slice']} {r['getts_ns'] / 1e3}\n")
-us = [r["getts_ns"] / 1e3 for r in g]
+        f.write(f"{r['slice']} {r['getts'] / 1e3}\n")
+us = [r["getts"] / 1e3 for r in g]
 print(f"getts slices={len(g)} first={g[0]['slice']} last={g[-1]['slice']} "
       f"mean_us={statistics.fmean(us):.3f} min_us={min(us):.3f} "
       f"max_us={max(us):.3f}")

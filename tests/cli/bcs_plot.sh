@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # scripts/plot-bcs.sh on a small hand-made EMDS record (tests/data/bcs/
-# small.*.csv: 45 slices of 1 ms, two nodes, a barrier every nine
-# slices): the three figures are written, are SVG, and hold the series
-# they are for with one point per slice drawn; its summary says what was
-# drawn; --node, --slices and --count-slices choose it; a missing node or
-# column fails with a message.  Skipped (status 77) without gnuplot.
+# small.*.csv, in grove run --emds-out's format: 45 slices of 1 ms, two
+# nodes, a barrier every nine slices): the three figures are written, are
+# SVG, and hold the series they are for with one point per slice drawn;
+# its summary says what was drawn; --node, --slices and --count-slices
+# choose it; lower-case names with _ns suffixes read the same; a missing
+# node or column fails with a message.  Skipped (status 77) without
+# gnuplot.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -68,6 +70,16 @@ grep -qx "np2pdem node=1 slices=18 first=110 last=127 nonzero=16 max=4" "$tmp/su
 has_series "$out/bcs-np2pdem.svg" NP2PDEM 18
 grep -q "node 1, slices 110-127" "$out/bcs-np2pdem.svg" || fail "node 1 title"
 
+# The same record with lower-case names and times marked _ns.
+sed '1s/.*/slice,getts_ns,gtdem_ns,gtmsm_ns,gtts_ns,usrts,usrdem,usrmsm/' \
+    "$data.global.csv" >"$tmp/lower.global.csv"
+sed '1s/.*/node,slice,letts_ns,ltdem_ns,lmsm_ns,ltts_ns,np2pdem,np2pmsm,ncolldem,ncollmsm,bpts/' \
+    "$data.local.csv" >"$tmp/lower.local.csv"
+bash "$plot" "$tmp/lower" "$out" >"$tmp/sum" 2>"$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "lower-case names"; }
+grep -qx "getts slices=45 first=100 last=144 mean_us=1025.425 min_us=985.138 max_us=1250.000" "$tmp/sum" ||
+	{ cat "$tmp/sum" >&2; fail "GETTS summary, lower-case names"; }
+
 # Errors say what is wrong.
 st=0
 bash "$plot" --node 5 "$data" "$out" >/dev/null 2>"$tmp/err" || st=$?
@@ -77,6 +89,6 @@ cut -d, -f1,3- "$data.global.csv" >"$tmp/nogetts.global.csv"
 cp "$data.local.csv" "$tmp/nogetts.local.csv"
 st=0
 bash "$plot" "$tmp/nogetts" "$out" >/dev/null 2>"$tmp/err" || st=$?
-[ "$st" -ne 0 ] && grep -q "has no column getts_ns" "$tmp/err" ||
-	{ cat "$tmp/err" >&2; fail "a file without getts_ns was accepted"; }
+[ "$st" -ne 0 ] && grep -q "has no column getts" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "a file without GETTS was accepted"; }
 echo "plot-bcs OK"
