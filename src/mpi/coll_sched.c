@@ -516,6 +516,9 @@ mpi_coll_check_comm(MPI_Comm comm, enum mpi_fn fn)
 	if (comm == MPI_COMM_NULL || mpi_comm_check(comm) != MPI_SUCCESS)
 		return mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, fn,
 		               "invalid communicator");
+	/* Every collective checks its communicator first: the event space
+	 * learns here which one the call is on. */
+	mpi_call_comm(comm);
 	return MPI_SUCCESS;
 }
 

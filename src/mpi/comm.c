@@ -82,11 +82,13 @@ mpi_comm_init_world(int rank, int size)
 	world->size = size;
 	world->refs = 1;
 	world->coll_seq = 0;
+	world->trace_coll_state = 0; /* registered anew in this event space */
 	self->group = sg;
 	self->rank = 0;
 	self->size = 1;
 	self->refs = 1;
 	self->coll_seq = 0;
+	self->trace_coll_state = 0;
 	next_ctx = 4;
 	return MPI_SUCCESS;
 }

@@ -26,6 +26,7 @@
 #ifndef GROVE_MPI_IMPL_H
 #define GROVE_MPI_IMPL_H
 
+#include <grove/trace.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -161,6 +162,11 @@ struct grove_mpi_comm_s {
 	 * ctx_coll on every rank and overlapping non-blocking collectives
 	 * never mix. */
 	uint32_t coll_seq;
+	/* Its collector in the event space (stats.c), on which each traced
+	 * collective call records a GROVE_OP_MPI_COMM instant; registered
+	 * at its first traced collective (state 0: not yet). */
+	grove_trace_collector trace_coll;
+	int trace_coll_state;
 	MPI_Errhandler errhandler;
 	int topo;            /* 0, MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH */
 	struct mpi_cart cart;
@@ -326,6 +332,11 @@ int mpi_sched_progress_all(void);
 uint64_t mpi_call_enter(enum mpi_fn fn);
 void mpi_call_exit(enum mpi_fn fn, uint64_t t0, int peer, int tag,
                    size_t bytes);
+/* The communicator of the collective call in progress, told by the
+ * collectives' common argument check (mpi_coll_check_comm): an outermost
+ * collective call is then followed in the event space by an instant on
+ * the communicator's collector (docs/tracing.md, "MPI calls"). */
+void mpi_call_comm(MPI_Comm comm);
 #define MPI_ENTER(name) const uint64_t mpi_t0_ = mpi_call_enter(MPI_FN_##name)
 #define MPI_EXIT(name, peer, tag, bytes) \
 	mpi_call_exit(MPI_FN_##name, mpi_t0_, (peer), (tag), (bytes))

@@ -82,6 +82,28 @@ static const unsigned char has_tag[MPI_FN_COUNT_] = {
 	[MPI_FN_Waitany] = 1, [MPI_FN_Test] = 1, [MPI_FN_Testany] = 1,
 };
 
+/* The collectives: every rank of a communicator calls them in the same
+ * order, so the n-th on a communicator is the same operation on every
+ * rank.  Each outermost call of one is followed by a GROVE_OP_MPI_COMM
+ * instant on its communicator's collector, whose seq counts them. */
+static const unsigned char collective[MPI_FN_COUNT_] = {
+	[MPI_FN_Barrier] = 1, [MPI_FN_Bcast] = 1, [MPI_FN_Reduce] = 1,
+	[MPI_FN_Allreduce] = 1, [MPI_FN_Scatter] = 1, [MPI_FN_Scatterv] = 1,
+	[MPI_FN_Gather] = 1, [MPI_FN_Gatherv] = 1, [MPI_FN_Allgather] = 1,
+	[MPI_FN_Allgatherv] = 1, [MPI_FN_Alltoall] = 1,
+	[MPI_FN_Alltoallv] = 1, [MPI_FN_Alltoallw] = 1,
+	[MPI_FN_Reduce_scatter] = 1, [MPI_FN_Reduce_scatter_block] = 1,
+	[MPI_FN_Scan] = 1, [MPI_FN_Exscan] = 1, [MPI_FN_Ibarrier] = 1,
+	[MPI_FN_Ibcast] = 1, [MPI_FN_Ireduce] = 1, [MPI_FN_Iallreduce] = 1,
+	[MPI_FN_Igather] = 1, [MPI_FN_Igatherv] = 1, [MPI_FN_Iscatter] = 1,
+	[MPI_FN_Iscatterv] = 1, [MPI_FN_Iallgather] = 1,
+	[MPI_FN_Iallgatherv] = 1, [MPI_FN_Ialltoall] = 1,
+	[MPI_FN_Ialltoallv] = 1, [MPI_FN_Ialltoallw] = 1,
+	[MPI_FN_Ireduce_scatter] = 1, [MPI_FN_Ireduce_scatter_block] = 1,
+	[MPI_FN_Iscan] = 1, [MPI_FN_Iexscan] = 1,
+	[MPI_FN_Neighbor_allgather] = 1, [MPI_FN_Neighbor_alltoall] = 1,
+};
+
 /* One collector and whether it was registered (id 0 also means the
  * registry was full or tracing off: registering again would not help). */
 enum coll_state {
@@ -112,6 +134,9 @@ static struct {
 	/* [fn] -> size + 1 collectors: [0] without a peer, [p + 1] peer p.
 	 * Allocated at a function's first traced call. */
 	struct mpi_coll *colls[MPI_FN_COUNT_];
+	/* The communicator of the outermost call in progress, when it is a
+	 * collective's (mpi_call_comm). */
+	MPI_Comm coll_comm;
 } S;
 
 /* ---- clock ----------------------------------------------------------- */
@@ -250,6 +275,40 @@ trace_call(enum mpi_fn fn, uint64_t t0, uint64_t t1, int peer, int tag,
 		grove_trace_record(c, GROVE_OP_MPI_PEER, peer, t1, t1);
 }
 
+/* The communicator instant of a collective call, stamped with the
+ * call's end right after the call's tuple.  The communicator's collector
+ * is named after its collective context id and the world rank of its
+ * rank 0 (communicators split from one parent share context ids), with
+ * its size: "comm", "comm:CTX:FIRST", "size:N".  Cold: registering it
+ * once per communicator. */
+static __attribute__((noinline)) void
+trace_comm(MPI_Comm comm, uint64_t t1)
+{
+	if (__builtin_expect(!comm->trace_coll_state, 0)) {
+		char where[64], pos[32];
+		snprintf(where, sizeof where, "comm:%u:%d",
+		         (unsigned)comm->ctx_coll, mpi_comm_world_rank(comm, 0));
+		snprintf(pos, sizeof pos, "size:%d", comm->size);
+		grove_trace_collector_register(&comm->trace_coll, "comm", "mpi",
+		                               where, pos);
+		comm->trace_coll_state = 1;
+	}
+	/* A full registry left it without an id: nothing to name the
+	 * communicator by, so no instant (the call is still recorded). */
+	if (comm->trace_coll.id)
+		grove_trace_record(&comm->trace_coll, GROVE_OP_MPI_COMM,
+		                   comm->rank, t1, t1);
+}
+
+void
+mpi_call_comm(MPI_Comm comm)
+{
+	/* Only the outermost call's: a collective that runs others inside
+	 * it names its own communicator first. */
+	if (S.depth == 1 && !S.coll_comm)
+		S.coll_comm = comm;
+}
+
 static inline void
 account(enum mpi_fn fn, uint64_t d, size_t bytes)
 {
@@ -281,7 +340,11 @@ mpi_call_enter(enum mpi_fn fn)
 void
 mpi_call_exit(enum mpi_fn fn, uint64_t t0, int peer, int tag, size_t bytes)
 {
-	if (--S.depth != 0 || t0 == 0)
+	if (--S.depth != 0)
+		return;
+	MPI_Comm comm = S.coll_comm;
+	S.coll_comm = NULL;
+	if (t0 == 0)
 		return;
 	uint64_t t1 = clk();
 	/* A call that began before mpi_stats_init (MPI_Init itself, in a
@@ -293,8 +356,11 @@ mpi_call_exit(enum mpi_fn fn, uint64_t t0, int peer, int tag, size_t bytes)
 	/* The flag grove_trace_record tests, read here too so that no
 	 * collector is registered (as id 0, for good) while tracing is
 	 * switched off. */
-	if (S.traced && __atomic_load_n(&grove_trace_on_, __ATOMIC_RELAXED))
+	if (S.traced && __atomic_load_n(&grove_trace_on_, __ATOMIC_RELAXED)) {
 		trace_call(fn, t0, t1, peer, tag, bytes);
+		if (comm && collective[fn])
+			trace_comm(comm, t1);
+	}
 }
 
 /* ---- set-up ---------------------------------------------------------- */
