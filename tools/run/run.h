@@ -42,6 +42,9 @@ struct run_opts {
 	uint64_t slice_ns;       /* --slice */
 	const char *record;      /* --record FILE */
 	const char *replay;      /* --replay FILE */
+	bool emds;               /* --emds FROM:TO given */
+	uint64_t emds_from, emds_to;
+	const char *emds_out;    /* --emds-out PREFIX */
 	const char *stats_json;  /* --stats-json FILE, or NULL */
 	double timeout_s;        /* 0: none */
 	/* "VAR=VAL" for the ranks (from -x and --env), in order. */
@@ -104,6 +107,7 @@ enum run_phase {
 };
 
 struct run_wire;
+struct run_bcs;
 
 struct run_job {
 	struct run_opts *o;
@@ -129,19 +133,27 @@ struct run_job {
 	bool failed;                 /* status decided by a failure */
 	double t_start, t_spawned, t_kill; /* tool_now(); t_kill: SIGKILL due */
 	double deadline;             /* --timeout, 0: none */
-	/* BCS mode: the node manager (0: none or reaped). */
+	/* BCS mode: the node manager (0: none or reaped) and the machine. */
 	pid_t bcs_nm;
+	struct run_bcs *bcs;
 	/* pid -> rank, sorted by pid, for reaping. */
 	struct run_pidx { pid_t pid; unsigned rank; } *pidx;
 };
 
-/* run_bcs.c: starts the node manager (grove-bcs-node) of a --bcs job,
- * before the ranks: 0, or -1 after saying why. */
+/* run_bcs.c: the BCS machine of a --bcs job.  run_bcs_start (before
+ * the ranks) makes its network, starts the node manager (grove-bcs-node)
+ * and the strobe thread: 0, or -1 after saying why. */
 int run_bcs_start(struct run_job *job);
+/* A descriptor the event loop watches (-1 without --bcs); readable when
+ * the strobe failed: run_bcs_failed then ends the job saying why. */
+int run_bcs_fd(const struct run_job *job);
+void run_bcs_failed(struct run_job *job);
 /* What the node manager's end means for the job (from the reaper). */
 void run_bcs_exited(struct run_job *job, int status);
-/* Ends the node manager if it still runs (the job is over). */
-void run_bcs_stop(struct run_job *job);
+/* The job is over: stops the strobe, writes the EMDS files, ends the
+ * node manager and frees the machine.  -1 when a file could not be
+ * written (said). */
+int run_bcs_stop(struct run_job *job);
 
 /* run_spawn.c: starts every rank (n forks); 0, or -1 after saying why
  * (the ranks started so far are in job->ranks and are ended by the

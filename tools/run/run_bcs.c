@@ -1,22 +1,88 @@
-/* grove run --bcs: the node manager (grove-bcs-node) of the job's host.
- * It is started before the ranks, maps the job segment they share and
- * runs the time slices; the ranks wait for it in MPI_Init.  Its end
- * before the ranks' ends the job, naming it. */
+/* grove run --bcs: the machine manager and strobe sender of a BCS job
+ * (docs/bcs.md).
+ *
+ * Before the ranks start, grove run makes the BCS machine: a Grove
+ * network in attach mode whose back-end is the host's node manager
+ * (grove-bcs-node, started here with the job segment's descriptor), and
+ * opens it as its manager (src/bcs).  Then a thread of its own sends the
+ * strobe: it starts every time slice at an absolute time and runs its
+ * microphases over the tree (src/bcs/strobe.h) until the job is over.  The
+ * thread owns the BCS network; the launcher's event loop hears from it
+ * only through an eventfd, when the strobe failed (a node manager lost, a
+ * microphase that never ends), and then ends the job with its message.
+ * The node manager's own end before the ranks' ends the job too, naming
+ * it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bcs/emds.h"
+#include "bcs/strobe.h"
 #include "core/install_dirs.h"
+#include "grove/bcs.h"
 #include "run.h"
 
-int
-run_bcs_start(struct run_job *job)
+/* How long the node manager may take to join (it is a local process
+ * that starts in milliseconds; a loaded machine may take longer). */
+#define RUN_BCS_JOIN_MS 30000
+
+struct run_bcs {
+	grove_net *net;
+	grove_bcs *mgr;
+	pthread_t thread;
+	bool thread_started;
+	atomic_bool stop;        /* the job is over: end the strobe */
+	int efd;                 /* written when the strobe failed */
+	char err[1024];          /* why (written by the thread before efd) */
+	bcs_emds emds;           /* global EMDS, when --emds */
+	bool emds_on;
+	bcs_strobe_result res;
+	uint64_t slice_ns;
+};
+
+static bool
+strobe_stop(void *arg, uint64_t slice)
+{
+	(void)slice;
+	struct run_bcs *b = arg;
+	return atomic_load_explicit(&b->stop, memory_order_acquire);
+}
+
+static void *
+strobe_thread(void *arg)
+{
+	struct run_bcs *b = arg;
+	bcs_strobe_cfg cfg = {
+		.slice_ns = b->slice_ns, .stop = strobe_stop, .arg = b,
+		.emds = b->emds_on ? &b->emds : NULL,
+	};
+	int rc = bcs_strobe_sender_run(b->mgr, &cfg, &b->res);
+	if (rc != 0 && !atomic_load(&b->stop)) {
+		snprintf(b->err, sizeof b->err, "the strobe stopped: %s",
+		         grove_bcs_last_error(b->mgr)[0]
+		             ? grove_bcs_last_error(b->mgr) : grove_strerror(rc));
+		uint64_t one = 1;
+		if (write(b->efd, &one, sizeof one) < 0) {
+			/* The node manager's exit ends the job anyway. */
+		}
+	}
+	return NULL;
+}
+
+/* Starts grove-bcs-node with the job segment and the machine's
+ * connection file. */
+static int
+start_node_manager(struct run_job *job, const char *connect)
 {
 	const struct run_opts *o = job->o;
 	char exe[4096], refused[2048];
@@ -26,13 +92,14 @@ run_bcs_start(struct run_job *job)
 		    "found (%s)\n", RUN_CMD, refused);
 		return -1;
 	}
-	char fd_s[16], slice_s[32], stall_s[32];
+	char fd_s[16], slice_s[32], stall_s[32], emds_s[64];
 	snprintf(fd_s, sizeof fd_s, "%d", job->seg.fd);
-	snprintf(slice_s, sizeof slice_s, "%llu",
-	         (unsigned long long)o->slice_ns);
+	snprintf(slice_s, sizeof slice_s, "%" PRIu64, o->slice_ns);
 	const char *stall = getenv("GROVE_BCS_STALL_MS");
 	snprintf(stall_s, sizeof stall_s, "%s", stall && *stall ? stall : "5000");
-	const char *argv[16];
+	snprintf(emds_s, sizeof emds_s, "%" PRIu64 ":%" PRIu64, o->emds_from,
+	         o->emds_to);
+	const char *argv[24];
 	int a = 0;
 	argv[a++] = "grove-bcs-node";
 	argv[a++] = "--job-fd";
@@ -41,6 +108,8 @@ run_bcs_start(struct run_job *job)
 	argv[a++] = slice_s;
 	argv[a++] = "--stall-ms";
 	argv[a++] = stall_s;
+	argv[a++] = "--connect";
+	argv[a++] = connect;
 	if (o->record) {
 		argv[a++] = "--record";
 		argv[a++] = o->record;
@@ -48,6 +117,12 @@ run_bcs_start(struct run_job *job)
 	if (o->replay) {
 		argv[a++] = "--replay";
 		argv[a++] = o->replay;
+	}
+	if (o->emds) {
+		argv[a++] = "--emds";
+		argv[a++] = emds_s;
+		argv[a++] = "--emds-out";
+		argv[a++] = o->emds_out;
 	}
 	argv[a] = NULL;
 
@@ -82,6 +157,85 @@ run_bcs_start(struct run_job *job)
 	return 0;
 }
 
+int
+run_bcs_start(struct run_job *job)
+{
+	const struct run_opts *o = job->o;
+	struct run_bcs *b = calloc(1, sizeof *b);
+	if (!b) {
+		fprintf(stderr, "%s: out of memory\n", RUN_CMD);
+		return -1;
+	}
+	job->bcs = b;
+	b->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	b->slice_ns = o->slice_ns;
+	if (b->efd < 0) {
+		fprintf(stderr, "%s: eventfd: %s\n", RUN_CMD, strerror(errno));
+		return -1;
+	}
+	if (o->emds) {
+		if (bcs_emds_init(&b->emds, 0, 0, o->emds_from, o->emds_to, b->err,
+		                  sizeof b->err) != 0) {
+			fprintf(stderr, "%s: --emds: %s\n", RUN_CMD, b->err);
+			return -1;
+		}
+		b->emds_on = true;
+	}
+	char connect[4200];
+	snprintf(connect, sizeof connect, "%.4000s/bcs.connect", job->dir);
+	grove_net_opts no;
+	grove_net_opts_init(&no);
+	no.topology = "flat";
+	no.backends = 1; /* one node manager per host */
+	no.mode = GROVE_LAUNCH_ATTACH;
+	no.connect_file = connect;
+	int rc = grove_net_create(&no, &b->net);
+	if (rc != 0) {
+		fprintf(stderr, "%s: cannot create the BCS machine's network: %s\n",
+		    RUN_CMD, b->net ? grove_net_last_error(b->net)
+		                    : grove_strerror(rc));
+		return -1;
+	}
+	if (start_node_manager(job, connect) != 0)
+		return -1;
+	rc = grove_net_wait_backends(b->net, 1, RUN_BCS_JOIN_MS);
+	if (rc == 0) {
+		grove_bcs_opts bo;
+		grove_bcs_opts_init(&bo);
+		bo.timeout_ms = RUN_BCS_JOIN_MS;
+		rc = grove_bcs_manager_open(b->net, &bo, &b->mgr);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "%s: the node manager did not join: %s\n", RUN_CMD,
+		    b->mgr ? grove_bcs_last_error(b->mgr)
+		    : grove_net_last_error(b->net)[0] ? grove_net_last_error(b->net)
+		    : grove_strerror(rc));
+		return -1;
+	}
+	if ((rc = pthread_create(&b->thread, NULL, strobe_thread, b)) != 0) {
+		fprintf(stderr, "%s: cannot start the strobe: %s\n", RUN_CMD,
+		    strerror(rc));
+		return -1;
+	}
+	b->thread_started = true;
+	return 0;
+}
+
+int
+run_bcs_fd(const struct run_job *job)
+{
+	return job->bcs ? job->bcs->efd : -1;
+}
+
+void
+run_bcs_failed(struct run_job *job)
+{
+	uint64_t v;
+	if (!job->bcs || read(job->bcs->efd, &v, sizeof v) != sizeof v)
+		return;
+	run_end_job(job, 1, "%s; ending the job", job->bcs->err);
+}
+
 void
 run_bcs_exited(struct run_job *job, int status)
 {
@@ -89,26 +243,82 @@ run_bcs_exited(struct run_job *job, int status)
 	job->bcs_nm = 0;
 	if (job->phase == RUN_ENDING || job->live == 0)
 		return;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return; /* every rank finalized; their exits come next */
 	char how[64];
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof how, "was killed by signal %d",
 		         WTERMSIG(status));
 	else
-		snprintf(how, sizeof how, "failed (status %d)",
-		         WEXITSTATUS(status));
-	run_end_job(job, 1, "the node manager (grove-bcs-node, pid %d) %s; "
-	    "ending the job", (int)pid, how);
+		snprintf(how, sizeof how, "ended (status %d)", WEXITSTATUS(status));
+	run_end_job(job, 1, "the node manager (grove-bcs-node, pid %d) %s "
+	    "while ranks still ran; ending the job", (int)pid, how);
 }
 
-void
+static int
+write_emds(struct run_bcs *b, const char *prefix)
+{
+	char path[4200];
+	int rc = 0;
+	for (int json = 0; json < 2; json++) {
+		snprintf(path, sizeof path, "%.4000s.global.%s", prefix,
+		         json ? "json" : "csv");
+		FILE *f = fopen(path, "w");
+		if (!f || (json ? bcs_emds_write_json(&b->emds, f)
+		                : bcs_emds_write_csv(&b->emds, f)) != 0) {
+			fprintf(stderr, "%s: cannot write %s: %s\n", RUN_CMD, path,
+			    strerror(errno));
+			rc = -1;
+		}
+		if (f && fclose(f) != 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+int
 run_bcs_stop(struct run_job *job)
 {
-	if (job->bcs_nm <= 0)
-		return;
-	kill(job->bcs_nm, SIGKILL);
-	while (waitpid(job->bcs_nm, NULL, 0) < 0 && errno == EINTR)
-		;
-	job->bcs_nm = 0;
+	struct run_bcs *b = job->bcs;
+	int rc = 0;
+	if (b && b->thread_started) {
+		atomic_store_explicit(&b->stop, true, memory_order_release);
+		pthread_join(b->thread, NULL);
+		b->thread_started = false;
+		if (job->o->verbose)
+			fprintf(stderr, "%s: %" PRIu64 " slices of %.3f ms, %" PRIu64
+			    " ended early, %" PRIu64 " synchronization retries\n",
+			    RUN_CMD, b->res.slices, (double)b->slice_ns / 1e6,
+			    b->res.short_slices, b->res.retries);
+	}
+	if (b && b->emds_on && write_emds(b, job->o->emds_out) != 0)
+		rc = -1;
+	/* The node manager leaves when the strobe stops; give it a moment
+	 * to write its files, then make sure. */
+	if (job->bcs_nm > 0) {
+		int st;
+		for (int i = 0; i < 200; i++) {
+			pid_t p = waitpid(job->bcs_nm, &st, WNOHANG);
+			if (p == job->bcs_nm) {
+				job->bcs_nm = 0;
+				break;
+			}
+			usleep(10000);
+		}
+		if (job->bcs_nm > 0) {
+			kill(job->bcs_nm, SIGKILL);
+			while (waitpid(job->bcs_nm, NULL, 0) < 0 && errno == EINTR)
+				;
+			job->bcs_nm = 0;
+		}
+	}
+	if (b) {
+		grove_bcs_close(b->mgr);
+		grove_net_destroy(b->net);
+		if (b->efd >= 0)
+			close(b->efd);
+		if (b->emds_on)
+			bcs_emds_fini(&b->emds);
+		free(b);
+		job->bcs = NULL;
+	}
+	return rc;
 }

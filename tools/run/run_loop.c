@@ -20,6 +20,8 @@
 #define EV_NET 1u
 #define EV_OUT 2u  /* + which (0 stdout, 1 stderr) */
 #define EV_SHIFT 2
+/* The BCS strobe's eventfd: kind EV_SIG with a "rank" of 1. */
+#define EV_BCS ((1u << EV_SHIFT) | EV_SIG)
 
 /* How long output may still come after the last rank exited (from a
  * process a rank started, which holds its pipe). */
@@ -135,6 +137,12 @@ run_loop(struct run_job *job)
 	ev.data.u64 = EV_SIG;
 	if (epoll_ctl(job->epfd, EPOLL_CTL_ADD, job->sigfd, &ev) != 0)
 		goto sys;
+	int bfd = run_bcs_fd(job);
+	if (bfd >= 0) {
+		ev.data.u64 = EV_BCS;
+		if (epoll_ctl(job->epfd, EPOLL_CTL_ADD, bfd, &ev) != 0)
+			goto sys;
+	}
 	int nfd = run_wire_fd(job->wire);
 	if (nfd >= 0) {
 		ev.data.u64 = EV_NET;
@@ -203,6 +211,8 @@ run_loop(struct run_job *job)
 			unsigned kind = (unsigned)(d & ((1u << EV_SHIFT) - 1));
 			if (d == EV_SIG)
 				on_signals(job);
+			else if (d == EV_BCS)
+				run_bcs_failed(job);
 			else if (d == EV_NET && !net_done) {
 				run_wire_progress(job);
 				net_done = true;

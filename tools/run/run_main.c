@@ -255,12 +255,14 @@ cmd_run(int argc, char **argv)
 	if (o.verbose)
 		fprintf(stderr, "%s: job %s ended after %.1f ms, status %d\n",
 		    RUN_CMD, job.jobid, (tool_now() - job.t_start) * 1e3, status);
+	if (o.bcs && run_bcs_stop(&job) != 0 && status == 0)
+		status = 1;
 	if ((o.stats || o.stats_json) &&
 	    run_stats_report(&job.seg, stderr, o.stats_json) != 0 && status == 0)
 		status = 1;
 out:
 	abandon(&job);
-	run_bcs_stop(&job);
+	(void)run_bcs_stop(&job);
 	run_wire_destroy(job.wire);
 	job.wire = NULL;
 	if (traced)

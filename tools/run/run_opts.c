@@ -39,6 +39,11 @@ run_usage(FILE *f)
 	    "  --record FILE        BCS: write the schedule's decisions (wildcard\n"
 	    "                       matches, tests that succeeded) to FILE\n"
 	    "  --replay FILE        BCS: run again forcing the decisions of FILE\n"
+	    "  --emds FROM:TO       BCS: per-slice statistics (EMDS) of slices\n"
+	    "                       FROM..TO (at most 100000 slices), written\n"
+	    "                       at the end to PREFIX.global.csv/.json and\n"
+	    "                       PREFIX.local.csv/.json\n"
+	    "  --emds-out PREFIX    where (default bcs-emds)\n"
 	    "  --oversubscribe, --allow-run-as-root, --bind-to X, --map-by X\n"
 	    "                       accepted for Open MPI's command lines;\n"
 	    "                       ignored (ranks are never bound, and any\n"
@@ -168,6 +173,23 @@ run_parse(int argc, char **argv, struct run_opts *o)
 				o->record = v;
 			else
 				o->replay = v;
+		} else if (IS("emds")) {
+			const char *v = take_value(argc, argv, &i, eq);
+			unsigned long long a, z;
+			int used = 0;
+			if (!v || sscanf(v, "%llu:%llu%n", &a, &z, &used) != 2 ||
+			    v[used] || a > z || z - a >= 100000)
+				return usage_error("--emds wants FROM:TO, a window of "
+				    "at most 100000 slices", v ? v : "nothing");
+			o->emds = true;
+			o->emds_from = a;
+			o->emds_to = z;
+		} else if (IS("emds-out")) {
+			const char *v = take_value(argc, argv, &i, eq);
+			if (!v || !*v)
+				return usage_error("--emds-out wants a file prefix",
+				    NULL);
+			o->emds_out = v;
 		} else if (IS("keep-trace")) {
 			o->keep_trace = true;
 		} else if (IS("timeout")) {
@@ -215,10 +237,16 @@ run_parse(int argc, char **argv, struct run_opts *o)
 	if (i >= argc)
 		return usage_error("the program to run is missing", NULL);
 	o->argv = argv + i;
-	if (!o->bcs && (o->slice_ns || o->record || o->replay))
+	if (!o->bcs && (o->slice_ns || o->record || o->replay || o->emds ||
+	    o->emds_out))
 		return usage_error(o->slice_ns ? "--slice needs --bcs"
 		                   : o->record ? "--record needs --bcs"
-		                               : "--replay needs --bcs", NULL);
+		                   : o->replay ? "--replay needs --bcs"
+		                               : "--emds needs --bcs", NULL);
+	if (o->emds_out && !o->emds)
+		return usage_error("--emds-out needs --emds", NULL);
+	if (o->emds && !o->emds_out)
+		o->emds_out = "bcs-emds";
 	if (!o->slice_ns)
 		o->slice_ns = RUN_BCS_DEFAULT_SLICE_NS;
 	/* The environment's switches, as the options (docs/mpi.md). */
