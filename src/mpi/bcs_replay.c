@@ -221,8 +221,10 @@ cmp_test(const void *a, const void *b)
 static int
 finish(struct reader *rd, struct mpi_bcs_record *out, int rank)
 {
-	qsort(out->wild, out->nwild, sizeof(*out->wild), cmp_wild);
-	qsort(out->test, out->ntest, sizeof(*out->test), cmp_test);
+	if (out->nwild > 1)
+		qsort(out->wild, out->nwild, sizeof(*out->wild), cmp_wild);
+	if (out->ntest > 1)
+		qsort(out->test, out->ntest, sizeof(*out->test), cmp_test);
 	for (size_t i = 1; i < out->nwild; i++)
 		if (out->wild[i].k == out->wild[i - 1].k) {
 			rd->line = out->wild[i].line;
