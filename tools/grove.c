@@ -21,6 +21,7 @@ static const struct {
 	{"demo", cmd_demo, "run a local tree and show reductions on several streams"},
 	{"bench", cmd_bench, "benchmarks ('grove bench --help' lists them)"},
 	{"trace", cmd_trace, "event spaces: list, dump, stats, clean, sample"},
+	{"report", cmd_report, "an HTML report of a network's or job's event spaces"},
 	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
 	{"run", cmd_run, "start an MPI job (mpiexec): grove run -n N PROGRAM"},

@@ -7,97 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cli_opts.h"
 #include "../cmds.h"
 #include "../toolutil.h"
+#include "../trace_select.h"
 #include "grove/error.h"
-#include "net/sockio.h"
 #include "trace/align.h"
 #include "trace/owner.h"
 #include "trace/trace_impl.h"
-
-/* Asks the running front-end of network `net` (its control socket) to
- * collect every event space now; 0 when all processes answered. */
-static int
-collect_live(const char *net, int timeout_ms)
-{
-	char name[TRACE_NET_LEN + 16], err[256], line[256];
-	/* net passed check_net, so the name always fits. */
-	snprintf(name, sizeof name, "grove.%s.ctl", net);
-	int fd = sockio_connect_unix(name, 2000, err, sizeof err);
-	if (fd < 0) {
-		fprintf(stderr, "grove trace: network %s has no running "
-		        "front-end to collect from (%s)\n", net, err);
-		return 1;
-	}
-	/* An abstract socket's name is anyone's to take and the network id
-	 * is not secret: the answer is trusted only from a process of this
-	 * user (or root), as the front-end trusts only such clients. */
-	struct ucred cr;
-	socklen_t crlen = sizeof cr;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0) {
-		fprintf(stderr, "grove trace: cannot tell who holds the control "
-		        "socket of network %s: %s\n", net, strerror(errno));
-		close(fd);
-		return 1;
-	}
-	if (cr.uid != geteuid() && cr.uid != 0) {
-		fprintf(stderr, "grove trace: the control socket of network %s "
-		        "(@%s) is someone else's: it is held by pid %ld of uid "
-		        "%u, not by this user (uid %u); not asking it to "
-		        "collect\n", net, name, (long)cr.pid, (unsigned)cr.uid,
-		        (unsigned)geteuid());
-		close(fd);
-		return 1;
-	}
-	int n = snprintf(line, sizeof line, "collect %d\n", timeout_ms);
-	size_t got = 0;
-	int rc = sockio_write_all(fd, line, (size_t)n, 2000);
-	/* The front-end answers inside one of its Grove calls: allow for
-	 * the collection's own timeout and a busy tool. */
-	while (rc >= 0 && got < sizeof line - 1 && !memchr(line, '\n', got)) {
-		ssize_t r = sockio_read_some(fd, line + got,
-		                             sizeof line - 1 - got,
-		                             timeout_ms + 5000);
-		if (r <= 0) {
-			rc = -1;
-			break;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	line[got] = '\0';
-	char *nl = strchr(line, '\n');
-	if (nl)
-		*nl = '\0';
-	unsigned copied, answered, expected;
-	if (rc < 0 || !nl) {
-		fprintf(stderr, "grove trace: the front-end of network %s did "
-		        "not answer within %d ms (it serves requests only "
-		        "inside its Grove calls)\n", net, timeout_ms + 5000);
-		return 1;
-	}
-	if (sscanf(line, "ok %u %u %u", &copied, &answered, &expected) == 3) {
-		fprintf(stderr, "grove trace: %u of %u processes answered, "
-		        "%u event spaces copied from other hosts\n", answered,
-		        expected, copied);
-		return 0;
-	}
-	if (sscanf(line, "timeout %u %u %u", &copied, &answered,
-	           &expected) == 3) {
-		fprintf(stderr, "grove trace: only %u of %u processes answered "
-		        "within %d ms (%u copied); dumping what is here\n",
-		        answered, expected, timeout_ms, copied);
-		return 0;
-	}
-	fprintf(stderr, "grove trace: front-end of network %s: %s\n", net,
-	        line);
-	return 1;
-}
 
 /* Each subcommand's usage line and what it does, for its own --help. */
 static const struct {
@@ -168,76 +88,6 @@ usage(FILE *f, const char *sub)
 	fputs(TRACE_HELP_EXIT, f);
 }
 
-/* 0 when `net` can name a network's event spaces: what
- * trace_segment_name accepts ([A-Za-z0-9_-], 1..TRACE_NET_LEN-1
- * characters; dots separate the fields of a segment name).  Checked
- * before use so that a long id is refused rather than cut to one that
- * may name another network. */
-static int
-check_net(const char *sub, const char *net)
-{
-	char name[128];
-	if (trace_segment_name(name, sizeof name, net, "fe", 0) == 0)
-		return 0;
-	fprintf(stderr, "grove trace %s: invalid --net '%s': a network id is "
-	        "1 to %d characters of A-Z a-z 0-9 _ -\n", sub, net,
-	        TRACE_NET_LEN - 1);
-	return 2;
-}
-
-/* Why /dev/shm could not be listed: a /dev/shm that is missing or that
- * this user may not read says so (trace_list leaves errno from opendir). */
-static void
-say_no_list(int rc)
-{
-	fprintf(stderr, "grove trace: cannot list /dev/shm: %s\n",
-	        rc == GROVE_ESYS ? strerror(errno) : grove_strerror(rc));
-}
-
-/* The network to work on: the one given (already checked), or the only
- * one present. */
-static int
-pick_net(const char *given, char *out, size_t len)
-{
-	if (given) {
-		if (strlen(given) >= len)
-			return 1; /* check_net refused it already */
-		snprintf(out, len, "%s", given);
-		return 0;
-	}
-	char **names;
-	size_t n;
-	/* Quiet: other users' segments are named by the reading that
-	 * follows, for the network chosen. */
-	int rc = trace_list(NULL, NULL, &names, &n);
-	if (rc) {
-		say_no_list(rc);
-		return 1;
-	}
-	out[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
-		uint32_t rank;
-		trace_parse_name(names[i], net, sizeof net, role, sizeof role,
-		                 &rank);
-		if (!out[0])
-			snprintf(out, len, "%s", net);
-		else if (strcmp(out, net)) {
-			fprintf(stderr, "grove trace: several networks have "
-			        "event spaces (%s, %s, ...); choose one with "
-			        "--net (see grove trace list)\n", out, net);
-			rc = 1;
-			break;
-		}
-	}
-	if (!rc && !out[0]) {
-		fprintf(stderr, "grove trace: no event spaces in /dev/shm\n");
-		rc = 1;
-	}
-	trace_list_free(names, n);
-	return rc;
-}
-
 static int
 do_list(void)
 {
@@ -245,7 +95,7 @@ do_list(void)
 	size_t n;
 	int rc = trace_list(NULL, stderr, &names, &n);
 	if (rc) {
-		say_no_list(rc);
+		tool_say_no_list("grove trace", rc);
 		return 1;
 	}
 	/* no-ring: threads that recorded into the sink because no ring
@@ -363,7 +213,7 @@ do_clean(const char *net, int force)
 	 * stderr and never removed (nor counted as removed), even by root. */
 	int rc = trace_list(net, stderr, &names, &n);
 	if (rc) {
-		say_no_list(rc);
+		tool_say_no_list("grove trace", rc);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -525,7 +375,7 @@ cmd_trace(int argc, char **argv)
 	if (optind != argc - 1)
 		return tool_usage_error(cmd, "unexpected argument",
 		    argv[optind + 1]);
-	if (net && (rc = check_net(sub, net)))
+	if (net && (rc = tool_check_net(cmd, net)))
 		return rc;
 	if (out && !*out) {
 		fprintf(stderr, "grove trace %s: -o wants a path, not an empty "
@@ -558,15 +408,17 @@ cmd_trace(int argc, char **argv)
 			printf("wrote event spaces of network %s (fe 0, cp 0, "
 			       "be 0..%d)\n", net, nbe - 1);
 	} else if (!strcmp(sub, "dump")) {
-		if (pick_net(net, netbuf, sizeof netbuf))
+		if (tool_pick_net("grove trace", net, netbuf, sizeof netbuf))
 			return 1;
-		if (collect && collect_live(netbuf, (int)timeout_ms))
+		if (collect && tool_collect_live("grove trace", netbuf,
+		    (int)timeout_ms))
 			return 1;
 		rc = trace_collect_and_export(netbuf, NULL, format, out ? out : "-");
 	} else if (!strcmp(sub, "stats")) {
-		if (pick_net(net, netbuf, sizeof netbuf))
+		if (tool_pick_net("grove trace", net, netbuf, sizeof netbuf))
 			return 1;
-		if (collect && collect_live(netbuf, (int)timeout_ms))
+		if (collect && tool_collect_live("grove trace", netbuf,
+		    (int)timeout_ms))
 			return 1;
 		rc = trace_stats_write(netbuf, NULL, out ? out : "-", json);
 	} else {
