@@ -162,9 +162,15 @@ void mpi_bcs_coll_done(const struct bcs_done *dn);
 
 /* ---- bcs_test.c: the test family when mpi_bcs_rr ---------------------- */
 
+/* MPI_Test, Testany, Testall, Testsome, and the waits whose result
+ * depends on what completed first (Waitany, Waitsome). */
 int mpi_bcs_test(MPI_Request *request, int *flag, MPI_Status *status);
 int mpi_bcs_testany(int count, MPI_Request reqs[], int *index, int *flag,
                     MPI_Status *status);
+int mpi_bcs_waitany(int count, MPI_Request reqs[], int *index,
+                    MPI_Status *status);
+int mpi_bcs_waitsome(int incount, MPI_Request reqs[], int *outcount,
+                     int indices[], MPI_Status statuses[]);
 int mpi_bcs_testall(int count, MPI_Request reqs[], int *flag,
                     MPI_Status statuses[]);
 int mpi_bcs_testsome(int incount, MPI_Request reqs[], int *outcount,

@@ -85,6 +85,7 @@ mpi_bcs_is_test_fn(int fn)
 {
 	return fn == MPI_FN_Test || fn == MPI_FN_Testany ||
 	       fn == MPI_FN_Testall || fn == MPI_FN_Testsome ||
+	       fn == MPI_FN_Waitany || fn == MPI_FN_Waitsome ||
 	       fn == MPI_FN_Iprobe || fn == MPI_FN_Improbe ||
 	       fn == MPI_FN_Probe || fn == MPI_FN_Mprobe;
 }
@@ -414,10 +415,11 @@ mpi_bcs_replay_check_reqs(const struct mpi_bcs_tline *t, enum mpi_fn fn,
 			               t->count, (unsigned long long)t->mask);
 		return 0;
 	case MPI_FN_Testany:
+	case MPI_FN_Waitany:
 		if (t->count != 1 || named > 1 || (named == 0 && hi_active == 0))
-			return differs(why, len, "the record (line %u) has MPI_Testany "
+			return differs(why, len, "the record (line %u) has %s "
 			               "completing %u requests (mask %#llx) of %d "
-			               "active", t->line, t->count,
+			               "active", t->line, mpi_fn_names[fn], t->count,
 			               (unsigned long long)t->mask, nactive);
 		return 0;
 	case MPI_FN_Testall:
@@ -429,11 +431,12 @@ mpi_bcs_replay_check_reqs(const struct mpi_bcs_tline *t, enum mpi_fn fn,
 			               (unsigned long long)amask);
 		return 0;
 	case MPI_FN_Testsome:
+	case MPI_FN_Waitsome:
 		if (t->count == 0 || beyond < 0 || beyond > hi_active)
-			return differs(why, len, "the record (line %u) has MPI_Testsome "
+			return differs(why, len, "the record (line %u) has %s "
 			               "completing %u requests (mask %#llx); the call "
-			               "has %d active", t->line, t->count,
-			               (unsigned long long)t->mask, nactive);
+			               "has %d active", t->line, mpi_fn_names[fn],
+			               t->count, (unsigned long long)t->mask, nactive);
 		return 0;
 	default:
 		return differs(why, len, "%s is not a test of requests",

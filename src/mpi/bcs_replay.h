@@ -81,8 +81,8 @@ const struct mpi_bcs_tline *
 mpi_bcs_record_test(const struct mpi_bcs_record *r, uint32_t k);
 
 /* The calls that count as test-family calls (k): MPI_Test, Testany,
- * Testall, Testsome, Iprobe, Improbe, and the blocking probes MPI_Probe
- * and MPI_Mprobe (whose answer depends on timing as much). */
+ * Testall, Testsome, Iprobe, Improbe, and the blocking calls whose answer
+ * depends on timing as much: MPI_Waitany, Waitsome, Probe, Mprobe. */
 bool mpi_bcs_is_test_fn(int fn);
 
 /* Checks that t (call k returned true) can be the outcome of the call

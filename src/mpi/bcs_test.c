@@ -1,5 +1,6 @@
-/* BCS mode: the test family (MPI_Test, Testany, Testall, Testsome) under
- * record/replay; request.c hands them here when mpi_bcs_rr is set.
+/* BCS mode: the test family (MPI_Test, Testany, Testall, Testsome, and
+ * MPI_Waitany and MPI_Waitsome, whose answer is whatever completed first)
+ * under record/replay; request.c hands them here when mpi_bcs_rr is set.
  *
  * What such a call returns depends on when completions arrived, the one
  * thing a later run cannot repeat by itself.  So every call counts
@@ -11,6 +12,7 @@
  *     true waits until the recorded requests have completed and returns
  *     exactly those; a call not recorded returns false even if something
  *     completed (it completes later, at a wait or a later test).
+ * A wait always returns true: replaying one with no line has diverged.
  * A call whose answer does not depend on timing (no active request) is
  * neither recorded nor forced. */
 #include <stdlib.h>
@@ -135,10 +137,27 @@ choose_replayed(const struct mpi_bcs_tline *t, enum mpi_fn fn,
 		}
 }
 
-/* Decides call fn over reqs[0..n): 0, or MPI_ERR_NO_MEM. */
+struct any_wait {
+	int n;
+	MPI_Request *reqs;
+	const bool *active;
+};
+
+static bool
+any_done(void *arg)
+{
+	const struct any_wait *w = arg;
+	for (int i = 0; i < w->n; i++)
+		if (w->active[i] && w->reqs[i]->done)
+			return true;
+	return false;
+}
+
+/* Decides call fn over reqs[0..n), which waits for something to complete
+ * when block: 0, or MPI_ERR_NO_MEM. */
 static int
 decide(enum mpi_fn fn, enum shape sh, int n, MPI_Request reqs[],
-       struct pick *p)
+       struct pick *p, bool block)
 {
 	memset(p, 0, sizeof(*p));
 	p->k = mpi_bcs_next_call(fn);
@@ -157,11 +176,22 @@ decide(enum mpi_fn fn, enum shape sh, int n, MPI_Request reqs[],
 	const struct mpi_bcs_record *rec = mpi_bcs_replay();
 	if (rec) {
 		const struct mpi_bcs_tline *t = mpi_bcs_record_test(rec, p->k);
-		if (t)
+		if (t) {
 			choose_replayed(t, fn, reqs, p);
-		else
+		} else if (block) {
+			char where[80];
+			snprintf(where, sizeof(where), "test-family call %u (%s)",
+			         p->k, mpi_fn_names[fn]);
+			mpi_bcs_diverged(where, "the record has no line for it, and "
+			                        "a wait always completes something");
+		} else {
 			mpi_progress(); /* completions go on arriving */
+		}
 		return MPI_SUCCESS;
+	}
+	if (block) {
+		struct any_wait w = {n, reqs, p->active};
+		mpi_progress_until(any_done, &w);
 	}
 	choose_live(sh, reqs, p);
 	if (p->nsel == 0) {
@@ -195,7 +225,7 @@ int
 mpi_bcs_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	struct pick p;
-	if (decide(MPI_FN_Test, ONE, 1, request, &p) != 0)
+	if (decide(MPI_FN_Test, ONE, 1, request, &p, false) != 0)
 		return no_mem(MPI_FN_Test);
 	int rc = MPI_SUCCESS;
 	if (p.nactive == 0) {
@@ -216,35 +246,53 @@ mpi_bcs_test(MPI_Request *request, int *flag, MPI_Status *status)
 	return rc;
 }
 
-int
-mpi_bcs_testany(int count, MPI_Request reqs[], int *index, int *flag,
-                MPI_Status *status)
+/* MPI_Testany (flag set) and MPI_Waitany (flag NULL). */
+static int
+any_rr(enum mpi_fn fn, int count, MPI_Request reqs[], int *index, int *flag,
+       MPI_Status *status)
 {
 	struct pick p;
-	if (decide(MPI_FN_Testany, ANY, count, reqs, &p) != 0)
-		return no_mem(MPI_FN_Testany);
+	if (decide(fn, ANY, count, reqs, &p, flag == NULL) != 0)
+		return no_mem(fn);
 	int rc = MPI_SUCCESS;
 	*index = MPI_UNDEFINED;
 	if (p.nactive == 0) {
-		*flag = 1;
+		if (flag)
+			*flag = 1;
 		if (status != MPI_STATUS_IGNORE)
 			mpi_status_empty(status, MPI_ANY_SOURCE);
 	} else if (p.nsel == 0) {
-		*flag = 0;
+		if (flag) /* (a wait always selects one) */
+			*flag = 0;
 	} else {
 		int i = 0;
 		while (!p.sel[i])
 			i++;
-		*flag = 1;
+		if (flag)
+			*flag = 1;
 		*index = i;
 		MPI_Comm comm = req_comm(reqs[i]);
 		int e = mpi_request_finish(&reqs[i], status);
-		mpi_bcs_note(MPI_FN_Testany, p.k, 1, sel_mask(&p), -1, -1);
+		mpi_bcs_note(fn, p.k, 1, sel_mask(&p), -1, -1);
 		if (e)
-			rc = mpi_err(comm, e, MPI_FN_Testany, "%s", err_what(e));
+			rc = mpi_err(comm, e, fn, "%s", err_what(e));
 	}
 	pick_free(&p);
 	return rc;
+}
+
+int
+mpi_bcs_testany(int count, MPI_Request reqs[], int *index, int *flag,
+                MPI_Status *status)
+{
+	return any_rr(MPI_FN_Testany, count, reqs, index, flag, status);
+}
+
+int
+mpi_bcs_waitany(int count, MPI_Request reqs[], int *index,
+                MPI_Status *status)
+{
+	return any_rr(MPI_FN_Waitany, count, reqs, index, NULL, status);
 }
 
 /* Finishes reqs[i] into st (its MPI_ERROR set): true when it failed. */
@@ -264,7 +312,7 @@ mpi_bcs_testall(int count, MPI_Request reqs[], int *flag,
                 MPI_Status statuses[])
 {
 	struct pick p;
-	if (decide(MPI_FN_Testall, ALL, count, reqs, &p) != 0)
+	if (decide(MPI_FN_Testall, ALL, count, reqs, &p, false) != 0)
 		return no_mem(MPI_FN_Testall);
 	*flag = p.nactive == 0 || p.nsel > 0;
 	bool failed = false;
@@ -287,13 +335,14 @@ mpi_bcs_testall(int count, MPI_Request reqs[], int *flag,
 	return MPI_SUCCESS;
 }
 
-int
-mpi_bcs_testsome(int incount, MPI_Request reqs[], int *outcount,
-                 int indices[], MPI_Status statuses[])
+/* MPI_Testsome and MPI_Waitsome (block). */
+static int
+some_rr(enum mpi_fn fn, bool block, int incount, MPI_Request reqs[],
+        int *outcount, int indices[], MPI_Status statuses[])
 {
 	struct pick p;
-	if (decide(MPI_FN_Testsome, SOME, incount, reqs, &p) != 0)
-		return no_mem(MPI_FN_Testsome);
+	if (decide(fn, SOME, incount, reqs, &p, block) != 0)
+		return no_mem(fn);
 	if (p.nactive == 0) {
 		*outcount = MPI_UNDEFINED;
 		pick_free(&p);
@@ -313,10 +362,26 @@ mpi_bcs_testsome(int incount, MPI_Request reqs[], int *outcount,
 	}
 	*outcount = n;
 	if (n > 0)
-		mpi_bcs_note(MPI_FN_Testsome, p.k, (uint32_t)n, mask, -1, -1);
+		mpi_bcs_note(fn, p.k, (uint32_t)n, mask, -1, -1);
 	pick_free(&p);
 	if (failed)
-		return mpi_err(ec, MPI_ERR_IN_STATUS, MPI_FN_Testsome,
+		return mpi_err(ec, MPI_ERR_IN_STATUS, fn,
 		               "a request failed (see its status's MPI_ERROR)");
 	return MPI_SUCCESS;
+}
+
+int
+mpi_bcs_testsome(int incount, MPI_Request reqs[], int *outcount,
+                 int indices[], MPI_Status statuses[])
+{
+	return some_rr(MPI_FN_Testsome, false, incount, reqs, outcount, indices,
+	               statuses);
+}
+
+int
+mpi_bcs_waitsome(int incount, MPI_Request reqs[], int *outcount,
+                 int indices[], MPI_Status statuses[])
+{
+	return some_rr(MPI_FN_Waitsome, true, incount, reqs, outcount, indices,
+	               statuses);
 }

@@ -313,7 +313,11 @@ PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 	if (rc || (rc = check_array(MPI_FN_Waitany, count, reqs)))
 		return rc;
 	MPI_ENTER(Waitany);
-	rc = any_common(MPI_FN_Waitany, count, reqs, index, NULL, status, true);
+	if (__builtin_expect(mpi_bcs_rr, 0))
+		rc = mpi_bcs_waitany(count, reqs, index, status);
+	else
+		rc = any_common(MPI_FN_Waitany, count, reqs, index, NULL, status,
+		                true);
 	MPI_EXIT(Waitany, -1, 0, 0);
 	return rc;
 }
@@ -381,8 +385,11 @@ PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	if (rc || (rc = check_array(MPI_FN_Waitsome, incount, reqs)))
 		return rc;
 	MPI_ENTER(Waitsome);
-	rc = some_common(MPI_FN_Waitsome, incount, reqs, outcount, indices,
-	                 statuses, true);
+	if (__builtin_expect(mpi_bcs_rr, 0))
+		rc = mpi_bcs_waitsome(incount, reqs, outcount, indices, statuses);
+	else
+		rc = some_common(MPI_FN_Waitsome, incount, reqs, outcount, indices,
+		                 statuses, true);
 	MPI_EXIT(Waitsome, -1, 0, 0);
 	return rc;
 }

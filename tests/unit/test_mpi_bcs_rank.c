@@ -961,6 +961,22 @@ test_record_notes_what_tests_return(void **state)
 	assert_int_equal(n.peer, MPI_FN_Testany);
 	assert_int_equal(n.addr, 2);
 
+	/* Waitany: what completed first. */
+	assert_int_equal(MPI_Irecv(&got, 1, MPI_INT, 0, 33, MPI_COMM_WORLD, &rq[0]),
+	                 0);
+	assert_int_equal(MPI_Irecv(&got, 1, MPI_INT, 0, 34, MPI_COMM_WORLD, &rq[1]),
+	                 0);
+	assert_int_equal(MPI_Send(&v, 1, MPI_INT, 0, 34, MPI_COMM_WORLD), 0);
+	assert_int_equal(MPI_Waitany(2, rq, &idx, MPI_STATUS_IGNORE), 0);
+	calls++;
+	assert_int_equal(idx, 1);
+	n = await_desc(&from, BCS_D_NOTE);
+	assert_int_equal(n.seq, calls - 1);
+	assert_int_equal(n.peer, MPI_FN_Waitany);
+	assert_int_equal(n.addr, 2);
+	assert_int_equal(MPI_Cancel(&rq[0]), 0);
+	assert_int_equal(MPI_Wait(&rq[0], MPI_STATUS_IGNORE), 0);
+
 	/* Iprobe: the message's envelope. */
 	assert_int_equal(MPI_Isend(&v, 1, MPI_INT, 0, 32, MPI_COMM_WORLD, &rq[0]),
 	                 0);
@@ -1000,13 +1016,16 @@ test_replay_forces_tests_and_wildcards(void **state)
 	FILE *f = fdopen(fd, "w");
 	/* Call 0 (MPI_Test) true; call 1 not recorded (false); call 2
 	 * (MPI_Testany) true with index 1; call 3 (MPI_Iprobe) true with a
-	 * message from 0, tag 24.  The first wildcard receive matched 0. */
+	 * message from 0, tag 24; call 4 (MPI_Waitany) index 1.  The first
+	 * wildcard receive matched 0. */
 	fprintf(f, "# grove-bcs-record 1\n# ranks %d slice_ns 1000000\n"
 	           "W 2 0 0 0\n"
 	           "T 3 0 0 %d 1 0x1 -1 -1\n"
 	           "T 5 0 2 %d 1 0x2 -1 -1\n"
-	           "T 6 0 3 %d 1 0x1 0 24\n",
-	        NRANKS, MPI_FN_Test, MPI_FN_Testany, MPI_FN_Iprobe);
+	           "T 6 0 3 %d 1 0x1 0 24\n"
+	           "T 7 0 4 %d 1 0x2 -1 -1\n",
+	        NRANKS, MPI_FN_Test, MPI_FN_Testany, MPI_FN_Iprobe,
+	        MPI_FN_Waitany);
 	fclose(f);
 	restart("GROVE_BCS_REPLAY", path);
 	assert_true(mpi_bcs_rr);
@@ -1070,7 +1089,18 @@ test_replay_forces_tests_and_wildcards(void **state)
 	                          MPI_STATUS_IGNORE),
 	                 0);
 	assert_int_equal(MPI_Wait(&s, MPI_STATUS_IGNORE), 0);
-	/* Call 4, past the record: false. */
+	/* Call 4: index 1, though index 0 completed first. */
+	assert_int_equal(MPI_Irecv(&g0, 1, MPI_INT, 0, 25, MPI_COMM_WORLD, &rq[0]),
+	                 0);
+	assert_int_equal(MPI_Irecv(&g1, 1, MPI_INT, 0, 26, MPI_COMM_WORLD, &rq[1]),
+	                 0);
+	assert_int_equal(MPI_Send(&v, 1, MPI_INT, 0, 25, MPI_COMM_WORLD), 0);
+	assert_int_equal(MPI_Isend(&v, 1, MPI_INT, 0, 26, MPI_COMM_WORLD, &s), 0);
+	assert_int_equal(MPI_Waitany(2, rq, &idx, MPI_STATUS_IGNORE), 0);
+	assert_int_equal(idx, 1);
+	assert_int_equal(MPI_Wait(&rq[0], MPI_STATUS_IGNORE), 0);
+	assert_int_equal(MPI_Wait(&s, MPI_STATUS_IGNORE), 0);
+	/* Call 5, past the record: false. */
 	assert_int_equal(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
 	                            &flag, &st),
 	                 0);

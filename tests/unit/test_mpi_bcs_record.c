@@ -201,6 +201,14 @@ test_replay_checks_requests(void **state)
 	assert_int_equal(mpi_bcs_replay_check_reqs(&t, MPI_FN_Testany, 3, act,
 	                                           why, sizeof(why)),
 	                 -1);
+	/* MPI_Waitany is recorded as MPI_Testany is. */
+	t = tline(MPI_FN_Waitany, 1, 1u << 2, -1, -1);
+	assert_int_equal(mpi_bcs_replay_check_reqs(&t, MPI_FN_Waitany, 3, act,
+	                                           why, sizeof(why)),
+	                 0);
+	assert_int_equal(mpi_bcs_replay_check_reqs(&t, MPI_FN_Testany, 3, act,
+	                                           why, sizeof(why)),
+	                 -1);
 	/* An index past 64 is not in the mask: fine when there is one. */
 	t = tline(MPI_FN_Testany, 1, 0, -1, -1);
 	assert_int_equal(mpi_bcs_replay_check_reqs(&t, MPI_FN_Testany, 70, act,
