@@ -183,6 +183,26 @@ mpi_bcs_fini(void)
 
 static int drain(void);
 
+/* Waits until the node manager has taken every descriptor of this rank:
+ * it reads the rings at slice boundaries, and a job whose ranks have all
+ * left may end before the next one (the end line of a record would be
+ * lost).  Bounded like MPI_Init's wait, in case it is gone. */
+static void
+wait_drained(void)
+{
+	double t0 = mono_s();
+	long nap_ns = 100000;
+	while (__atomic_load_n(&B.to_nm->head, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&B.to_nm->tail, __ATOMIC_RELAXED)) {
+		if (mono_s() - t0 >= MPI_BCS_NM_WAIT_S)
+			return;
+		struct timespec ts = {0, nap_ns};
+		nanosleep(&ts, NULL);
+		if (nap_ns < 1000000)
+			nap_ns *= 2;
+	}
+}
+
 void
 mpi_bcs_finalize(void)
 {
@@ -201,6 +221,7 @@ mpi_bcs_finalize(void)
 	struct bcs_desc d = {.kind = BCS_D_FINALIZE, .me = B.rank,
 	                     .peer = -1, .peer_world = -1};
 	mpi_bcs_post(&d);
+	wait_drained();
 	mpi_bcs_fini();
 }
 

@@ -49,8 +49,10 @@ int mpi_bcs_detect(const struct mpi_job *job, char *err, size_t errlen);
 int mpi_bcs_init(struct mpi_job *job, int rank, int size, double wait_s,
                  char *err, size_t errlen);
 /* MPI_Finalize, after its barrier: takes the completions still due,
- * checks that a replay used its whole record (ends the job if not), and
- * tells the node manager (BCS_D_FINALIZE).  Then frees the module. */
+ * notes the end of a recorded run, checks that a replay used its whole
+ * record (ends the job if not), tells the node manager (BCS_D_FINALIZE)
+ * and waits until it has taken every descriptor.  Then frees the
+ * module. */
 void mpi_bcs_finalize(void);
 /* Frees everything and leaves BCS mode (also for the unit tests). */
 void mpi_bcs_fini(void);
