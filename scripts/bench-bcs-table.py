@@ -16,6 +16,8 @@ EXPECTED_PERIOD = 9          # bcs-mpi.txt 5.3: a barrier every nine slices
 
 
 def fmt(v):
+    if float(v).is_integer() and abs(v) < 1e6:
+        return str(int(v))
     a = abs(v)
     return (f"{v:.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else
             f"{v:.2f}" if a >= 1 else f"{v:.3f}")
@@ -67,8 +69,8 @@ def validation(rows, slice_us):
     if not v:
         print("(i) validation: not run (no --bcs in this build)\n")
         return
-    print("(i) validation, bcs-mpi.txt 5.3: bcs_validate, 8 ranks, "
-          f"--bcs --slice {slice_us:g}us")
+    print(f"(i) validation, bcs-mpi.txt 5.3: bcs_validate, {v[0]['ranks']} "
+          f"ranks, --bcs --slice {slice_us:g}us")
     if not any("getts_mean_us" in r for r in v):
         print("no EMDS figures (no --emds in this build, or the runs "
               "failed)")
@@ -83,6 +85,7 @@ def validation(rows, slice_us):
     prog, _ = cell(v, "period_us")
     slices, slices_t = cell(v, "emds_slices")
     ranks = v[0]["ranks"]
+    pairs = ranks - ranks % 2  # an odd job's last rank only joins barriers
     body = [
         ["slices recorded", slices_t, "the window"],
         ["GETTS, mean (us)", getts_t, f"{slice_us:g} (the slice)"],
@@ -95,18 +98,22 @@ def validation(rows, slice_us):
          pct(gap9) if gap9 is not None else "-", "all"],
         ["NP2PDEM between barriers (median; share of slices with some)",
          f"{between_t}; {pct(between_nz)}" if between is not None
-         else between_t, f"{ranks} (a send or receive per rank); all"],
+         else between_t, f"{pairs} (a send or receive per paired rank); all"],
         ["NP2PDEM in a barrier's slice (median)", at_t, "0"],
         ["barrier period from the program's time (slices)",
          fmt(prog / slice_us) if prog is not None else "-",
          str(EXPECTED_PERIOD)],
     ]
-    follows = (gap == EXPECTED_PERIOD and gap9 is not None and gap9 >= 0.95
-               and between is not None and between_nz >= 0.95
-               and at == 0)
-    body.append(["NCOLLMSM and NP2PDEM follow the program",
-                 "yes" if follows else "no" if gap is not None else "-",
-                 "yes"])
+    # The pattern holds when its usual period is the program's and the
+    # counts are what the program posts; how often it holds is the share
+    # of gaps of nine (a rank descheduled for a slice shifts a period).
+    if gap is None:
+        verdict = "-"
+    elif gap == EXPECTED_PERIOD and between == pairs and at == 0:
+        verdict = f"yes, {pct(gap9)} of the periods"
+    else:
+        verdict = "no"
+    body.append(["NCOLLMSM and NP2PDEM follow the program", verdict, "yes"])
     table(["measurement", "measured", "expected"], body)
 
 
@@ -115,7 +122,8 @@ def stencil(rows, slice_us):
     if not s:
         return
     print("(ii) blocking against non-blocking, bcs-mpi.txt 6.3: stencil, "
-          "8 ranks, an allreduce every step; grain in CPU time of a rank")
+          f"{s[0]['ranks']} ranks, an allreduce every step; grain in CPU time "
+          "of a rank")
     body = []
     for g in sorted({r["grain_slices"] for r in s}):
         for mode in ("blocking", "nonblocking"):
@@ -143,8 +151,8 @@ def mds(rows):
     m = [r for r in rows if r["part"] == "mds"]
     if not m:
         return
-    print("(iii) monitoring overhead, bcs-mpi.txt 6.4 (Table 6.1): 8 ranks "
-          "under --bcs; the program's loop time")
+    print("(iii) monitoring overhead, bcs-mpi.txt 6.4 (Table 6.1): "
+          f"{m[0]['ranks']} ranks under --bcs; the program's loop time")
     body = []
     for bench, label in (("stencil", "stencil, non-blocking, grain 10 "
                                      "slices"),
@@ -171,10 +179,12 @@ def osu(rows, slice_us):
              {"bytes": 1}),
             ("ping-pong 1 MiB, 2 ranks (us)", "pingpong", "lat_us",
              {"bytes": 1 << 20}),
-            ("allreduce 8 B, 8 ranks (us)", "allreduce", "avg_us", {}),
-            ("barrier, 8 ranks (us)", "barrier", "avg_us", {})]
+            ("allreduce 8 B, N ranks (us)", "allreduce", "avg_us", {}),
+            ("barrier, N ranks (us)", "barrier", "avg_us", {})]
     body = []
     for label, bench, key, extra in spec:
+        n = [r["ranks"] for r in o if r["bench"] == bench]
+        label = label.replace("N ranks", f"{n[0] if n else '?'} ranks")
         d, d_t = cell(o, key, bench=bench, launch="direct", **extra)
         b, b_t = cell(o, key, bench=bench, launch="bcs", **extra)
         body.append([label, d_t, b_t, ratio(b, d),

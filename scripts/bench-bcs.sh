@@ -3,10 +3,11 @@
 # sitting on this machine:
 #
 #   scripts/bench-bcs.sh [--quick] [--reps N] [--slice DURATION]
-#                        [--out FILE] [--build DIR] [--timeout SECONDS]
+#                        [--ranks N] [--out FILE] [--build DIR]
+#                        [--timeout SECONDS]
 #
 #   (i)   validation (bcs-mpi.txt 5.3, Figures 5.3-5.5): bench/mpi/
-#         bcs_validate at 8 ranks under --bcs with the per-slice metrics
+#         bcs_validate at 8 ranks (--ranks) under --bcs with the per-slice metrics
 #         (EMDS) recorded for 10000 slices; from them the mean GETTS, the
 #         share of slices whose length is within 10% of the slice, and
 #         whether NCOLLMSM and NP2PDEM follow the program (a barrier every
@@ -27,7 +28,11 @@
 # machine hits all of them.  Tables give medians over the repetitions.
 #
 # --slice: the BCS time slice (default 1ms); grains and the prediction
-# are in slices of it.  --reps: default 3.  --timeout: limit per run in
+# are in slices of it.  --ranks: the ranks of every part but the
+# ping-pong (default 8, the paper's validation; on a machine with fewer
+# cores than ranks a step's computation is spread over their turns, and
+# a blocking call's cost includes waiting for neighbours that are not
+# running).  --reps: default 3.  --timeout: limit per run in
 # seconds (default 120; a run that hits it is reported as timed out,
 # never as a number).  --quick: one repetition, shorter runs (EMDS over
 # 2000 slices), a smoke run of this script, not for figures.
@@ -42,18 +47,19 @@
 set -euo pipefail
 
 usage() {
-	sed -n '/^#   scripts/,/^#  *\[--out/p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '/^#   scripts/,/^#  *\[--timeout/p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-build=build quick=0 reps='' out='' limit=120 slice=1ms
+build=build quick=0 reps='' out='' limit=120 slice=1ms ranks=8
 while (($#)); do
 	case $1 in
 	--quick) quick=1 ;;
 	--reps) reps=${2:?--reps needs a number}; shift ;;
 	--slice) slice=${2:?--slice needs a duration}; shift ;;
+	--ranks) ranks=${2:?--ranks needs a number}; shift ;;
 	--out) out=${2:?--out needs a file}; shift ;;
 	--build) build=${2:?--build needs a directory}; shift ;;
 	--timeout) limit=${2:?--timeout needs seconds}; shift ;;
@@ -64,6 +70,8 @@ while (($#)); do
 done
 [[ $limit =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench-bcs: --timeout SECONDS, a whole number >= 1" >&2; exit 2; }
+[[ $ranks =~ ^[1-9][0-9]*$ && $ranks -ge 2 ]] ||
+	{ echo "bench-bcs: --ranks N, N >= 2" >&2; exit 2; }
 case $slice in
 *us) slice_us=${slice%us} ;;
 *ms) slice_us=$(awk -v v="${slice%ms}" 'BEGIN { print v * 1000 }') ;;
@@ -341,8 +349,8 @@ part_validate() { # $1 rep
 		opts+=" --emds $emds_from:$emds_to --emds-out $prefix"
 	fi
 	EMDS_PREFIX=$prefix EVERY=$every run \
-	    "$(desc part=validate bench=bcs_validate launch=bcs mds=$mds rep=$1 ranks=8)" \
-	    8 "$opts" "$progs/bcs_validate" --iters "$validate_iters" \
+	    "$(desc part=validate bench=bcs_validate launch=bcs mds=$mds rep=$1 ranks=$ranks)" \
+	    "$ranks" "$opts" "$progs/bcs_validate" --iters "$validate_iters" \
 	    --every "$every"
 	# The first repetition's files are the ones to plot.
 	if [[ $1 == 1 && -n $prefix && -e $prefix.global.csv ]]; then
@@ -358,8 +366,8 @@ part_stencil() { # $1 rep
 		((steps >= 5)) || steps=5
 		for mode in blocking nonblocking; do
 			for m in $(rotate "$1" "${modes[@]}"); do
-				run "$(desc part=stencil bench=stencil launch=$m mds=off rep=$1 ranks=8 grain_slices=$g mode=$mode)" \
-				    8 "$(launch_opts $m)" "$progs/stencil" --mode "$mode" \
+				run "$(desc part=stencil bench=stencil launch=$m mds=off rep=$1 ranks=$ranks grain_slices=$g mode=$mode)" \
+				    "$ranks" "$(launch_opts $m)" "$progs/stencil" --mode "$mode" \
 				    --grain-us "$(awk -v g="$g" -v s="$slice_us" 'BEGIN { print g * s }')" \
 				    --steps "$steps" --allreduce-every 1
 			done
@@ -377,12 +385,12 @@ part_mds() { # $1 rep
 		mmds) opts+=" --stats" ;;
 		emds) opts+=" --emds $mds_window --emds-out $tmp/mds" ;;
 		esac
-		run "$(desc part=mds bench=stencil launch=bcs mds=$k rep=$1 ranks=8 grain_slices=10 mode=nonblocking)" \
-		    8 "$opts" "$progs/stencil" --mode nonblocking \
+		run "$(desc part=mds bench=stencil launch=bcs mds=$k rep=$1 ranks=$ranks grain_slices=10 mode=nonblocking)" \
+		    "$ranks" "$opts" "$progs/stencil" --mode nonblocking \
 		    --grain-us "$(awk -v s="$slice_us" 'BEGIN { print 10 * s }')" \
 		    --steps "$mds_steps" --allreduce-every 1
-		run "$(desc part=mds bench=allreduce_heavy launch=bcs mds=$k rep=$1 ranks=8)" \
-		    8 "$opts" "$progs/allreduce_heavy" --iters "$heavy_iters"
+		run "$(desc part=mds bench=allreduce_heavy launch=bcs mds=$k rep=$1 ranks=$ranks)" \
+		    "$ranks" "$opts" "$progs/allreduce_heavy" --iters "$heavy_iters"
 	done
 }
 
@@ -396,10 +404,10 @@ part_osu() { # $1 rep
 		run "$(desc part=osu bench=pingpong launch=$m rep=$1 ranks=2 bytes=1048576)" \
 		    2 "$(launch_opts $m)" "$scratch/osu/pingpong" -m 1048576 \
 		    -M 1048576 -t "$pingpong_t"
-		run "$(desc part=osu bench=allreduce launch=$m rep=$1 ranks=8)" \
-		    8 "$(launch_opts $m)" "$scratch/osu/allreduce" "${coll_args[@]}"
-		run "$(desc part=osu bench=barrier launch=$m rep=$1 ranks=8)" \
-		    8 "$(launch_opts $m)" "$scratch/osu/barrier" "${coll_args[@]}"
+		run "$(desc part=osu bench=allreduce launch=$m rep=$1 ranks=$ranks)" \
+		    "$ranks" "$(launch_opts $m)" "$scratch/osu/allreduce" "${coll_args[@]}"
+		run "$(desc part=osu bench=barrier launch=$m rep=$1 ranks=$ranks)" \
+		    "$ranks" "$(launch_opts $m)" "$scratch/osu/barrier" "${coll_args[@]}"
 	done
 }
 

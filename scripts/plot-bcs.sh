@@ -162,7 +162,7 @@ fi
 cat >"$tmp/fig.gp" <<GP
 set terminal svg size 800,400 dynamic font 'sans,11'
 set grid
-set key top right box opaque
+set key top right box opaque width 2
 set xlabel 'time slice'
 set output '$outdir/bcs-getts.svg'
 set title "Global elapsed time from the previous time slice (GETTS), slices $g0-$g1"
