@@ -140,6 +140,14 @@ struct grove_bcs {
 	uint32_t nvars;
 	bcs_event *events;
 	uint32_t nevents;
+	/* Called after each signal of an event, inside the dispatch of the
+	 * message that raised it (internal; the strobe receiver runs its
+	 * microphase from here, so that a Compare-And-Write query that
+	 * follows a strobe on the manager's ordered stream is answered
+	 * after the microphase, without a message of its own to say it is
+	 * done).  It must not call the grove_bcs_* functions. */
+	void (*on_signal)(grove_bcs *b, int32_t ev, void *arg);
+	void *on_signal_arg;
 
 	bcs_peer *peers;         /* [nodes] */
 	uint32_t nlost;          /* nodes lost or left */

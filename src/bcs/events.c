@@ -9,8 +9,11 @@
 void
 bcs_event_signal(grove_bcs *b, int32_t ev)
 {
-	if (ev >= 0 && (uint32_t)ev < b->nevents)
+	if (ev >= 0 && (uint32_t)ev < b->nevents) {
 		b->events[ev].signals++;
+		if (b->on_signal)
+			b->on_signal(b, ev, b->on_signal_arg);
+	}
 }
 
 void

@@ -55,9 +55,13 @@ strobe(grove_bcs *b, uint64_t slice, uint32_t phase)
 	return grove_bcs_xfer_and_signal(b, &x);
 }
 
-/* Waits until every node is done with (slice, phase): its done event
- * from each, then a Compare-And-Write proves it.  *usr counts the
- * Compare-And-Writes that failed, *more whether a node has work. */
+/* Waits until every node is done with (slice, phase): a Compare-And-
+ * Write on the done variable, sent right after the (micro)strobe on the
+ * same ordered stream.  A node runs the microphase inside the dispatch
+ * of the strobe (receiver below), so the query that follows is answered
+ * after it: one multicast and one reduction per microphase, and the
+ * first Compare-And-Write holds unless a node fell behind.  *usr counts
+ * the ones that did not hold, *more whether a node has work. */
 static int
 wait_done(grove_bcs *b, uint64_t slice, int phase, int timeout_ms,
     uint64_t *usr, bool *more)
@@ -66,24 +70,10 @@ wait_done(grove_bcs *b, uint64_t slice, int phase, int timeout_ms,
 	int64_t want = seq_of(slice, phase) << 1;
 	grove_bcs_cw cw = {.var = done_var(b), .cmp = GROVE_BCS_GE,
 	    .value = want, .write_event = GROVE_BCS_NO_EVENT};
-	uint32_t got = 0;
 	uint64_t deadline = bcs_now_ms() + (uint64_t)timeout_ms;
-	/* Between checks, wait for done events at most this long: a lost
-	 * node sends none, and the check is what finds it lost. */
-	int poll_ms = 2;
 	for (;;) {
-		int rc;
-		if (got < b->nodes) {
-			rc = grove_bcs_test_event(b, done_ev(b), poll_ms);
-			if (rc == 1) {
-				got++;
-				continue;
-			}
-			if (rc < 0)
-				return rc;
-		}
 		int64_t vmin = 0, vmax = 0;
-		rc = bcs_compare_and_write_range(b, &cw, timeout_ms, &vmin,
+		int rc = bcs_compare_and_write_range(b, &cw, timeout_ms, &vmin,
 		    &vmax);
 		if (rc == 1) {
 			*more = (vmax & 1) != 0;
@@ -97,13 +87,21 @@ wait_done(grove_bcs *b, uint64_t slice, int phase, int timeout_ms,
 			return rc;
 		}
 		(*usr)++;
-		got = 0; /* the events counted were stale */
 		if (bcs_now_ms() >= deadline) {
 			bcs_set_error(b, "strobe: slice %llu: not every node "
 			    "finished %s within %d ms", (unsigned long long)slice,
 			    names[phase], timeout_ms);
 			return GROVE_ETIMEDOUT;
 		}
+		/* A node behind: serve the network a moment, then strobe
+		 * again (a node runs a microphase once, however many strobes
+		 * name it) and ask again (a lost node is found by the next
+		 * query). */
+		int ev = grove_bcs_test_event(b, done_ev(b), 1);
+		if (ev < 0)
+			return ev;
+		if ((rc = strobe(b, slice, (uint32_t)phase)) != 0)
+			return rc;
 	}
 }
 
@@ -196,15 +194,76 @@ bcs_strobe_sender_run(grove_bcs *b, const bcs_strobe_cfg *cfg,
 
 /* ---- the receiver ------------------------------------------------------- */
 
-static int
-report_done(grove_bcs *b, uint64_t slice, int phase, bool more)
+/* The receiver's state, which the strobe's signal hook updates. */
+struct recv {
+	bcs_phase_fn phase;
+	void *arg;
+	bcs_emds *emds;
+	uint64_t cur, t_strobe, t_prev, t_last;
+	uint32_t last_phase;
+	uint64_t m[BCS_EMDS_LOCAL_N];
+	bcs_strobe_counts c;
+	int rc;
+	bool stopped;
+};
+
+/* Runs the microphase a strobe starts, inside the dispatch of the strobe
+ * message (grove_bcs.on_signal), and sets the done variable that the
+ * manager's Compare-And-Write reads next. */
+static void
+on_strobe(grove_bcs *b, int32_t ev, void *arg)
 {
-	b->vars[done_var(b)] = (seq_of(slice, phase) << 1) | (more ? 1 : 0);
-	uint32_t mgr = GROVE_BCS_MANAGER;
-	grove_bcs_xfer x = {.to = {&mgr, 1}, .src_addr = (uintptr_t)b,
-	    .len = 0, .local_event = GROVE_BCS_NO_EVENT,
-	    .remote_event = done_ev(b)};
-	return grove_bcs_xfer_and_signal(b, &x);
+	struct recv *r = arg;
+	if (ev != strobe_ev(b) || r->rc || r->stopped)
+		return;
+	uint64_t slice;
+	uint32_t ph;
+	memcpy(&slice, b->gmem + strobe_off(b), 8);
+	memcpy(&ph, b->gmem + strobe_off(b) + 8, 4);
+	if (slice == r->cur && ph == r->last_phase)
+		return; /* a signal whose strobe was seen */
+	uint64_t t = now_ns();
+	if ((ph == BCS_DEM || ph == STROBE_STOP) && r->cur != UINT64_MAX) {
+		/* The previous slice is over here. */
+		r->m[BCS_LTTS] = r->t_last - r->t_strobe;
+		r->m[BCS_NP2PDEM] = r->c.np2pdem;
+		r->m[BCS_NP2PMSM] = r->c.np2pmsm;
+		r->m[BCS_NCOLLDEM] = r->c.ncolldem;
+		r->m[BCS_NCOLLMSM] = r->c.ncollmsm;
+		r->m[BCS_BPTS] = r->c.bpts;
+		if (r->emds)
+			bcs_emds_record(r->emds, r->cur, r->m);
+	}
+	if (ph == STROBE_STOP) {
+		r->stopped = true;
+		return;
+	}
+	if (ph >= BCS_MICROPHASES) {
+		bcs_set_error(b, "strobe: node %u: microphase %u from the "
+		    "manager", b->self, ph);
+		r->rc = GROVE_EPROTO;
+		return;
+	}
+	if (ph == BCS_DEM) {
+		memset(r->m, 0, sizeof r->m);
+		memset(&r->c, 0, sizeof r->c);
+		r->m[BCS_LETTS] = r->t_prev ? t - r->t_prev : 0;
+		r->t_prev = r->t_strobe = t;
+	}
+	r->cur = slice;
+	r->last_phase = ph;
+	bool more = false;
+	int rc = r->phase(r->arg, slice, (int)ph, &more, &r->c);
+	if (rc < 0) {
+		r->rc = rc;
+		return;
+	}
+	r->t_last = now_ns();
+	if (ph == BCS_DEM)
+		r->m[BCS_LTDEM] = r->t_last - t;
+	else if (ph == BCS_MSM)
+		r->m[BCS_LMSM] = r->t_last - t;
+	b->vars[done_var(b)] = (seq_of(slice, (int)ph) << 1) | (more ? 1 : 0);
 }
 
 int
@@ -216,62 +275,28 @@ bcs_strobe_receiver_run(grove_bcs *b, bcs_phase_fn phase, void *arg,
 	int rc = check_machine(b);
 	if (rc != 0)
 		return rc;
-	uint64_t cur = UINT64_MAX, t_strobe = 0, t_prev = 0, t_last = 0;
-	uint32_t last_phase = UINT32_MAX;
-	uint64_t m[BCS_EMDS_LOCAL_N] = {0};
-	bcs_strobe_counts c = {0, 0, 0, 0, 0};
+	struct recv r = {.phase = phase, .arg = arg, .emds = emds,
+	    .cur = UINT64_MAX, .last_phase = UINT32_MAX};
+	b->on_signal = on_strobe;
+	b->on_signal_arg = &r;
+	/* A strobe that came before the hook was in place (with the end of
+	 * the machine's opening): its microphase runs now. */
+	if (b->events[strobe_ev(b)].signals)
+		on_strobe(b, strobe_ev(b), &r);
 	for (;;) {
 		rc = grove_bcs_test_event(b, strobe_ev(b), -1);
 		if (rc < 0)
 			break;
-		uint64_t slice;
-		uint32_t ph;
-		memcpy(&slice, b->gmem + strobe_off(b), 8);
-		memcpy(&ph, b->gmem + strobe_off(b) + 8, 4);
-		if (slice == cur && ph == last_phase)
-			continue; /* a signal whose strobe was seen */
-		uint64_t t = now_ns();
-		if ((ph == BCS_DEM || ph == STROBE_STOP) &&
-		    cur != UINT64_MAX) {
-			/* The previous slice is over here. */
-			m[BCS_LTTS] = t_last - t_strobe;
-			m[BCS_NP2PDEM] = c.np2pdem;
-			m[BCS_NP2PMSM] = c.np2pmsm;
-			m[BCS_NCOLLDEM] = c.ncolldem;
-			m[BCS_NCOLLMSM] = c.ncollmsm;
-			m[BCS_BPTS] = c.bpts;
-			if (emds)
-				bcs_emds_record(emds, cur, m);
+		if (r.rc) {
+			rc = r.rc;
+			break;
 		}
-		if (ph == STROBE_STOP) {
+		if (r.stopped) {
 			rc = 0;
 			break;
 		}
-		if (ph >= BCS_MICROPHASES) {
-			bcs_set_error(b, "strobe: node %u: microphase %u from the "
-			    "manager", b->self, ph);
-			rc = GROVE_EPROTO;
-			break;
-		}
-		if (ph == BCS_DEM) {
-			memset(m, 0, sizeof m);
-			memset(&c, 0, sizeof c);
-			m[BCS_LETTS] = t_prev ? t - t_prev : 0;
-			t_prev = t_strobe = t;
-		}
-		cur = slice;
-		last_phase = ph;
-		bool more = false;
-		rc = phase(arg, slice, (int)ph, &more, &c);
-		if (rc < 0)
-			break;
-		t_last = now_ns();
-		if (ph == BCS_DEM)
-			m[BCS_LTDEM] = t_last - t;
-		else if (ph == BCS_MSM)
-			m[BCS_LMSM] = t_last - t;
-		if ((rc = report_done(b, slice, (int)ph, more)) != 0)
-			break;
 	}
+	b->on_signal = NULL;
+	b->on_signal_arg = NULL;
 	return rc;
 }

@@ -3,16 +3,18 @@
  *
  * The sender (the machine manager, in grove run) starts slice i at
  * t0 + i * slice_ns with a strobe, an Xfer-And-Signal of {slice, DEM}
- * into every node's global memory with the strobe event.  Each node (its
- * node manager) runs the microphase and reports done: it sets its done
- * variable to (seq << 1 | more work) and signals the manager's done event
- * (an empty Xfer-And-Signal), so the manager does not poll the tree.
- * With every node's done event in, a Compare-And-Write on the done
- * variable proves the microphase is over everywhere (a failure counts as
- * an unsuccessful synchronization retry, USR*) and tells whether any node
- * has work left (the maximum of the done values); then the microstrobe of
- * the next microphase goes out, as the strobe did.  When no node has work
- * after MSM, the slice ends there (its GTTS is shorter than the slice).
+ * into every node's global memory with the strobe event, followed at once
+ * on the same ordered stream by a Compare-And-Write on the nodes' done
+ * variable.  Each node (its node manager) runs the microphase inside the
+ * dispatch of the strobe and sets its done variable to (seq << 1 | more
+ * work), so the query that follows is answered after the microphase: one
+ * multicast and one reduction prove the microphase over everywhere and
+ * tell whether any node has work left (the maximum of the done values).
+ * A query that does not hold (a node behind) counts as an unsuccessful
+ * synchronization retry (USR*) and is asked again.  Then the microstrobe
+ * of the next microphase goes out, as the strobe did.  When no node has
+ * work after MSM, the slice ends there (its GTTS is shorter than the
+ * slice).
  *
  * The strobe uses the last global variable and the last two events and
  * 16 bytes at the end of global memory: the callers keep off them.
