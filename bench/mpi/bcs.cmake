@@ -16,7 +16,8 @@ if(GROVE_TESTS)
   # Each program briefly, in direct mode, at 2 and 4 ranks (and the
   # blocking stencil at 3, a ring of odd size, whose send/receive order
   # must not deadlock): the programs check their results and exit 1 on a
-  # wrong one.  No time is checked.
+  # wrong one.  The same runs under --bcs (mpibench.bcs.*), whose
+  # results must be the same.  No time is checked.
   set(bcs_bench_validate bcs_validate --iters 200 --every 4 --bytes 64)
   set(bcs_bench_stencil_blocking stencil --steps 30 --grain-us 20
       --bytes 100 --cells 64 --mode blocking --allreduce-every 3)
@@ -35,6 +36,11 @@ if(GROVE_TESTS)
                        $<TARGET_FILE:mpibench_${prog}> ${bcs_bench_${run}})
       set_tests_properties(mpibench.${run}.${n} PROPERTIES TIMEOUT 120
         LABELS mpi)
+      add_test(NAME mpibench.bcs.${run}.${n}
+               COMMAND ${CMAKE_BINARY_DIR}/grove run --bcs -n ${n}
+                       $<TARGET_FILE:mpibench_${prog}> ${bcs_bench_${run}})
+      set_tests_properties(mpibench.bcs.${run}.${n} PROPERTIES TIMEOUT 180
+        LABELS "mpi;bcs")
     endforeach()
   endforeach()
   # scripts/plot-bcs.sh needs gnuplot, which only the benchmarks'
