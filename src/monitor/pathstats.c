@@ -157,48 +157,43 @@ for_people(const void *x, const void *y)
 	return c;
 }
 
-/* The statistics of a group's samples without those of one path: the
- * inverse of the pairwise merge.  m2 is kept from going below 0 by
- * rounding. */
+/* Marks the hotspots of group [lo, hi) of r.  A path is compared with
+ * the means of its peers that have min_count samples: their mean and
+ * standard deviation (unweighted: each path one value), the spread
+ * between paths.  Its own mean is an estimate too, so the spread the
+ * difference is measured in combines the peers' standard deviation and
+ * the standard error of the path's mean (sd / sqrt(count)), and is at
+ * least 1 ns, the timestamps' resolution.  A standard deviation needs two
+ * values: a path with fewer than two such peers is never a hotspot. */
 static void
-leave_out(const struct mon_welford *all, const struct mon_path_stats *p,
-          double m2p, uint64_t *n, double *mean, double *sd)
+mark_group(struct mon_path_stats *r, size_t lo, size_t hi, uint32_t group,
+           double k, uint64_t min_count)
 {
-	*n = all->n - p->count;
-	if (!*n) {
-		*mean = *sd = 0;
-		return;
-	}
-	double nt = (double)all->n, np = (double)p->count, nr = (double)*n;
-	*mean = (nt * all->mean - np * p->mean_ns) / nr;
-	double d = p->mean_ns - *mean;
-	double m2 = all->m2 - m2p - d * d * np * nr / nt;
-	*sd = *n > 1 && m2 > 0 ? sqrt(m2 / (nr - 1)) : 0;
-}
-
-/* Marks the hotspots of group [lo, hi) of r (m2 of each path in m2). */
-static void
-mark_group(struct mon_path_stats *r, const double *m2, size_t lo, size_t hi,
-           uint32_t group, double k, uint64_t min_count)
-{
-	struct mon_welford all = {0};
-	for (size_t i = lo; i < hi; i++) {
-		struct mon_welford w = {r[i].count, r[i].mean_ns, m2[i],
-		                        r[i].min_ns, r[i].max_ns};
-		mon_welford_merge(&all, &w);
-	}
 	for (size_t i = lo; i < hi; i++) {
 		struct mon_path_stats *p = &r[i];
 		p->group = group;
 		p->peers = (uint32_t)(hi - lo - 1);
-		if (!p->peers)
+		/* Welford over the peers' means. */
+		double n = 0, mean = 0, m2 = 0;
+		uint64_t samples = 0;
+		for (size_t j = lo; j < hi; j++) {
+			if (j == i || r[j].count < min_count)
+				continue;
+			n++;
+			double d = r[j].mean_ns - mean;
+			mean += d / n;
+			m2 += d * (r[j].mean_ns - mean);
+			samples += r[j].count;
+		}
+		p->peer_count = samples;
+		if (n < 2)
 			continue;
-		leave_out(&all, p, m2[i], &p->peer_count, &p->peers_mean_ns,
-		          &p->peers_sd_ns);
-		double sd = p->peers_sd_ns > 1 ? p->peers_sd_ns : 1;
-		p->z = (p->mean_ns - p->peers_mean_ns) / sd;
-		if (p->count >= min_count && p->peer_count >= min_count &&
-		    fabs(p->z) > k)
+		p->peers_mean_ns = mean;
+		p->peers_sd_ns = m2 > 0 ? sqrt(m2 / (n - 1)) : 0;
+		double se = p->count ? p->sd_ns / sqrt((double)p->count) : 0;
+		double spread = sqrt(p->peers_sd_ns * p->peers_sd_ns + se * se);
+		p->z = (p->mean_ns - mean) / (spread > 1 ? spread : 1);
+		if (p->count >= min_count && fabs(p->z) > k)
 			p->hotspot = p->z > 0 ? 1 : -1;
 	}
 }
@@ -212,12 +207,8 @@ mon_pathstats_results(const struct mon_pathstats *s, double k,
 		return GROVE_EINVAL;
 	size_t cnt = mon_map_count(s->paths), i = 0, pos = 0, kl;
 	struct mon_path_stats *r = calloc(cnt ? cnt : 1, sizeof *r);
-	double *m2 = calloc(cnt ? cnt : 1, sizeof *m2);
-	if (!r || !m2) {
-		free(r);
-		free(m2);
+	if (!r)
 		return GROVE_ENOMEM;
-	}
 	const char *key;
 	const struct path *p;
 	while ((p = mon_map_next(s->paths, &pos, &key, &kl)) && i < cnt) {
@@ -237,25 +228,17 @@ mon_pathstats_results(const struct mon_pathstats *s, double k,
 		d->max_ns = p->w.max;
 		d->mean_ns = p->w.mean;
 		d->sd_ns = mon_welford_sd(&p->w);
-		/* Its m2 travels with it through the sort, in z, until the
-		 * groups are marked. */
-		d->z = p->w.m2;
 		i++;
 	}
 	qsort(r, i, sizeof *r, by_group);
-	for (size_t j = 0; j < i; j++) {
-		m2[j] = r[j].z;
-		r[j].z = 0;
-	}
 	uint32_t group = 0;
 	for (size_t lo = 0; lo < i; group++) {
 		size_t hi = lo + 1;
 		while (hi < i && !group_cmp(&r[lo], &r[hi]))
 			hi++;
-		mark_group(r, m2, lo, hi, group, k, min_count);
+		mark_group(r, lo, hi, group, k, min_count);
 		lo = hi;
 	}
-	free(m2);
 	qsort(r, i, sizeof *r, for_people);
 	*out = r;
 	*n = i;

@@ -15,13 +15,14 @@
  * Hotspots: a path's peers are the other paths with the same collector
  * name, layer and operation recorded by processes of the same role (one
  * CP's children's links and another CP's; every rank's MPI_Send to each
- * of its peers).  A path is a hotspot when its mean differs from the
- * mean of its peers' samples by more than k standard deviations of its
- * peers' samples (all samples of the other paths of the group, merged;
- * at least 1 ns, the timestamps' resolution), and both it and its peers
- * have at least min_count samples.  So one slow link among a CP's
- * children, or one slow peer among a rank's sends, stands out; a path
- * without peers is never one. */
+ * of its peers).  A path is a hotspot when its mean differs from the mean
+ * of its peers' means by more than k standard deviations of those means
+ * (the spread between peer paths, each path one value, combined with the
+ * standard error of the path's own mean; at least 1 ns), counting only
+ * paths with at least min_count samples, and only with two such peers
+ * or more.  So one slow link among a CP's children, or one slow peer
+ * among a rank's sends, stands out; a path without peers is never one.
+ */
 #ifndef GROVE_MONITOR_PATHSTATS_H
 #define GROVE_MONITOR_PATHSTATS_H
 
@@ -59,9 +60,11 @@ struct mon_path_stats {
 	uint32_t group;       /* its peer group (an index, in order of the
 	                         sorted paths) */
 	uint32_t peers;       /* other paths of the group */
-	uint64_t peer_count;  /* their samples */
-	double peers_mean_ns, peers_sd_ns;
-	double z;             /* (mean - peers' mean) / peers' sd */
+	uint64_t peer_count;  /* samples of those compared (min_count) */
+	double peers_mean_ns; /* mean of their means */
+	double peers_sd_ns;   /* standard deviation of their means */
+	double z;             /* (mean - peers' mean) / spread (see above);
+	                         0 with fewer than two peers compared */
 	int hotspot;          /* +1 slower than its peers, -1 faster, 0 not */
 };
 

@@ -137,13 +137,21 @@ test_hotspots(void **state)
 	assert_true(fabs(fast->sd_ns - sqrt(30 * 200.0 / 3 / 29)) < 1e-9);
 	assert_string_equal(fast->op, "read");
 	assert_string_equal(fast->role, "cp");
-	/* Peers: the other three link.read paths of CPs. */
+	/* Peers: the other three link.read paths of CPs, whose means are
+	 * all 110: the slow path is measured against its own standard
+	 * error, sd / sqrt(30). */
 	assert_int_equal(slow->peers, 3);
 	assert_int_equal(slow->peer_count, 90);
 	assert_true(fabs(slow->peers_mean_ns - 110) < 1e-9);
+	assert_true(slow->peers_sd_ns == 0);
+	assert_true(fabs(slow->z - 990 / (slow->sd_ns / sqrt(30))) < 1e-6);
 	assert_int_equal(slow->hotspot, 1);
-	assert_true(slow->z > 3);
+	/* A fast path's peers: 110, 110 and 1100; mean 440. */
+	assert_true(fabs(fast->peers_mean_ns - 440) < 1e-9);
+	assert_true(fabs(fast->peers_sd_ns - sqrt((2 * 330.0 * 330 +
+	            660.0 * 660) / 2)) < 1e-6);
 	assert_int_equal(fast->hotspot, 0);
+	assert_true(fast->z < 0);
 	assert_int_equal(fast->group, slow->group);
 	const struct mon_path_stats *f = path(r, n, "cp 2", "stream:1");
 	assert_int_equal(f->peers, 0);
@@ -158,7 +166,25 @@ test_hotspots(void **state)
 	free(r);
 	assert_int_equal(mon_pathstats_results(s, 3, 31, &r, &n), 0);
 	assert_int_equal(path(r, n, "cp 2", "link:6->2")->hotspot, 0);
+	assert_true(path(r, n, "cp 2", "link:6->2")->z == 0);
 	free(r);
+	/* Faster than its peers: a path at a tenth of the others' mean is
+	 * one too (-1). */
+	struct mon_pathstats *q = mon_pathstats_new();
+	for (uint32_t i = 0; i < 20; i++)
+		for (uint32_t c = 1; c <= 2; c++)
+			for (int pi = 0; pi < 2; pi++) {
+				uint64_t d = pi == 0 && c == 1 ? 10 : 100 + i % 2;
+				struct mon_tuple u = fx_tuple(c, GROVE_OP_READ, i,
+				    8, 0, d);
+				assert_int_equal(mon_pathstats_feed(q, &pm, cp[pi],
+				                                    &u), 0);
+			}
+	assert_int_equal(mon_pathstats_results(q, 3, 10, &r, &n), 0);
+	assert_int_equal(path(r, n, "cp 1", "link:3->1")->hotspot, -1);
+	assert_int_equal(path(r, n, "cp 1", "link:4->1")->hotspot, 0);
+	free(r);
+	mon_pathstats_free(q);
 	mon_pathstats_free(s);
 	mon_pathmap_free(&pm);
 }
