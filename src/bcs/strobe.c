@@ -9,6 +9,9 @@
 
 #define STROBE_STOP 0xff   /* the phase of the last strobe */
 #define STROBE_BYTES 16    /* {u64 slice, u32 phase, u32 zero} */
+/* A microphase's Compare-And-Write is asked in turns of this long; a
+ * lost node is looked for between turns. */
+#define STROBE_TURN_MS 50
 
 static uint64_t
 now_ns(void)
@@ -71,10 +74,29 @@ wait_done(grove_bcs *b, uint64_t slice, int phase, int timeout_ms,
 	grove_bcs_cw cw = {.var = done_var(b), .cmp = GROVE_BCS_GE,
 	    .value = want, .write_event = GROVE_BCS_NO_EVENT};
 	uint64_t deadline = bcs_now_ms() + (uint64_t)timeout_ms;
+	/* The query in flight is not failed when a node dies under it (its
+	 * reduction waits for every node): ask in short turns, and between
+	 * them look for losses. */
+	int turn_ms = timeout_ms < STROBE_TURN_MS ? timeout_ms : STROBE_TURN_MS;
+	grove_bcs_set all = {NULL, 0};
 	for (;;) {
 		int64_t vmin = 0, vmax = 0;
-		int rc = bcs_compare_and_write_range(b, &cw, timeout_ms, &vmin,
+		int rc = bcs_compare_and_write_range(b, &cw, turn_ms, &vmin,
 		    &vmax);
+		if (rc == GROVE_ETIMEDOUT) {
+			rc = bcs_check_alive(b, &all);
+			if (rc == 0 && bcs_now_ms() < deadline) {
+				(*usr)++;
+				continue;
+			}
+			if (rc == 0) {
+				bcs_set_error(b, "strobe: slice %llu: not every node "
+				    "finished %s within %d ms",
+				    (unsigned long long)slice, names[phase],
+				    timeout_ms);
+				return GROVE_ETIMEDOUT;
+			}
+		}
 		if (rc == 1) {
 			*more = (vmax & 1) != 0;
 			return 0;
