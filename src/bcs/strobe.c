@@ -184,7 +184,10 @@ bcs_strobe_sender_run(grove_bcs *b, const bcs_strobe_cfg *cfg,
 			}
 			m[BCS_USRTS] += usr;
 			t_last = t;
-			if (p == BCS_MSM && !more) {
+			/* Nothing anywhere after DEM (no descriptor drained, no
+			 * transfer going on) or after MSM (nothing scheduled):
+			 * the slice ends here. */
+			if ((p == BCS_DEM || p == BCS_MSM) && !more) {
 				r.short_slices++;
 				break;
 			}

@@ -13,8 +13,9 @@
  * A query that does not hold (a node behind) counts as an unsuccessful
  * synchronization retry (USR*) and is asked again.  Then the microstrobe
  * of the next microphase goes out, as the strobe did.  When no node has
- * work after MSM, the slice ends there (its GTTS is shorter than the
- * slice).
+ * work after DEM (nothing was posted, nothing is being moved) or after
+ * MSM (nothing was scheduled), the slice ends there (its GTTS is shorter
+ * than the slice).
  *
  * The strobe uses the last global variable and the last two events and
  * 16 bytes at the end of global memory: the callers keep off them.
@@ -67,7 +68,8 @@ int bcs_strobe_sender_run(grove_bcs *mgr, const bcs_strobe_cfg *cfg,
     bcs_strobe_result *res);
 
 /* A node's microphase: 0 or an error (which ends the receiver).  *more:
- * after MSM, whether this node has work for the rest of the slice. */
+ * after DEM and after MSM, whether this node has work for the rest of
+ * the slice. */
 typedef int (*bcs_phase_fn)(void *arg, uint64_t slice, int microphase,
     bool *more, bcs_strobe_counts *c);
 

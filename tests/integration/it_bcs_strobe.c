@@ -50,7 +50,9 @@ phase(void *arg, uint64_t slice, int ph, bool *more, bcs_strobe_counts *c)
 		s->n.order_errors++;
 	s->next = ph + 1;
 	s->n.calls[ph]++;
-	*more = slice < BUSY_SLICES;
+	/* Work after DEM in every slice (so MSM always runs), after MSM
+	 * only in the busy ones. */
+	*more = ph == BCS_DEM || slice < BUSY_SLICES;
 	if (ph == BCS_MSM && !*more)
 		s->next = BCS_DEM; /* the slice ends after MSM */
 	if (ph == BCS_RED)

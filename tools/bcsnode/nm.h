@@ -56,8 +56,9 @@ int nm_open(struct nm **out, int job_fd, const struct nm_opts *o, char *err,
             size_t errlen);
 void nm_close(struct nm *nm);
 
-/* Runs microphase ph of slice.  After NM_MSM, *more says whether the
- * slice has anything left to do (transfers, collectives); when it has
+/* Runs microphase ph of slice.  After NM_DEM and NM_MSM, *more says
+ * whether the slice has anything left to do (after DEM: new descriptors
+ * or a transfer going on; after MSM: transfers, collectives); when it has
  * not, the rest of the slice's microphases may be skipped.  c collects
  * the slice's counts (zero it at the slice's start).  0, or -1 with a
  * message in err when the job cannot go on (a rank's memory cannot be

@@ -81,7 +81,7 @@ phase(void *arg, uint64_t slice, int microphase, bool *more,
 	c->np2pmsm = nc.np2pmsm;
 	c->ncollmsm = nc.ncollmsm;
 	c->bpts = nc.bpts;
-	if (microphase == NM_MSM)
+	if (microphase == NM_DEM || microphase == NM_MSM)
 		*more = m;
 	if (rc != 0) {
 		fprintf(stderr, "grove-bcs-node: slice %" PRIu64 ": %s\n", slice,

@@ -222,6 +222,14 @@ nm_phase(struct nm *nm, uint64_t slice, enum nm_phase ph, bool *more,
 	case NM_DEM:
 		nm->progressed = false;
 		nm_dem(nm, c);
+		/* Matching has something to do only with new descriptors or
+		 * a transfer going on; else the slice may end here. */
+		*more = nm->xfers != NULL;
+		for (int i = 0; i < nm->n && !*more; i++)
+			*more = nm->r[i].nfresh > 0;
+		count_blocked(nm, c);
+		if (!*more)
+			rc = nm_stall_check(nm, err, errlen);
 		break;
 	case NM_MSM:
 		rc = nm_msm(nm, c, err, errlen);

@@ -233,7 +233,9 @@ run_bcs_failed(struct run_job *job)
 	uint64_t v;
 	if (!job->bcs || read(job->bcs->efd, &v, sizeof v) != sizeof v)
 		return;
-	run_end_job(job, 1, "%s; ending the job", job->bcs->err);
+	/* One host: the machine's only node is its node manager. */
+	run_end_job(job, 1, "the node manager (grove-bcs-node, pid %d) is out "
+	    "of step: %s; ending the job", (int)job->bcs_nm, job->bcs->err);
 }
 
 void
