@@ -67,6 +67,34 @@ bcs_emds_record(bcs_emds *e, uint64_t slice, const uint64_t *vals)
 	e->have[i] = 1;
 }
 
+/* Where a global row keeps its strobe time: a column the files do not
+ * show (global rows use BCS_EMDS_GLOBAL_N of BCS_EMDS_COLS). */
+#define START_COL (BCS_EMDS_COLS - 1)
+_Static_assert(BCS_EMDS_GLOBAL_N < BCS_EMDS_COLS, "a spare column");
+
+void
+bcs_emds_set_start(bcs_emds *e, uint64_t slice, uint64_t mono_ns)
+{
+	if (!e->vals || e->local || slice < e->from || slice > e->to)
+		return;
+	e->vals[(size_t)(slice - e->from) * BCS_EMDS_COLS + START_COL] = mono_ns;
+}
+
+int
+bcs_emds_row(const bcs_emds *e, uint64_t slice, uint64_t *vals,
+    uint64_t *start_ns)
+{
+	if (!e->vals || slice < e->from || slice > e->to ||
+	    !e->have[slice - e->from])
+		return 0;
+	const uint64_t *row = e->vals + (size_t)(slice - e->from) * BCS_EMDS_COLS;
+	int n = e->local ? BCS_EMDS_LOCAL_N : BCS_EMDS_GLOBAL_N;
+	memcpy(vals, row, (size_t)n * sizeof *vals);
+	if (start_ns)
+		*start_ns = e->local ? 0 : row[START_COL];
+	return 1;
+}
+
 uint64_t
 bcs_emds_rows(const bcs_emds *e)
 {

@@ -54,6 +54,15 @@ void bcs_emds_fini(bcs_emds *e);
 /* Keeps the row of slice (when inside the window): vals has
  * BCS_EMDS_GLOBAL_N or BCS_EMDS_LOCAL_N values. */
 void bcs_emds_record(bcs_emds *e, uint64_t slice, const uint64_t *vals);
+/* A global row also keeps its slice's strobe time (CLOCK_MONOTONIC ns),
+ * not written to the files: grove run turns the rows into event-space
+ * tuples with it.  Set it after bcs_emds_record. */
+void bcs_emds_set_start(bcs_emds *e, uint64_t slice, uint64_t mono_ns);
+/* Slice's row: 1 with its values (BCS_EMDS_GLOBAL_N or _LOCAL_N of
+ * them) and, for a global row, its strobe time; 0 when none was
+ * recorded. */
+int bcs_emds_row(const bcs_emds *e, uint64_t slice, uint64_t *vals,
+    uint64_t *start_ns);
 /* Rows recorded. */
 uint64_t bcs_emds_rows(const bcs_emds *e);
 /* A header line, then one row per recorded slice (local rows carry the

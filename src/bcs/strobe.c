@@ -198,8 +198,10 @@ bcs_strobe_sender_run(grove_bcs *b, const bcs_strobe_cfg *cfg,
 		r.retries += m[BCS_USRTS];
 		if (m[BCS_GTTS] < r.min_gtts_ns)
 			r.min_gtts_ns = m[BCS_GTTS];
-		if (cfg->emds)
+		if (cfg->emds) {
 			bcs_emds_record(cfg->emds, i, m);
+			bcs_emds_set_start(cfg->emds, i, ts);
+		}
 	}
 	if (rc == 0 || rc == GROVE_ETIMEDOUT) {
 		/* The nodes stop too (those still there). */

@@ -30,7 +30,9 @@
 #include "bcs/strobe.h"
 #include "core/install_dirs.h"
 #include "grove/bcs.h"
+#include "grove/trace.h"
 #include "run.h"
+#include "trace/space.h"
 
 /* How long the node manager may take to join (it is a local process
  * that starts in milliseconds; a loaded machine may take longer). */
@@ -48,6 +50,7 @@ struct run_bcs {
 	bool emds_on;
 	bcs_strobe_result res;
 	uint64_t slice_ns;
+	struct trace_calib cal0;  /* event-space clock vs monotonic, at start */
 };
 
 static bool
@@ -173,6 +176,7 @@ run_bcs_start(struct run_job *job)
 		fprintf(stderr, "%s: eventfd: %s\n", RUN_CMD, strerror(errno));
 		return -1;
 	}
+	trace_calib_now(grove_trace_clock_tsc_, &b->cal0);
 	if (o->emds) {
 		if (bcs_emds_init(&b->emds, 0, 0, o->emds_from, o->emds_to, b->err,
 		                  sizeof b->err) != 0) {
@@ -276,6 +280,47 @@ write_emds(struct run_bcs *b, const char *prefix)
 	return rc;
 }
 
+/* The global EMDS rows into the launcher's event space too, so that
+ * grove trace shows the slices beside the ranks' MPI calls: per slice a
+ * span "bcs_slice" (strobe to the slice's end, GTTS; result = the slice
+ * number), "bcs_dem" (GTDEM; result = USRDEM) and "bcs_msm" (GTMSM;
+ * result = USRMSM), layer "bcs".  The strobe's times are CLOCK_MONOTONIC:
+ * two pairs of clock readings (start, now) map them onto the event
+ * space's clock. */
+static void
+emds_to_trace(struct run_bcs *b)
+{
+	if (!grove_trace_enabled())
+		return;
+	struct trace_calib c1;
+	trace_calib_now(grove_trace_clock_tsc_, &c1);
+	double rate = c1.mono_ns > b->cal0.mono_ns
+	    ? (double)(c1.ticks - b->cal0.ticks) /
+	      (double)(c1.mono_ns - b->cal0.mono_ns) : 1.0;
+	grove_trace_collector cs, cd, cm;
+	grove_trace_collector_register(&cs, "bcs_slice", "bcs", "strobe",
+	    "slice");
+	grove_trace_collector_register(&cd, "bcs_dem", "bcs", "strobe", "DEM");
+	grove_trace_collector_register(&cm, "bcs_msm", "bcs", "strobe", "MSM");
+	for (uint64_t s = b->emds.from; s <= b->emds.to; s++) {
+		uint64_t v[BCS_EMDS_GLOBAL_N], t0;
+		if (!bcs_emds_row(&b->emds, s, v, &t0) || t0 < b->cal0.mono_ns)
+			continue;
+		uint64_t k = b->cal0.ticks +
+		    (uint64_t)((double)(t0 - b->cal0.mono_ns) * rate);
+		uint64_t dem = (uint64_t)((double)v[BCS_GTDEM] * rate);
+		uint64_t msm = (uint64_t)((double)v[BCS_GTMSM] * rate);
+		uint64_t all = (uint64_t)((double)v[BCS_GTTS] * rate);
+		grove_trace_record(&cs, GROVE_OP_USER, (int32_t)(s & INT32_MAX),
+		    k, k + all);
+		grove_trace_record(&cd, GROVE_OP_USER, (int32_t)v[BCS_USRDEM],
+		    k, k + dem);
+		if (v[BCS_GTMSM])
+			grove_trace_record(&cm, GROVE_OP_USER,
+			    (int32_t)v[BCS_USRMSM], k + dem, k + dem + msm);
+	}
+}
+
 int
 run_bcs_stop(struct run_job *job)
 {
@@ -293,6 +338,8 @@ run_bcs_stop(struct run_job *job)
 	}
 	if (b && b->emds_on && write_emds(b, job->o->emds_out) != 0)
 		rc = -1;
+	if (b && b->emds_on)
+		emds_to_trace(b);
 	/* The node manager leaves when the strobe stops; give it a moment
 	 * to write its files, then make sure. */
 	if (job->bcs_nm > 0) {
