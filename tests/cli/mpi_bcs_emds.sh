@@ -15,7 +15,7 @@ build=$(cd "$build" && pwd)
 export TMPDIR=$tmp
 iters=40 ranks=2
 
-timeout 120 "$grove" run --bcs --emds 0:99999 --emds-out "$tmp/e" --keep-trace \
+timeout 120 "$grove" run --verbose --bcs --emds 0:99999 --emds-out "$tmp/e" --keep-trace \
 	-n $ranks "$build/bench-mpi/bcs_validate" --iters $iters >"$tmp/v.out" 2>"$tmp/v.err" ||
 	{ cat "$tmp/v.out" "$tmp/v.err"; fail "the validation program failed under --bcs"; }
 for f in global.csv global.json local.csv local.json; do
@@ -36,7 +36,7 @@ colls=$((1 + iters / 4 + 2 + 1)) # + MPI_Finalize's barrier
 [ "$ncolldem" = $((ranks * colls)) ] || fail "NCOLLDEM sums to $ncolldem, wanted $((ranks * colls))"
 [ "$ncollmsm" = "$colls" ] || fail "NCOLLMSM sums to $ncollmsm, the program ran $colls collectives"
 
-id=$(ls "$tmp" /dev/shm 2>/dev/null | sed -n 's/^grove\.\([0-9a-f]*\)\.run\.0$/\1/p' | head -1)
+id=$(sed -n 's/^grove run: job \([0-9a-f]*\): .* started in .*/\1/p' "$tmp/v.err" | head -1)
 [ -n "$id" ] || fail "the launcher's event space was not kept"
 "$grove" trace dump --net "$id" -F text >"$tmp/dump.txt" 2>&1 || { cat "$tmp/dump.txt"; fail "grove trace dump"; }
 slices=$(grep -c $'\tbcs_slice\t' "$tmp/dump.txt" || true)
