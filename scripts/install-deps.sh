@@ -28,6 +28,7 @@ PACKAGES=(
 	python3           # helper scripts in tests and docs
 	strace            # tests check which programs an installed tool starts
 	autoconf          # the MPI wrappers' test configures an autoconf project
+	chromium          # tests open grove report's page in a headless browser
 	"${TESTBED_PACKAGES[@]}"
 )
 
