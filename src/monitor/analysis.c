@@ -116,7 +116,8 @@ mon_analysis_merge(struct mon_analysis *a, const struct mon_analysis *b)
 	for (uint32_t i = 0; i < b->pm.n; i++) {
 		const struct mon_proc *q = &b->pm.p[i];
 		uint32_t k;
-		int rc = mon_pathmap_proc(&a->pm, q->role, q->rank, q->host, &k);
+		int rc = mon_pathmap_proc(&a->pm, q->role, q->rank, q->host,
+		                          &k);
 		if (rc)
 			return rc;
 		struct mon_proc *p = &a->pm.p[k];

@@ -46,7 +46,7 @@ enum mon_kind {
 	MON_K_API,       /* layer api: a call into the TBON API */
 	MON_K_MPI,       /* layer mpi, an MPI function (MPI_*) */
 	MON_K_MPI_COMM,  /* layer mpi, "comm": a communicator's collective
-	                    instances (GROVE_OP_MPI_COMM; see docs/tracing.md) */
+	                    instances (GROVE_OP_MPI_COMM, docs/tracing.md) */
 };
 
 struct mon_collector {

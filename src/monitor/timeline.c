@@ -61,20 +61,32 @@ proc_of(struct mon_timeline *tl, const char *label)
 	                                &created);
 	if (!p || !created)
 		return p;
-	if (!(p->buf = calloc(tl->keep, sizeof *p->buf))) {
+	/* The buffer grows as spans come, up to the bound: most processes
+	 * of a large tree record few. */
+	p->cap = tl->keep < 16 ? tl->keep : 16;
+	if (!(p->buf = calloc(p->cap, sizeof *p->buf))) {
 		mon_map_del(tl->procs, label, strnlen(label, MON_LABEL_LEN));
 		return NULL;
 	}
-	p->cap = tl->keep;
 	snprintf(p->pub.label, sizeof p->pub.label, "%s", label);
 	p->pub.first = UINT64_MAX;
 	return p;
 }
 
-/* Keeps span s, dropping the oldest when full. */
+/* Keeps span s, dropping the oldest when the bound is reached.  While
+ * below it the buffer is linear (head 0) and doubles when full. */
 static void
-keep_span(struct proc_tl *p, const struct mon_span *s)
+keep_span(struct proc_tl *p, size_t keep, const struct mon_span *s)
 {
+	if (p->n == p->cap && p->cap < keep && p->head == 0) {
+		size_t nc = p->cap * 2 < keep ? p->cap * 2 : keep;
+		struct mon_span *nb = realloc(p->buf, nc * sizeof *nb);
+		if (nb) {
+			p->buf = nb;
+			p->cap = nc;
+		}
+		/* Without memory the bound is where the buffer stands. */
+	}
 	if (p->n == p->cap) {
 		p->buf[p->head] = *s;
 		p->head = (p->head + 1) % p->cap;
@@ -148,7 +160,7 @@ mon_timeline_feed(struct mon_timeline *tl, const struct mon_pathmap *pm,
 	if (c)
 		memcpy(s.name, c->name, sizeof s.name);
 	account(p, &s);
-	keep_span(p, &s);
+	keep_span(p, tl->keep, &s);
 	return 0;
 }
 
@@ -214,6 +226,16 @@ mon_timeline_merge(struct mon_timeline *a, const struct mon_timeline *b)
 		for (size_t i = 0; i < q->n; i++)
 			all[p->n + i] = q->buf[(q->head + i) % q->cap];
 		qsort(all, n, sizeof *all, span_cmp);
+		size_t want = n < a->keep ? n : a->keep;
+		if (want > p->cap) {
+			struct mon_span *nb = realloc(p->buf, want * sizeof *nb);
+			if (!nb) {
+				free(all);
+				return GROVE_ENOMEM;
+			}
+			p->buf = nb;
+			p->cap = want;
+		}
 		size_t from = n > p->cap ? n - p->cap : 0;
 		x->dropped += from;
 		memcpy(p->buf, all + from, (n - from) * sizeof *all);

@@ -112,7 +112,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const roles[] = {"fe", "cp", "be", "mpi", "run",
 	                                    "x"};
-	struct mon_analysis_opts o = {.timeline_keep = 8, .order_keep = 2,
+	struct mon_analysis_opts o = {.timeline_keep = 40, .order_keep = 2,
 	                              .max_open = 64, .max_pending = 64};
 	struct mon_analysis *an[2] = {mon_analysis_new(&o),
 	                              mon_analysis_new(&o)};

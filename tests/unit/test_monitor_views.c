@@ -116,6 +116,25 @@ test_timeline(void **state)
 	mon_timeline_free(tl2);
 	mon_timeline_free(tl);
 
+	/* A buffer that grows (16, 32, 40) and then wraps: the newest 40
+	 * of 100 spans stay, in time order. */
+	tl = mon_timeline_new(40);
+	for (uint64_t i = 0; i < 100; i++) {
+		struct mon_tuple u = fx_tuple(1, GROVE_OP_API_SEND, (uint32_t)i,
+		                              8, 10 * i, 10 * i + 5);
+		assert_int_equal(mon_timeline_feed(tl, &pm, be, 0, &u), 0);
+	}
+	assert_int_equal(mon_timeline_procs(tl, &p, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].n, 40);
+	assert_int_equal(p[0].dropped, 60);
+	assert_int_equal(p[0].span[0].t0, 600);
+	assert_int_equal(p[0].span[39].t0, 990);
+	assert_int_equal(p[0].count[MON_SPAN_CALL], 100);
+	assert_int_equal(p[0].gap_ns, 99 * 5);
+	free(p);
+	mon_timeline_free(tl);
+
 	/* Empty. */
 	tl = mon_timeline_new(0);
 	assert_int_equal(mon_timeline_procs(tl, &p, &n), 0);

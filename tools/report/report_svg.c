@@ -9,6 +9,17 @@
 
 #include "report.h"
 
+/* Opens an <svg> of class cls, w x h pixels, leaving the tag open for
+ * the caller's attributes.  The namespace lets a picture be saved from
+ * the page as an SVG file of its own. */
+static void
+svg_open(FILE *f, const char *cls, double w, double h)
+{
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"%s\" "
+	        "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\"",
+	        cls, w, h, w, h);
+}
+
 /* ---- the load-balance trees ------------------------------------------- */
 
 /* The edge (scope, parent, child) of the balance, or NULL. */
@@ -166,8 +177,8 @@ report_svg_tree(FILE *f, const struct report *r, const char *scope)
 		double y = 30 + 80.0 * r->topo[i].depth;
 		h = y + 30 > h ? y + 30 : h;
 	}
-	fprintf(f, "<svg class=\"tree\" width=\"%.0f\" height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" data-scope=\"", w, h, w, h);
+	svg_open(f, "tree", w, h);
+	fprintf(f, " data-scope=\"");
 	report_esc(f, scope);
 	fprintf(f, "\">\n");
 	for (size_t i = 0; i < n; i++) {
@@ -223,8 +234,8 @@ report_svg_comm(FILE *f, const struct report *r, const char *scope,
 			label[n++] = e->child;
 	}
 	double w = 200 + 70.0 * (double)n, h = 130, root = w / 2;
-	fprintf(f, "<svg class=\"tree\" width=\"%.0f\" height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" data-scope=\"", w, h, w, h);
+	svg_open(f, "tree", w, h);
+	fprintf(f, " data-scope=\"");
 	report_esc(f, scope);
 	fprintf(f, "\" data-parent=\"");
 	report_esc(f, parent);
@@ -249,24 +260,21 @@ report_svg_comm(FILE *f, const struct report *r, const char *scope,
 	free(label);
 }
 
-/* 1 when every balance edge of scope is an edge of the TBON tree. */
+/* 1 when every balance edge of scope is an edge of the TBON tree: the
+ * tree's edges that have one are counted (each balance edge is at most
+ * one tree edge: a child has one parent). */
 int
 report_tree_covers(const struct report *r, const char *scope)
 {
-	for (size_t i = 0; i < r->n_edges; i++) {
-		const struct mon_balance_edge *e = &r->edges[i];
-		if (strcmp(e->scope, scope))
-			continue;
-		int found = 0;
-		for (size_t k = 0; k < r->n_topo && !found; k++) {
-			const struct mon_topo_node *c = &r->topo[k];
-			found = c->parent >= 0 &&
-			        child_edge(r, scope, &r->topo[c->parent], c) == e;
-		}
-		if (!found)
-			return 0;
+	size_t want = 0, found = 0;
+	for (size_t i = 0; i < r->n_edges; i++)
+		want += !strcmp(r->edges[i].scope, scope);
+	for (size_t k = 0; k < r->n_topo; k++) {
+		const struct mon_topo_node *c = &r->topo[k];
+		found += c->parent >= 0 &&
+		         child_edge(r, scope, &r->topo[c->parent], c) != NULL;
 	}
-	return 1;
+	return found == want;
 }
 
 /* ---- path statistics: one peer group ---------------------------------- */
@@ -309,9 +317,8 @@ report_svg_group(FILE *f, const struct report *r, uint32_t group)
 			row[shown++] = row[i];
 	double lw = 300, bw = 460, rh = 16;
 	double h = 30 + rh * (double)shown;
-	fprintf(f, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" data-group=\"%" PRIu32 "\">\n",
-	        lw + bw + 90, h, lw + bw + 90, h, group);
+	svg_open(f, "bars", lw + bw + 90, h);
+	fprintf(f, " data-group=\"%" PRIu32 "\">\n", group);
 	double mean = cnt ? sum / (double)cnt : 0;
 	double gx = lw + bw * mean / top;
 	for (size_t i = 0; i < shown; i++) {
@@ -390,10 +397,9 @@ report_svg_timelines(FILE *f, const struct report *r)
 	double span = (double)(t1 - t0);
 	double w = TL_LABEL + TL_COLS + 20;
 	double h = 30 + TL_ROW * (double)r->n_tl;
-	fprintf(f, "<svg class=\"timeline\" width=\"%.0f\" height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" data-t0-ns=\"%" PRIu64 "\" "
-	        "data-t1-ns=\"%" PRIu64 "\">\n", w, h, w, h, t0 - r->origin,
-	        t1 - r->origin);
+	svg_open(f, "timeline", w, h);
+	fprintf(f, " data-t0-ns=\"%" PRIu64 "\" "
+	        "data-t1-ns=\"%" PRIu64 "\">\n", t0 - r->origin, t1 - r->origin);
 	unsigned char col[MON_SPAN_KINDS][TL_COLS];
 	for (size_t i = 0; i < r->n_tl; i++) {
 		const struct mon_proc_timeline *p = &r->tl[i];
@@ -470,8 +476,8 @@ report_svg_orders(FILE *f, const struct mon_order_scope *s, uint64_t origin)
 	size_t np = s->n_recent - first;
 	double w = 10 + (pw + 10) * (double)(np < 4 ? np : 4);
 	double h = 10 + (ph + 10) * (double)((np + 3) / 4);
-	fprintf(f, "<svg class=\"orders\" width=\"%.0f\" height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" data-scope=\"", w, h, w, h);
+	svg_open(f, "orders", w, h);
+	fprintf(f, " data-scope=\"");
 	report_esc(f, s->scope);
 	fprintf(f, "\">\n");
 	for (size_t i = first; i < s->n_recent; i++) {
@@ -561,9 +567,8 @@ report_svg_clock(FILE *f, const struct mon_clock_bound *b, size_t n,
 	}
 	double lw = 140, aw = 600, rh = 18, mid = lw + aw / 2;
 	double h = 30 + rh * (double)n;
-	fprintf(f, "<svg class=\"clock\" width=\"%.0f\" height=\"%.0f\" "
-	        "viewBox=\"0 0 %.0f %.0f\" data-kind=\"%s\">\n", lw + aw + 20, h,
-	        lw + aw + 20, h, kind);
+	svg_open(f, "clock", lw + aw + 20, h);
+	fprintf(f, " data-kind=\"%s\">\n", kind);
 	for (size_t i = 0; i < n; i++) {
 		const struct mon_clock_bound *c = &b[i];
 		double y = 8 + rh * (double)i;
