@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,6 +179,14 @@ main(int argc, char **argv)
 		fprintf(stderr, "grove-bcs-node: %s\n", run.err);
 		bcs_emds_fini(&local);
 		return 1;
+	}
+	/* The node manager does the NIC's work of bcs-mpi.txt: a slice's
+	 * microphases should not wait for a core behind the ranks.  Real-
+	 * time priority 1 when allowed (see grove run's strobe thread). */
+	const char *rt = getenv("GROVE_BCS_RT");
+	if (!rt || strcmp(rt, "0") != 0) {
+		struct sched_param sp = {.sched_priority = 1};
+		(void)sched_setscheduler(0, SCHED_FIFO, &sp);
 	}
 	int status = 1;
 	grove_be *be = NULL;

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ struct run_bcs {
 	bcs_strobe_result res;
 	uint64_t slice_ns;
 	struct trace_calib cal0;  /* event-space clock vs monotonic, at start */
+	bool realtime;            /* the strobe thread runs SCHED_FIFO */
 };
 
 static bool
@@ -61,10 +63,27 @@ strobe_stop(void *arg, uint64_t slice)
 	return atomic_load_explicit(&b->stop, memory_order_acquire);
 }
 
+/* The strobe is the job's clock: like the NIC thread of bcs-mpi.txt it
+ * should not wait for a core behind the ranks.  Real-time priority 1
+ * (the lowest) when the system allows it (root, CAP_SYS_NICE or an
+ * RLIMIT_RTPRIO); else it runs as any thread.  It sleeps between
+ * microphases, so it takes no more of a core than it did before.
+ * GROVE_BCS_RT=0 keeps it off. */
+static bool
+strobe_realtime(void)
+{
+	const char *e = getenv("GROVE_BCS_RT");
+	if (e && !strcmp(e, "0"))
+		return false;
+	struct sched_param sp = {.sched_priority = 1};
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+}
+
 static void *
 strobe_thread(void *arg)
 {
 	struct run_bcs *b = arg;
+	b->realtime = strobe_realtime();
 	bcs_strobe_cfg cfg = {
 		.slice_ns = b->slice_ns, .stop = strobe_stop, .arg = b,
 		.emds = b->emds_on ? &b->emds : NULL,
@@ -332,9 +351,11 @@ run_bcs_stop(struct run_job *job)
 		b->thread_started = false;
 		if (job->o->verbose)
 			fprintf(stderr, "%s: %" PRIu64 " slices of %.3f ms, %" PRIu64
-			    " ended early, %" PRIu64 " synchronization retries\n",
-			    RUN_CMD, b->res.slices, (double)b->slice_ns / 1e6,
-			    b->res.short_slices, b->res.retries);
+			    " ended early, %" PRIu64 " synchronization retries; "
+			    "strobe %s\n", RUN_CMD, b->res.slices,
+			    (double)b->slice_ns / 1e6, b->res.short_slices,
+			    b->res.retries, b->realtime ? "real-time (SCHED_FIFO 1)"
+			    : "at normal priority");
 	}
 	if (b && b->emds_on && write_emds(b, job->o->emds_out) != 0)
 		rc = -1;
