@@ -12,5 +12,6 @@ int cmd_model(int argc, char **argv);
 int cmd_logp(int argc, char **argv);
 int cmd_run(int argc, char **argv); /* tools/run/run_main.c */
 int cmd_report(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
 
 #endif

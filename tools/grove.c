@@ -22,6 +22,7 @@ static const struct {
 	{"bench", cmd_bench, "benchmarks ('grove bench --help' lists them)"},
 	{"trace", cmd_trace, "event spaces: list, dump, stats, clean, sample"},
 	{"report", cmd_report, "an HTML report of a network's or job's event spaces"},
+	{"monitor", cmd_monitor, "watch a running job: who arrives last, latency per path"},
 	{"model", cmd_model, "P-LogP model: parameter tables, broadcast plans"},
 	{"logp", cmd_logp, "measure P-LogP parameters (host, lan, emulated wan)"},
 	{"run", cmd_run, "start an MPI job (mpiexec): grove run -n N PROGRAM"},
@@ -35,7 +36,7 @@ usage(FILE *f)
 	    "       grove help [COMMAND [SUBCOMMAND]]\n"
 	    "       grove --version\n\ncommands:\n");
 	for (unsigned i = 0; i < N_COMMANDS; i++)
-		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-7s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'grove help COMMAND' or 'grove COMMAND --help' describes "
 	    "a command.\n"
 	    "Short options mean the same in every command: -t --topology, "

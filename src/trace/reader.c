@@ -380,6 +380,25 @@ trace_seg_n_rings(const struct trace_seg *s)
 	return n > s->hdr.max_rings ? s->hdr.max_rings : n;
 }
 
+int
+trace_seg_collectors(const struct trace_seg *s, uint32_t first, uint32_t n,
+                     struct trace_collector_entry *out)
+{
+	if (first > s->hdr.max_collectors || n > s->hdr.max_collectors - first)
+		return GROVE_EINVAL;
+	int rc = pread_all(s->fd, out, (size_t)n * sizeof *out,
+	                   s->hdr.registry_offset +
+	                   (uint64_t)first * sizeof *out);
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		struct trace_collector_entry *e = &out[i];
+		e->name[sizeof e->name - 1] = 0;
+		e->layer[sizeof e->layer - 1] = 0;
+		e->where[sizeof e->where - 1] = 0;
+		e->position[sizeof e->position - 1] = 0;
+	}
+	return rc;
+}
+
 static struct ring_src
 seg_ring_src(const struct trace_seg *s, uint32_t i)
 {
@@ -532,8 +551,8 @@ trace_seg_poll(const struct trace_seg *s, struct trace_seg_cursor *cur,
  * processes on one machine share CLOCK_MONOTONIC, so their ns line up;
  * processes of other hosts are moved onto the front-end's clock
  * afterwards, by trace_set_align (trace/align.h). */
-static void
-proc_calibrate(struct trace_proc *p)
+void
+trace_proc_calibrate(struct trace_proc *p)
 {
 	const struct trace_header *h = &p->hdr;
 	struct trace_calib a = h->calib_init, b = h->calib_fini;
@@ -597,7 +616,7 @@ proc_read(const struct trace_seg *s, struct trace_proc *p)
 	         p->hdr.rank);
 	p->alive = !p->hdr.finished &&
 	           trace_writer_alive(p->hdr.pid, p->hdr.calib_init.mono_ns);
-	proc_calibrate(p);
+	trace_proc_calibrate(p);
 
 	/* Rings before the registry: a tuple is stored after its collector
 	 * was registered, so a registry count read (acquire) after a ring's

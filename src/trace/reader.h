@@ -99,6 +99,13 @@ int trace_seg_header(const struct trace_seg *s, struct trace_header *out);
 uint32_t trace_seg_n_collectors(const struct trace_seg *s);
 uint32_t trace_seg_n_rings(const struct trace_seg *s);
 
+/* Registry entries first .. first+n-1 (collector ids first+1 ..) into
+ * out, strings NUL-terminated; a live reader takes the entries added
+ * since its last poll, after reading the rings (see proc_read).  0,
+ * GROVE_EINVAL (beyond the registry) or GROVE_EFORMAT (the file shrank). */
+int trace_seg_collectors(const struct trace_seg *s, uint32_t first,
+                         uint32_t n, struct trace_collector_entry *out);
+
 /* The head of ring i now (acquire): 0, GROVE_EINVAL (no such ring) or
  * GROVE_EFORMAT (the file shrank). */
 int trace_seg_ring_head(const struct trace_seg *s, uint32_t i,
@@ -208,6 +215,12 @@ struct trace_set {
  * GROVE_ENOMEM, GROVE_ESYS. */
 int trace_proc_read(const struct trace_seg *s, struct trace_proc *p);
 void trace_proc_free(struct trace_proc *p);
+
+/* Sets p's tick conversion (t0, m0, rate) and start_ns, end_ns from
+ * p->hdr: init and fini, or init and now for a writer still running.  A
+ * live reader calls it again at each poll with a fresh header, as the
+ * rate sharpens with the interval. */
+void trace_proc_calibrate(struct trace_proc *p);
 
 /* Snapshots every segment of this user of a network (NULL: all); another
  * user's file of that name is left out and named on stderr.  A segment

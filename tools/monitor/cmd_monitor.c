@@ -1,0 +1,224 @@
+/* grove monitor: attaches to a running grove run job or Grove network on
+ * this host, pulls its processes' new tuples through an event scope every
+ * interval, runs a monitor of src/monitor over them and prints what it
+ * found (docs/monitoring.md, "Live monitoring").  Reading never touches
+ * the monitored processes: leaving (after --count views, at the job's
+ * end, or on a signal) does not disturb them. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli_opts.h"
+#include "../cmds.h"
+#include "../toolutil.h"
+#include "../trace_select.h"
+#include "grove/error.h"
+#include "monitor_view.h"
+#include "scope.h"
+
+#define CMD "grove monitor"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: grove monitor load-balance|stats (--job ID | --net ID) "
+	    "[--interval S]\n"
+	    "                     [--count N] [--json] [--layer L] [--name N] "
+	    "[--op OP]\n"
+	    "                     [--sigma K] [--min-count N] [--rows N]\n\n"
+	    "Watches a running grove run job or Grove network: every interval "
+	    "it reads\nwhat the processes on this host recorded since the last "
+	    "one (their event\nspaces; the processes themselves are never "
+	    "asked), and shows\n"
+	    "  load-balance  who arrives last in each collective (MPI "
+	    "communicator or\n"
+	    "                TBON stream and node), with counts\n"
+	    "  stats         latency per path (count, mean, sd, min, max) with "
+	    "hotspots:\n"
+	    "                paths slower (!) or faster (-) than their peers\n"
+	    "and the tuples lost (overwritten before they were read).\n\n"
+	    "  -J, --job ID       the job (grove run --verbose names it)\n"
+	    "  -n, --net ID       the network (the same as --job)\n"
+	    "  -i, --interval S   seconds between views (default 1)\n"
+	    "  -c, --count N      stop after N views (default: until the job "
+	    "ends)\n"
+	    "  -j, --json         one JSON object per line per view\n"
+	    "      --layer L      only tuples of collectors of layer L\n"
+	    "      --name N       only tuples of collectors named N\n"
+	    "      --op OP        only tuples of operation OP (mpi_call, "
+	    "send ...)\n"
+	    "      --sigma K      hotspot: more than K standard deviations off "
+	    "(default 3)\n"
+	    "      --min-count N  samples a path needs to be compared "
+	    "(default 10)\n"
+	    "      --rows N       paths in the text view of stats (default 20)\n"
+	    "  -h, --help         show this help\n\n"
+	    "Exit status: 0 ok, 1 failure (said on standard error), 2 usage "
+	    "error.\n");
+}
+
+/* Sleeps s seconds (restarted when a signal handler returns). */
+static void
+nap(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int
+watch(const char *net, const struct scope_select *sel,
+      const struct monitor_view *v, double interval, long count)
+{
+	/* Few spans per process: the live views draw no timelines. */
+	struct mon_analysis_opts ao = {.timeline_keep = 16};
+	struct mon_analysis *a = mon_analysis_new(&ao);
+	struct scope s;
+	if (!a || scope_init(&s, net, sel, a) != 0) {
+		fprintf(stderr, CMD ": out of memory\n");
+		mon_analysis_free(a);
+		return 1;
+	}
+	int rc = 0;
+	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
+		if (i > 1)
+			nap(interval);
+		int r = scope_poll(&s);
+		if (r) {
+			fprintf(stderr, CMD ": reading the event spaces of %s: "
+			        "%s\n", net, grove_strerror(r));
+			rc = 1;
+			break;
+		}
+		if (!scope_procs(&s)) {
+			fprintf(stderr, CMD ": %s has no event spaces in "
+			        "/dev/shm on this host (see grove trace "
+			        "list)\n", net);
+			rc = 1;
+			break;
+		}
+		if ((r = monitor_view_print(stdout, v, &s, i)) != 0) {
+			fprintf(stderr, CMD ": writing the view: %s\n",
+			        grove_strerror(r));
+			rc = 1;
+			break;
+		}
+		if (!scope_running(&s))
+			break; /* the job is over: that was its last view */
+	}
+	scope_free(&s);
+	mon_analysis_free(a);
+	return rc;
+}
+
+int
+cmd_monitor(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"job", required_argument, 0, 'J'},
+		{"net", required_argument, 0, 'n'},
+		{"interval", required_argument, 0, 'i'},
+		{"count", required_argument, 0, 'c'},
+		CLI_OPT_JSON,
+		{"layer", required_argument, 0, 'L'},
+		{"name", required_argument, 0, 'N'},
+		{"op", required_argument, 0, 'O'},
+		{"sigma", required_argument, 0, 'S'},
+		{"min-count", required_argument, 0, 'C'},
+		{"rows", required_argument, 0, 'R'},
+		CLI_OPT_HELP,
+		{0, 0, 0, 0},
+	};
+	const char *net = NULL;
+	struct scope_select sel = {NULL, NULL, -1};
+	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20};
+	double interval = 1.0;
+	long count = 0, x;
+	char *end;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":J:n:i:c:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+		case 'n':
+			if (net && strcmp(net, optarg))
+				return tool_usage_error(CMD, "--job and --net "
+				    "name the same thing; give one", optarg);
+			net = optarg;
+			break;
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (errno || *end || end == optarg ||
+			    !(interval >= 0.01 && interval <= 3600))
+				return tool_usage_error(CMD, "--interval wants "
+				    "seconds from 0.01 to 3600", optarg);
+			break;
+		case 'c':
+			if ((count = tool_parse_count(optarg, 1000000000L)) < 0)
+				return tool_count_error(CMD, "--count", optarg,
+				                        1000000000L);
+			break;
+		case 'j': v.json = 1; break;
+		case 'L': sel.layer = optarg; break;
+		case 'N': sel.name = optarg; break;
+		case 'O':
+			if ((sel.op = scope_op_parse(optarg)) < 0)
+				return tool_usage_error(CMD, "--op wants an "
+				    "operation as grove trace dump names it",
+				    optarg);
+			break;
+		case 'S':
+			errno = 0;
+			v.sigma = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(v.sigma > 0) ||
+			    v.sigma > 1e6)
+				return tool_usage_error(CMD, "--sigma wants a "
+				    "number above 0 (standard deviations)",
+				    optarg);
+			break;
+		case 'C':
+			if ((x = tool_parse_count(optarg, 1000000000L)) < 0)
+				return tool_count_error(CMD, "--min-count",
+				                        optarg, 1000000000L);
+			v.min_count = (uint64_t)x;
+			break;
+		case 'R':
+			if ((x = tool_parse_count(optarg, 1000000L)) < 0)
+				return tool_count_error(CMD, "--rows", optarg,
+				                        1000000L);
+			v.rows = (unsigned)x;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default: return cli_opt_error(CMD, c, argv);
+		}
+	}
+	if (optind >= argc)
+		return tool_usage_error(CMD, "which monitor? load-balance or "
+		    "stats", NULL);
+	if (!strcmp(argv[optind], "load-balance"))
+		v.kind = MONITOR_BALANCE;
+	else if (!strcmp(argv[optind], "stats"))
+		v.kind = MONITOR_STATS;
+	else
+		return tool_usage_error(CMD, "unknown monitor (load-balance "
+		    "or stats)", argv[optind]);
+	if (optind + 1 != argc)
+		return tool_usage_error(CMD, "unexpected argument",
+		                        argv[optind + 1]);
+	if (!net)
+		return tool_usage_error(CMD, "--job ID or --net ID says what "
+		    "to watch", NULL);
+	int rc = tool_check_net(CMD, net);
+	if (rc)
+		return rc;
+	v.redraw = !v.json && isatty(STDOUT_FILENO);
+	return watch(net, &sel, &v, interval, count);
+}
