@@ -27,9 +27,10 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: grove monitor load-balance|stats (--job ID | --net ID) "
 	    "[--interval S]\n"
-	    "                     [--count N] [--json] [--layer L] [--name N] "
-	    "[--op OP]\n"
-	    "                     [--sigma K] [--min-count N] [--rows N]\n\n"
+	    "                     [--pull S] [--count N] [--json] [--layer L] "
+	    "[--name N]\n"
+	    "                     [--op OP] [--sigma K] [--min-count N] "
+	    "[--rows N]\n\n"
 	    "Watches a running grove run job or Grove network: every interval "
 	    "it reads\nwhat the processes on this host recorded since the last "
 	    "one (their event\nspaces; the processes themselves are never "
@@ -44,6 +45,10 @@ usage(FILE *f)
 	    "  -J, --job ID       the job (grove run --verbose names it)\n"
 	    "  -n, --net ID       the network (the same as --job)\n"
 	    "  -i, --interval S   seconds between views (default 1)\n"
+	    "  -p, --pull S       seconds between reads of the event spaces "
+	    "(default: the\n"
+	    "                     interval); shorter loses fewer tuples of "
+	    "busy rings\n"
 	    "  -c, --count N      stop after N views (default: until the job "
 	    "ends)\n"
 	    "  -j, --json         one JSON object per line per view\n"
@@ -72,8 +77,12 @@ nap(double s)
 
 static int
 watch(const char *net, const struct scope_select *sel,
-      const struct monitor_view *v, double interval, long count)
+      const struct monitor_view *v, double interval, double pull, long count)
 {
+	/* Pulls per view: a ring written faster than a view's interval
+	 * fills is read more often, at the price of the monitor's CPU. */
+	long pulls = pull > 0 && pull < interval ? (long)(interval / pull + 0.5)
+	                                         : 1;
 	/* Few spans per process: the live views draw no timelines. */
 	struct mon_analysis_opts ao = {.timeline_keep = 16};
 	struct mon_analysis *a = mon_analysis_new(&ao);
@@ -85,9 +94,15 @@ watch(const char *net, const struct scope_select *sel,
 	}
 	int rc = 0;
 	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
+		int r = 0;
+		for (long k = 0; i > 1 && k < pulls - 1 && !r; k++) {
+			nap(interval / (double)pulls);
+			r = scope_poll(&s);
+		}
 		if (i > 1)
-			nap(interval);
-		int r = scope_poll(&s);
+			nap(interval / (double)pulls);
+		if (!r)
+			r = scope_poll(&s);
 		if (r) {
 			fprintf(stderr, CMD ": reading the event spaces of %s: "
 			        "%s\n", net, grove_strerror(r));
@@ -123,6 +138,7 @@ cmd_monitor(int argc, char **argv)
 		{"net", required_argument, 0, 'n'},
 		{"interval", required_argument, 0, 'i'},
 		{"count", required_argument, 0, 'c'},
+		{"pull", required_argument, 0, 'p'},
 		CLI_OPT_JSON,
 		{"layer", required_argument, 0, 'L'},
 		{"name", required_argument, 0, 'N'},
@@ -136,13 +152,13 @@ cmd_monitor(int argc, char **argv)
 	const char *net = NULL;
 	struct scope_select sel = {NULL, NULL, -1};
 	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20};
-	double interval = 1.0;
+	double interval = 1.0, pull = 0;
 	long count = 0, x;
 	char *end;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":J:n:i:c:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":J:n:i:p:c:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'J':
 		case 'n':
@@ -158,6 +174,14 @@ cmd_monitor(int argc, char **argv)
 			    !(interval >= 0.01 && interval <= 3600))
 				return tool_usage_error(CMD, "--interval wants "
 				    "seconds from 0.01 to 3600", optarg);
+			break;
+		case 'p':
+			errno = 0;
+			pull = strtod(optarg, &end);
+			if (errno || *end || end == optarg ||
+			    !(pull >= 0.001 && pull <= 3600))
+				return tool_usage_error(CMD, "--pull wants "
+				    "seconds from 0.001 to 3600", optarg);
 			break;
 		case 'c':
 			if ((count = tool_parse_count(optarg, 1000000000L)) < 0)
@@ -220,5 +244,5 @@ cmd_monitor(int argc, char **argv)
 	if (rc)
 		return rc;
 	v.redraw = !v.json && isatty(STDOUT_FILENO);
-	return watch(net, &sel, &v, interval, count);
+	return watch(net, &sel, &v, interval, pull, count);
 }
