@@ -7,7 +7,9 @@
 # that grow from view to view, and leaves; `grove monitor stats` attaches
 # after it and must show every rank's MPI_Iallreduce path, its count
 # growing.  Then the job is told to stop and must end normally with its
-# output, leaving no process, event space or job directory behind.
+# output, a monitor attached without --count must leave by itself once
+# the job is over, and nothing may be left: no process, event space or
+# job directory.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -38,7 +40,7 @@ grep -q running "$tmp/job.out" || { cat "$tmp/job.err" >&2; fail "the job did no
 jobid=$(sed -n 's/^grove run: job \([0-9a-f]*\): .*/\1/p' "$tmp/job.err" | head -1)
 [ -n "$jobid" ] || fail "no job id in grove run --verbose: $(cat "$tmp/job.err")"
 
-expect_status 0 monitor load-balance --job "$jobid" --json --count 3
+expect_status 0 monitor load-balance --job "$jobid" --json --count 3 --pull 0.05
 python3 - "$tmp/out" <<'PY'
 import json, sys
 views = [json.loads(l) for l in open(sys.argv[1])]
@@ -63,7 +65,8 @@ PY
 [ ! -s "$tmp/err" ] || fail "grove monitor load-balance said: $(cat "$tmp/err")"
 kill -0 "$gp" || fail "the job ended when the monitor left"
 
-expect_status 0 monitor stats --job "$jobid" --json --count 2 --op mpi_call
+expect_status 0 monitor stats --job "$jobid" --json --count 2 --op mpi_call \
+	--pull 0.05
 python3 - "$tmp/out" <<'PY'
 import json, sys
 views = [json.loads(l) for l in open(sys.argv[1])]
@@ -88,10 +91,29 @@ grep -q 'MPI_' "$tmp/out" || fail "text view shows no MPI path: $(cat "$tmp/out"
 kill -0 "$gp" || fail "the job ended when the monitor left"
 
 # ---- the job ends normally -----------------------------------------------------
+# A monitor without --count stays until the job is over, then leaves.
+"$grove" monitor load-balance --job "$jobid" --json --interval 0.2 \
+	--pull 0.05 >"$tmp/mon.out" 2>"$tmp/mon.err" &
+mp=$!
+for i in $(seq 1 600); do
+	[ -s "$tmp/mon.out" ] && break
+	sleep 0.1
+done
+[ -s "$tmp/mon.out" ] || fail "the monitor showed nothing: $(cat "$tmp/mon.err")"
 touch "$stop"
 st=0
 wait "$gp" || st=$?
 [ "$st" -eq 0 ] || { cat "$tmp/job.out" "$tmp/job.err" >&2; fail "grove run exited $st"; }
 grep -Eq '^monitor_prog: stopped after [0-9]+ iterations$' "$tmp/job.out" ||
 	fail "the job's output: $(cat "$tmp/job.out")"
+ms=0
+timeout 120 tail --pid="$mp" -f /dev/null || fail "the monitor stayed after the job"
+wait "$mp" || ms=$?
+[ "$ms" -eq 0 ] || fail "the monitor exited $ms at the job's end: $(cat "$tmp/mon.err")"
+python3 - "$tmp/mon.out" <<'PY'
+import json, sys
+views = [json.loads(l) for l in open(sys.argv[1])]
+last = [e for e in views[-1]["balance"] if e["scope"].startswith("comm:")]
+assert [e["child"] for e in last] == ["mpi 3"], last
+PY
 check_clean "$jobid"

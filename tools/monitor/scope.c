@@ -8,8 +8,20 @@
 #include "trace/reader.h"
 #include "trace/trace_impl.h"
 
+/* The tuples of one poll of one process, converted, with their rings:
+ * every process's rings are read first and fed after (see scope_poll),
+ * and the rings are read before the registry (a tuple's collector is
+ * registered before the tuple is stored), so they wait here. */
+struct staged {
+	struct mon_tuple *t;
+	uint32_t *ring;
+	size_t n, cap;
+	const struct trace_proc *cal;
+};
+
 struct scope_proc {
 	struct trace_seg seg;
+	struct staged st;           /* this poll's tuples, until fed */
 	struct trace_seg_cursor cur;
 	struct trace_proc cal;      /* the header and tick conversion only */
 	uint32_t idx;               /* in the analysis's pathmap */
@@ -18,16 +30,6 @@ struct scope_proc {
 	int polled;                 /* read once already */
 	int gone;                   /* its space cannot be read any more */
 	uint64_t lost_seen;         /* over its rings, at the last poll */
-};
-
-/* The tuples of one poll of one process, converted, per ring: the rings
- * are read before the registry (a tuple's collector is registered before
- * the tuple is stored), so they wait here until the collectors are in. */
-struct staged {
-	struct mon_tuple *t;
-	uint32_t *ring;
-	size_t n, cap;
-	const struct trace_proc *cal;
 };
 
 int
@@ -207,19 +209,28 @@ feed(struct scope *s, struct scope_proc *p, struct staged *st)
 	return rc;
 }
 
+/* Reads what process p's rings hold that is new, into p->st. */
 static int
-poll_proc(struct scope *s, struct scope_proc *p, struct staged *st)
+read_proc(struct scope *s, struct scope_proc *p)
 {
 	if (trace_seg_header(&p->seg, &p->cal.hdr) != 0)
 		return GROVE_EFORMAT;
 	trace_proc_calibrate(&p->cal);
-	st->n = 0;
-	st->cal = &p->cal;
-	int rc = trace_seg_poll(&p->seg, &p->cur, stage, st);
+	p->st.n = 0;
+	p->st.cal = &p->cal;
+	int rc = trace_seg_poll(&p->seg, &p->cur, stage, &p->st);
 	if (rc)
 		return rc;
-	s->read += st->n;
-	if ((rc = take_collectors(s, p)) || (rc = feed(s, p, st)))
+	s->read += p->st.n;
+	return 0;
+}
+
+/* The collectors, then the staged tuples and the lost counts, of p. */
+static int
+feed_proc(struct scope *s, struct scope_proc *p)
+{
+	int rc;
+	if ((rc = take_collectors(s, p)) || (rc = feed(s, p, &p->st)))
 		return rc;
 	uint64_t lost = 0;
 	for (uint32_t r = 0; r < TRACE_MAX_RINGS; r++)
@@ -237,27 +248,44 @@ poll_proc(struct scope *s, struct scope_proc *p, struct staged *st)
 	return 0;
 }
 
+/* p's space cannot be read any more (truncated under us): what was read
+ * stays counted. */
+static void
+drop(struct scope *s, struct scope_proc *p)
+{
+	p->gone = 1;
+	s->gone++;
+}
+
 int
 scope_poll(struct scope *s)
 {
 	int rc = add_new(s);
-	if (rc)
-		return rc;
-	struct staged st = {0};
+	/* Every process's rings first, all analysis after: the rings of the
+	 * processes are then read as close together in time as can be, so
+	 * that they cover the same stretch of the run (a collective whose
+	 * calls were read from one rank but were overwritten in another by
+	 * the time it was read never completes). */
 	for (size_t i = 0; i < s->n && !rc; i++) {
 		struct scope_proc *p = &s->p[i];
 		if (p->gone)
 			continue;
-		rc = poll_proc(s, p, &st);
+		rc = read_proc(s, p);
 		if (rc == GROVE_EFORMAT) {
-			/* Truncated under us: what was read stays counted. */
-			p->gone = 1;
-			s->gone++;
+			drop(s, p);
 			rc = 0;
 		}
 	}
-	free(st.t);
-	free(st.ring);
+	for (size_t i = 0; i < s->n && !rc; i++) {
+		struct scope_proc *p = &s->p[i];
+		if (p->gone)
+			continue;
+		rc = feed_proc(s, p);
+		if (rc == GROVE_EFORMAT) {
+			drop(s, p);
+			rc = 0;
+		}
+	}
 	s->polls++;
 	return rc;
 }
@@ -280,6 +308,8 @@ scope_free(struct scope *s)
 	for (size_t i = 0; i < s->n; i++) {
 		trace_seg_close(&s->p[i].seg);
 		free(s->p[i].keep);
+		free(s->p[i].st.t);
+		free(s->p[i].st.ring);
 	}
 	free(s->p);
 	memset(s, 0, sizeof *s);
