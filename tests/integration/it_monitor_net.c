@@ -85,6 +85,7 @@ main(void)
 		CHECK(strstr(line, "\"child\":\"be ") != NULL);
 		CHECK(json_num(line, "procs") >= 7); /* fe, 2 cps, 4 bes */
 		CHECK(json_num(line, "lost") >= 0);
+		CHECK_INT_EQ(json_num(line, "unread_nodes"), 0); /* one host */
 		long long w = json_num(line, "waves");
 		CHECK_INT_LT(last_waves, w);
 		last_waves = w;

@@ -3,12 +3,31 @@
 #include <string.h>
 
 #include "grove/error.h"
+#include "monitor/topo.h"
 #include "monitor_view.h"
 #include "trace/trace_impl.h"
+
+/* Nodes of the TBON that the links of the spaces read name but whose
+ * own space was not read: processes on other hosts (a scope reads this
+ * host's), or without an event space.  Their share of the waves is
+ * missing from the view, which says so. */
+static size_t
+unread_nodes(const struct scope *s)
+{
+	struct mon_topo_node *t;
+	size_t n, unread = 0;
+	if (mon_topo_build(&s->a->pm, &t, &n) != 0)
+		return 0; /* out of memory: the note is left out */
+	for (size_t i = 0; i < n; i++)
+		unread += t[i].proc < 0;
+	free(t);
+	return unread;
+}
 
 static void
 head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 {
+	size_t unread = unread_nodes(s);
 	fprintf(f, "grove monitor %s: %s, interval %u, %zu processes\n"
 	        "tuples read %llu, selected %llu; lost %llu while attached, "
 	        "%llu before%s\n\n", what, s->net, i, scope_procs(s),
@@ -16,6 +35,9 @@ head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 	        (unsigned long long)s->lost,
 	        (unsigned long long)s->lost_before,
 	        s->gone ? " (some spaces went away)" : "");
+	if (unread)
+		fprintf(f, "%zu nodes of the tree not read here (on other "
+		        "hosts, or without an event space)\n\n", unread);
 }
 
 static void
@@ -25,11 +47,11 @@ head_json(FILE *f, const struct scope *s, unsigned i, const char *what)
 	trace_json_str(f, s->net);
 	fprintf(f, ",\"interval\":%u,\"procs\":%zu,\"tuples\":%llu,"
 	        "\"selected\":%llu,\"lost\":%llu,\"lost_before_attach\":%llu,"
-	        "\"gone\":%llu", i, scope_procs(s),
+	        "\"gone\":%llu,\"unread_nodes\":%zu", i, scope_procs(s),
 	        (unsigned long long)s->read, (unsigned long long)s->selected,
 	        (unsigned long long)s->lost,
 	        (unsigned long long)s->lost_before,
-	        (unsigned long long)s->gone);
+	        (unsigned long long)s->gone, unread_nodes(s));
 }
 
 /* The edge of (scope, parent) starting at e[i] with the most last
