@@ -184,4 +184,18 @@ size_t sync_queued_total(const sync_state *s);
 int sync_has_share(const sync_state *s, uint32_t slot);
 uint32_t sync_live_slots(const sync_state *s);
 
+/* Re-parenting (docs/recovery.md).  A slot added after creation (a
+ * child adopted from a lost CP): live, nothing queued; returns its index
+ * or a negative grove_err. */
+int sync_add_slot(sync_state *s);
+/* wait_for_all only: queue n placeholder shares in slot (complete,
+ * empty, without info, not counted by sync_shares_in), so that the
+ * slot's first real share goes into the n-th wave after those its
+ * queue already feeds.  GROVE_EINVAL for another kind (n > 0),
+ * GROVE_EPROTO for a slot gone or part-way through a share. */
+int sync_pad(sync_state *s, uint32_t slot, uint64_t n);
+/* The complete shares slot has received so far (placeholders aside);
+ * 0 under dont_wait. */
+uint64_t sync_shares_in(const sync_state *s, uint32_t slot);
+
 #endif

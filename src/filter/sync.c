@@ -61,6 +61,8 @@ struct sync_state {
 	unsigned char *gone;
 	sync_ring *rings;   /* per slot; not dont_wait */
 	uint32_t *complete; /* complete shares queued per slot */
+	uint64_t *received; /* complete shares ever received per slot
+	                       (placeholders of sync_pad aside) */
 	uint32_t *expect;   /* packets still to come of an announced share */
 	uint32_t *share_len; /* the length that share was announced with */
 	grove_packet **pending_info; /* info for the share announced next */
@@ -194,6 +196,7 @@ sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms)
 	if (k != SYNC_DONT_WAIT) {
 		s->rings = calloc(ns, sizeof *s->rings);
 		s->complete = calloc(ns, sizeof *s->complete);
+		s->received = calloc(ns, sizeof *s->received);
 		s->expect = calloc(ns, sizeof *s->expect);
 		s->share_len = calloc(ns, sizeof *s->share_len);
 		s->pending_info = calloc(ns, sizeof *s->pending_info);
@@ -201,7 +204,8 @@ sync_new(sync_kind k, uint32_t nslots, uint32_t timeout_ms)
 		s->took_info = calloc(ns, sizeof *s->took_info);
 	}
 	if (!s->nq || !s->nbytes || !s->gone || (k != SYNC_DONT_WAIT &&
-	    (!s->rings || !s->complete || !s->expect || !s->share_len ||
+	    (!s->rings || !s->complete || !s->received || !s->expect ||
+	    !s->share_len ||
 	    !s->pending_info || !s->took || !s->took_info))) {
 		sync_destroy(s);
 		return NULL;
@@ -230,6 +234,7 @@ sync_destroy(sync_state *s)
 	free(s->took_info);
 	free(s->rings);
 	free(s->complete);
+	free(s->received);
 	free(s->expect);
 	free(s->share_len);
 	free(s->out);
@@ -285,6 +290,7 @@ out_reserve(sync_state *s, size_t need)
 static void
 share_done(sync_state *s, uint32_t slot)
 {
+	s->received[slot]++;
 	if (s->complete[slot]++ == 0) {
 		s->nonempty++;
 		s->live_ready++; /* only a live slot receives */
@@ -569,4 +575,86 @@ uint32_t
 sync_live_slots(const sync_state *s)
 {
 	return s ? s->live : 0;
+}
+
+/* ---- slots added later (re-parenting, docs/recovery.md) ------------- */
+
+/* Grows one per-slot array by one zeroed element. */
+static int
+grow(void *pp, size_t elem, uint32_t n)
+{
+	void **p = pp;
+	char *q = realloc(*p, ((size_t)n + 1) * elem);
+	if (!q)
+		return GROVE_ENOMEM;
+	memset(q + (size_t)n * elem, 0, elem);
+	*p = q;
+	return 0;
+}
+
+int
+sync_add_slot(sync_state *s)
+{
+	if (!s)
+		return GROVE_EINVAL;
+	if (s->nslots >= UINT32_MAX - 1)
+		return GROVE_ERANGE;
+	uint32_t n = s->nslots;
+	/* Arrays were allocated for at least one slot: sync_new(k, 0, ...)
+	 * has room for slot 0 already. */
+	int rc = 0;
+	if (n > 0) {
+		rc |= grow(&s->nq, sizeof *s->nq, n);
+		rc |= grow(&s->nbytes, sizeof *s->nbytes, n);
+		rc |= grow(&s->gone, sizeof *s->gone, n);
+		if (s->kind != SYNC_DONT_WAIT) {
+			rc |= grow(&s->rings, sizeof *s->rings, n);
+			rc |= grow(&s->complete, sizeof *s->complete, n);
+			rc |= grow(&s->received, sizeof *s->received, n);
+			rc |= grow(&s->expect, sizeof *s->expect, n);
+			rc |= grow(&s->share_len, sizeof *s->share_len, n);
+			rc |= grow(&s->pending_info, sizeof *s->pending_info, n);
+			rc |= grow(&s->took, sizeof *s->took, n);
+			rc |= grow(&s->took_info, sizeof *s->took_info, n);
+		}
+	}
+	/* A failed grow leaves the arrays of the ones that grew larger than
+	 * needed, which is harmless: nslots is what counts. */
+	if (rc != 0)
+		return GROVE_ENOMEM;
+	s->nslots = n + 1;
+	s->live++;
+	return (int)n;
+}
+
+int
+sync_pad(sync_state *s, uint32_t slot, uint64_t n)
+{
+	if (!s || slot >= s->nslots)
+		return GROVE_EINVAL;
+	if (n == 0)
+		return 0;
+	if (s->kind != SYNC_WAIT_FOR_ALL)
+		return GROVE_EINVAL; /* only its waves pair shares by count */
+	if (s->gone[slot] || s->expect[slot])
+		return GROVE_EPROTO;
+	for (uint64_t i = 0; i < n; i++) {
+		sync_ent ent = {.p = NULL, .info = NULL, .t = 0, .slot = slot,
+		    .len = 1};
+		int rc = ring_push(&s->rings[slot], ent);
+		if (rc != 0)
+			return rc;
+		s->nq[slot]++;
+		share_done(s, slot);
+		s->received[slot]--; /* a placeholder, not the child's */
+	}
+	return 0;
+}
+
+uint64_t
+sync_shares_in(const sync_state *s, uint32_t slot)
+{
+	if (!s || slot >= s->nslots || s->kind == SYNC_DONT_WAIT)
+		return 0;
+	return s->received[slot];
 }

@@ -638,6 +638,85 @@ test_many_waves(void **unused)
 	sync_destroy(s);
 }
 
+/* Re-parenting: slot 1 (a lost CP) has sent waves 0-2 and is gone; its
+ * two children join as slots 2 and 3, each with placeholders for the
+ * waves slot 1's queue feeds (1 and 2; wave 0 is out already), so their
+ * first real shares go into wave 3 together with slot 0's fourth. */
+static void
+test_added_slots_padded(void **unused)
+{
+	sync_state *s = sync_new(SYNC_WAIT_FOR_ALL, 2, 0);
+	assert_non_null(s);
+	wave w;
+	for (int32_t i = 0; i < 3; i++)
+		push(s, 1, i, 0);
+	push(s, 0, 0, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 2);
+	wave_free(&w);
+	assert_int_equal(sync_shares_in(s, 1), 3);
+	/* A share part-way in is dropped with the slot; complete ones stay. */
+	assert_int_equal(sync_push_share(s, 1, 2, 0), 0);
+	push(s, 1, 99, 0);
+	sync_slot_gone(s, 1);
+	assert_int_equal(sync_shares_in(s, 1), 3);
+	assert_int_equal(sync_add_slot(s), 2);
+	assert_int_equal(sync_add_slot(s), 3);
+	assert_int_equal(sync_live_slots(s), 3);
+	for (uint32_t k = 2; k <= 3; k++) {
+		assert_int_equal(sync_pad(s, k, 2), 0);
+		assert_int_equal(sync_shares_in(s, k), 0);
+		assert_int_equal(sync_queued(s, k), 2);
+	}
+	/* Waves 1 and 2: slot 0 and slot 1's queued shares, with the
+	 * placeholders (taken, empty, without info). */
+	for (int32_t i = 1; i <= 2; i++) {
+		push(s, 0, i, 0);
+		assert_int_equal(pop(s, 0, &w), 1);
+		assert_int_equal(w.n, 2);
+		check_pkt(w.p[0], 0, i);
+		check_pkt(w.p[1], 1, i);
+		const unsigned char *took = NULL;
+		grove_packet **info = NULL;
+		assert_int_equal(sync_wave_parts(s, &took, &info), 1);
+		assert_int_equal(took[2], 1);
+		assert_int_equal(took[3], 1);
+		assert_null(info[2]);
+		wave_free(&w);
+	}
+	/* Wave 3 waits for both new slots. */
+	push(s, 0, 3, 0);
+	push(s, 2, 3, 0);
+	assert_int_equal(pop(s, 0, &w), 0);
+	assert_true(sync_waits_on(s, 3));
+	push(s, 3, 3, 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	assert_int_equal(w.n, 3);
+	for (size_t i = 0; i < 3; i++)
+		check_pkt(w.p[i], w.slot[i], 3);
+	wave_free(&w);
+	assert_int_equal(sync_shares_in(s, 2), 1);
+	/* Placeholders only for wait_for_all, and never in a gone slot. */
+	assert_int_equal(sync_pad(s, 1, 1), GROVE_EPROTO);
+	assert_int_equal(sync_pad(s, 9, 1), GROVE_EINVAL);
+	sync_destroy(s);
+	s = sync_new(SYNC_TIMEOUT, 0, 100);
+	assert_int_equal(sync_add_slot(s), 0);
+	assert_int_equal(sync_pad(s, 0, 1), GROVE_EINVAL);
+	assert_int_equal(sync_pad(s, 0, 0), 0);
+	push(s, 0, 1, 0);
+	assert_int_equal(pop(s, MS(100), &w), 1);
+	wave_free(&w);
+	sync_destroy(s);
+	s = sync_new(SYNC_DONT_WAIT, 1, 0);
+	assert_int_equal(sync_add_slot(s), 1);
+	push(s, 1, 1, 0);
+	assert_int_equal(sync_shares_in(s, 1), 0);
+	assert_int_equal(pop(s, 0, &w), 1);
+	wave_free(&w);
+	sync_destroy(s);
+}
+
 int
 main(void)
 {
@@ -654,6 +733,7 @@ main(void)
 		cmocka_unit_test(test_empty_shares),
 		cmocka_unit_test(test_share_errors),
 		cmocka_unit_test(test_timeout_takes_whole_shares),
+		cmocka_unit_test(test_added_slots_padded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
