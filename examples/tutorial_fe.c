@@ -70,6 +70,10 @@ drain_events(grove_net *net)
 			printf("event: data dropped on node %u, stream %u: %s\n",
 			    ev.node, ev.stream, ev.text);
 			break;
+		case GROVE_EV_REPARENTED:
+			/* A CP was lost; its back-ends are still up. */
+			printf("event: %s\n", ev.text);
+			break;
 		case GROVE_EV_BE_ATTACHED:
 			break; /* expected while the network starts */
 		}

@@ -118,6 +118,14 @@ typedef struct grove_net_opts {
 	 * out later, its rest is queued without waiting (the link then holds
 	 * up to one message over its limit). */
 	int send_timeout_ms;
+	/* Re-parenting (docs/recovery.md): when a CP is lost (crash, kill,
+	 * silence), its children reconnect to its parent and the network
+	 * goes on (GROVE_EV_REPARENTED).  How long, in ms, that parent waits
+	 * for them after it saw the loss, and they (plus one heartbeat
+	 * interval) try to reach it; those that do not come are lost.  0:
+	 * $GROVE_REPARENT_MS, else 2000; < 0: off (a lost CP's subtree is
+	 * lost with it). */
+	int reparent_ms;
 } grove_net_opts;
 
 void grove_net_opts_init(grove_net_opts *o);
@@ -189,6 +197,12 @@ typedef enum grove_event_type {
 	 * and stream.  A back-end that knows the stream is wrong refuses
 	 * the send itself (grove_be_send: GROVE_ENOENT). */
 	GROVE_EV_DROPPED = 4,
+	/* A CP was lost and its children now hang from another node
+	 * (docs/recovery.md): node is the lost CP, [rank_lo, rank_hi) its
+	 * ranks (still up, unless GROVE_EV_LOST events name some), parent
+	 * the new parent of its children, text names them.  A child that
+	 * did not come back gets a GROVE_EV_LOST of its own. */
+	GROVE_EV_REPARENTED = 5,
 } grove_event_type;
 typedef struct grove_event {
 	grove_event_type type;
@@ -196,6 +210,7 @@ typedef struct grove_event {
 	uint32_t node;
 	uint32_t stream;
 	char text[256];
+	uint32_t parent;   /* GROVE_EV_REPARENTED: the new parent */
 } grove_event;
 typedef void (*grove_event_cb)(grove_net *net, const grove_event *ev,
     void *arg);
@@ -207,6 +222,12 @@ void grove_net_on_event(grove_net *net, grove_event_cb cb, void *arg);
 /* Pop the next queued event (events are also queued when a callback is
  * set).  timeout_ms: 0 non-blocking, < 0 forever. */
 int grove_net_next_event(grove_net *net, grove_event *ev, int timeout_ms);
+/* The node a node of the topology hangs from now: its parent in the
+ * topology until a GROVE_EV_REPARENTED moved it.  GROVE_ERANGE for an id
+ * outside the topology, GROVE_EINVAL for the front-end (node 0) or a
+ * NULL argument. */
+int grove_net_node_parent(const grove_net *net, uint32_t node,
+    uint32_t *parent);
 
 /* A file descriptor that is readable when grove_net_progress(), a receive
  * or grove_net_next_event() would find something to do (events already

@@ -45,7 +45,7 @@
  * places themselves never change.  Releases from before the number
  * existed are protocol 1: their bootstrap began "grove-bootstrap 1" and
  * their handshake frames have aux 0. */
-#define GROVE_PROTOCOL 3u
+#define GROVE_PROTOCOL 4u
 /* A version that was never sent: a header from before the number. */
 #define GROVE_PROTOCOL_UNSET 0u
 #define GROVE_PROTOCOL_FIRST 1u /* what GROVE_PROTOCOL_UNSET stands for */
@@ -79,6 +79,11 @@ enum wire_type {
 	WIRE_T_FILTER_LOAD = 23,
 	WIRE_T_FILTER_ACK = 24,
 	WIRE_T_FILTER_UNLOAD = 25, /* parent -> CP: undo a failed load */
+	/* 26-28, 37-38: re-parenting after a lost CP (docs/recovery.md) */
+	WIRE_T_LINEAGE = 26,      /* parent -> child: its ancestors */
+	WIRE_T_WAVE_ACK = 27,     /* parent -> child: shares held above */
+	WIRE_T_RESUME = 28,       /* new parent -> adopted child: resume
+	                             points per stream */
 	WIRE_T_SHUTDOWN = 30,
 	WIRE_T_NODE_LOST = 31,    /* child -> parent: ranks lost below */
 	WIRE_T_HEARTBEAT = 32,
@@ -87,6 +92,10 @@ enum wire_type {
 	WIRE_T_STREAM_REFUSED = 35, /* child -> parent: no stream here */
 	WIRE_T_WAVE_SHARE = 36,   /* CP -> parent: its share of the next wave
 	                             on a stream is N packets, not one */
+	WIRE_T_ADOPT = 37,        /* adopted child -> new parent: its streams
+	                             and next share numbers */
+	WIRE_T_REPARENTED = 38,   /* child -> parent: a lost CP's children
+	                             moved to a new parent */
 	WIRE_T_TRACE_REQ = 40,    /* parent -> child: send your event space */
 	WIRE_T_TRACE_DATA = 41,   /* child -> parent: event space contents */
 	WIRE_T_SKEW_REQ = 42,     /* parent -> CP: measure the links below */

@@ -17,6 +17,12 @@
  * CP silent for 5 intervals is lost. */
 #define GROVE_DEFAULT_HEARTBEAT_MS 1000
 
+/* Re-parenting (grove_net_opts.reparent_ms when 0 and
+ * $GROVE_REPARENT_MS is unset): how long a node waits for a lost CP
+ * child's children to come back, and they (plus a heartbeat interval)
+ * for an ancestor to take them in (docs/recovery.md). */
+#define GROVE_DEFAULT_REPARENT_MS 2000
+
 /* Backlog of a node's listening sockets: a CP with thousands of children
  * on other hosts, or thousands of attaching back-ends, sees them connect
  * at once (the kernel caps it at net.core.somaxconn). */

@@ -23,6 +23,7 @@ boot_init(boot *b)
 	memset(b, 0, sizeof *b);
 	b->timeout_ms = GROVE_DEFAULT_TIMEOUT_MS;
 	b->heartbeat_ms = GROVE_DEFAULT_HEARTBEAT_MS;
+	b->reparent_ms = -1;
 	b->parent_rfd = b->parent_wfd = -1;
 	b->tsc_invariant = -1;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "127.0.0.1");
@@ -53,9 +54,9 @@ boot_write(const boot *b, int with_topology, char **out, size_t *len)
 	    "rank %u\nbackends %u\nparent-node %u\n", BOOT_MAGIC,
 	    GROVE_PROTOCOL, b->secret_hex, b->netid, b->parent_host,
 	    b->parent_port, b->node, b->rank, b->backends, b->parent_node);
-	fprintf(f, "attach %d\ntimeout %d\nheartbeat %d\nbind %s\nlog %d\n",
-	    b->attach, b->timeout_ms, b->heartbeat_ms, b->bind_addr,
-	    b->log_level);
+	fprintf(f, "attach %d\ntimeout %d\nheartbeat %d\nreparent %d\nbind %s\n"
+	    "log %d\n", b->attach, b->timeout_ms, b->heartbeat_ms,
+	    b->reparent_ms, b->bind_addr, b->log_level);
 	if (b->parent_unix[0])
 		fprintf(f, "parent-unix %s\n", b->parent_unix);
 	if (b->parent_rfd >= 0)
@@ -210,6 +211,8 @@ boot_parse(const char *text, size_t len, boot *b, char *err, size_t errlen)
 			b->timeout_ms = atoi(val);
 		} else if (!strcmp(line, "heartbeat")) {
 			b->heartbeat_ms = atoi(val);
+		} else if (!strcmp(line, "reparent")) {
+			b->reparent_ms = atoi(val);
 		} else if (!strcmp(line, "log")) {
 			b->log_level = atoi(val);
 		} else if (!strcmp(line, "bind")) {

@@ -45,6 +45,11 @@ typedef struct boot {
 	int attach;             /* BEs attach instead of being spawned */
 	int timeout_ms;
 	int heartbeat_ms;
+	/* How long a node waits for a lost CP child's children to come
+	 * back, and they for an ancestor (docs/recovery.md); < 0: no
+	 * recovery.  Also whether a CP starts its children without the
+	 * parent-death signal. */
+	int reparent_ms;
 	char bind_addr[64];
 	char rsh[256];
 	char commnode[1024];

@@ -2,7 +2,8 @@
  *
  * Local children are started with vfork+exec (cheap even from a large
  * front-end) and die with their parent (PR_SET_PDEATHSIG), so a crashed
- * parent leaves no orphans; they do not inherit the tool's blocked
+ * parent leaves no orphans (a child that may re-parent clears it itself
+ * once it is in the network, docs/recovery.md); they do not inherit the tool's blocked
  * signals or ignored SIGTERM (spawn_signals_reset).  Remote children are started through a remote
  * shell: its words, the host, and the command quoted for the remote
  * user's shell as one argument (ssh host "env GROVE_BOOTSTRAP=stdin

@@ -22,6 +22,7 @@
 #include "net/exit_wait.h"
 #include "net/sockio.h"
 #include "net/uplink.h"
+#include "tbon/be_internal.h"
 #include "tbon/be_streams.h"
 #include "tbon/connfile.h"
 #include "tbon/pktq.h"
@@ -34,42 +35,6 @@
 /* A leaving back-end gives up its link after this long without a byte
  * taken (exit_wait.h): it has no subtree to wait for. */
 #define BE_EXIT_IDLE_MS 2000u
-
-struct grove_be {
-	uv_loop_t loop;
-	int loop_ready;
-	conn *parent;
-	uint32_t rank;
-	uint32_t backends;
-	uint32_t node;
-	pktq q;
-	/* The streams this back-end is a member of; a send on another one
-	 * is refused (streams_unsure: a STREAM_NEW found no memory to be
-	 * kept, so none is refused). */
-	be_streams streams;
-	int streams_unsure;
-	seg_reasm reasm;   /* large multicasts arriving in segments */
-	uint64_t seq;
-	int closed;        /* shutdown received or parent gone */
-	int trace_keep;    /* keep the event space at exit (the bootstrap's
-	                      trace-keep, or GROVE_TRACE_KEEP when attached) */
-	pid_t joiner;      /* the process that joined: a forked child shares
-	                      its link, loop and descriptors (see
-	                      be_forget) */
-	waitfd wfd;
-	uv_timer_t wait_timer;
-	char err[512];
-	grove_trace_collector tc_api_send, tc_api_recv;
-	/* The traced API call in progress (be_api_begin): its start, kept
-	 * here because a SHUTDOWN that ships the event space arrives inside
-	 * the call (its loop runs the handler), and the call's own record
-	 * would come after tracing closed.  0: no call, or already recorded
-	 * by the handler. */
-	uint64_t api_t0;
-	uint16_t api_op;       /* GROVE_OP_API_SEND or GROVE_OP_API_RECV */
-	int32_t api_sent;      /* a send: the bytes it has queued */
-	int64_t clock_inject_ns; /* validation offset (GROVE_CLOCK_INJECT_NS) */
-};
 
 /* A traced API call begins: one clock read, its start, kept in the handle
  * (see api_t0). */
@@ -141,6 +106,8 @@ be_on_packet(conn *c, grove_packet *p)
 {
 	grove_be *be = c->owner;
 	const wire_hdr *h = wire_packet_hdr(p);
+	if (be_recover_on_packet(be, p))
+		return;
 	switch (h->type) {
 	case WIRE_T_DATA:
 	case WIRE_T_P2P:
@@ -201,13 +168,19 @@ be_on_close(conn *c, int err, const char *why)
 {
 	grove_be *be = c->owner;
 	be->parent = NULL;
+	/* Not told to leave: an ancestor may take it in, in the next Grove
+	 * call (be_recover.c); a polling tool is woken to make one. */
+	if (!be->closed && be_recover_lost(be, err, why)) {
+		waitfd_set(&be->wfd, 1);
+		return;
+	}
 	be->closed = 1;
 	waitfd_set(&be->wfd, 1);
 	if (err)
 		snprintf(be->err, sizeof be->err, "link to parent closed: %s", why);
 }
 
-static const conn_ops be_ops = {be_on_packet, be_on_close, NULL};
+const conn_ops be_ops = {be_on_packet, be_on_close, NULL};
 
 /* Connects to the parent (inherited pipes, its Unix socket, or TCP; see
  * net/uplink.h), proves the secret and starts the loop. */
@@ -244,6 +217,11 @@ be_connect(grove_be *be, int parent_rfd, int parent_wfd, const char *host,
 	}
 	be->loop_ready = 1;
 	uv_timer_init(&be->loop, &be->wait_timer);
+	uv_timer_init(&be->loop, &be->hb_timer);
+	be->hb_timer.data = be;
+	memcpy(be->secret, secret, AUTH_SECRET_LEN);
+	be->parent_id = parent;
+	be->lineage.reparent_ms = -1;
 	if ((rc = uplink_conn(&be->loop, &u, &be_ops, be, -1, &be->parent)) != 0)
 		return rc;
 	be->parent->authed = 1;
@@ -428,6 +406,7 @@ be_forget(grove_be *be)
 	if (be->parent)
 		conn_close(be->parent, 0, "back-end copy of a forked child");
 	uv_close((uv_handle_t *)&be->wait_timer, NULL);
+	uv_close((uv_handle_t *)&be->hb_timer, NULL);
 	uv_run(&be->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&be->loop);
 }
@@ -460,13 +439,16 @@ grove_be_destroy(grove_be *be)
 			if (be->parent)
 				conn_close(be->parent, 0, "back-end leaving");
 		}
+		be->closed = 1; /* no re-parenting from here on */
 		uv_close((uv_handle_t *)&be->wait_timer, NULL);
+		uv_close((uv_handle_t *)&be->hb_timer, NULL);
 		uv_run(&be->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&be->loop);
 		grove_trace_fini(be->trace_keep ||
 		    getenv("GROVE_TRACE_KEEP") != NULL);
 	}
 	pktq_fini(&be->q);
+	be_recover_fini(be);
 	be_streams_fini(&be->streams);
 	seg_reasm_fini(&be->reasm);
 	waitfd_fini(&be->wfd);
@@ -513,6 +495,10 @@ be_pass(grove_be *be, int timeout_ms)
 	be->wfd.in_pass++;
 	loop_run_for(&be->loop, &be->wait_timer, timeout_ms);
 	be->wfd.in_pass--;
+	/* The parent was lost in the pass: the call looks for another one
+	 * before it goes on. */
+	if (be->orphaned)
+		be_recover_reparent(be);
 	be_flush_queued(be);
 }
 
@@ -651,6 +637,13 @@ be_send_built(grove_be *be, uint32_t stream, grove_packet *p, int share_start)
 		be_api_end(be, rc, 0);
 		return rc;
 	}
+	/* Below a new parent's resume point: the wave has it already. */
+	if (stream && !be_recover_sending(be, stream, q)) {
+		int32_t size = (int32_t)grove_packet_size(q);
+		grove_packet_unref(q);
+		be_api_end(be, size, 0);
+		return 0;
+	}
 	rc = conn_send(be->parent, q);
 	int32_t sent = (int32_t)grove_packet_size(q);
 	grove_packet_unref(q);
@@ -661,6 +654,12 @@ be_send_built(grove_be *be, uint32_t stream, grove_packet *p, int share_start)
 		be->parent->t_flush_end = 0;
 		conn_flush(be->parent);
 		t1 = be->parent ? be->parent->t_flush_end : 0;
+	}
+	/* The write found the parent gone: a new one takes what was kept,
+	 * this packet with it (be_recover.c). */
+	if (rc == 0 && be->orphaned) {
+		be_recover_reparent(be);
+		t1 = 0;
 	}
 	/* Back-pressure: wait while the link holds more than its limit. */
 	while (rc == 0 && be->parent && conn_over_limit(be->parent)) {
@@ -681,6 +680,8 @@ grove_be_send_packet(grove_be *be, uint32_t stream, grove_packet *p)
 	if (!be || !p)
 		return GROVE_EINVAL;
 	be_api_begin(be, GROVE_OP_API_SEND);
+	if (be->orphaned)
+		be_recover_reparent(be);
 	if (!be->parent || be->closed) {
 		be_api_end(be, GROVE_ECLOSED, 0);
 		return GROVE_ECLOSED;
@@ -695,6 +696,8 @@ grove_be_send(grove_be *be, uint32_t stream, int32_t tag, const char *fmt, ...)
 		return GROVE_EINVAL;
 	/* The call's time starts here: packing is part of it. */
 	be_api_begin(be, GROVE_OP_API_SEND);
+	if (be->orphaned)
+		be_recover_reparent(be);
 	if (!be->parent || be->closed) {
 		be_api_end(be, GROVE_ECLOSED, 0);
 		return GROVE_ECLOSED;

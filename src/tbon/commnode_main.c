@@ -44,6 +44,7 @@ typedef struct commnode {
 	struct exit_wait exit_wait; /* leaving: while bytes still move */
 	uint64_t last_hb_ms;     /* last heartbeat sent to the parent */
 	uv_signal_t sigchld;
+	uv_signal_t sigterm;
 	uv_timer_t ctl_tick;
 	uv_timer_t launch_timer; /* fires at the launch deadline */
 	int exit_code;
@@ -54,8 +55,14 @@ typedef struct commnode {
 static void
 cp_up(node *n, grove_packet *p)
 {
-	if (!n->parent)
+	if (!n->parent) {
+		/* Orphaned: stream data is kept by its stream for the resend
+		 * (node_keep.c); control messages wait for the new parent. */
+		uint16_t type = wire_packet_hdr(p)->type;
+		if (type != WIRE_T_DATA && type != WIRE_T_WAVE_SHARE)
+			node_orphan_hold(n, p);
 		return;
+	}
 	node_send(n, n->parent, p);
 }
 
@@ -129,11 +136,19 @@ parent_on_packet(conn *c, grove_packet *p)
 	node_check_pressure(&cn->n);
 }
 
+static const node_orphan_ops orphan_ops;
+
 static void
 parent_on_close(conn *c, int err, const char *why)
 {
 	commnode *cn = c->owner;
 	cn->n.parent = NULL;
+	/* A parent lost while the network runs: its parent, or one above,
+	 * takes this CP in (docs/recovery.md). */
+	if (!cn->exiting && node_orphan_possible(&cn->n) &&
+	    node_orphan_begin(&cn->n, &orphan_ops, err == 0 ?
+	    "connection closed" : why) == 0)
+		return;
 	/* A failure of this process (out of memory for a frame from the
 	 * parent, a timer it could not set) is an error here: the parent
 	 * sees only a link that closed.  EOF or the peer's error is the
@@ -159,11 +174,31 @@ static const conn_ops parent_ops = {parent_on_packet, parent_on_close,
     parent_on_drain};
 
 static void
+orphan_adopted(node *n)
+{
+	commnode *cn = n->owner;
+	cn->parent_is_cp = n->parent_id != 0;
+	cn->last_hb_ms = 0;
+}
+
+static void
+orphan_give_up(node *n, const char *why)
+{
+	(void)why;
+	begin_exit(n->owner, 1, NULL, 0);
+}
+
+static const node_orphan_ops orphan_ops = {&parent_ops, orphan_adopted,
+    orphan_give_up};
+
+static void
 report_ready(commnode *cn)
 {
 	node *n = &cn->n;
 	/* From now on a lost child is a loss to report, not a failed launch. */
 	n->launched = 1;
+	node_outlive_parent(n);
+	node_send_lineage_all(n);
 	/* Attach endpoints: ours if we have BE children, plus those below. */
 	size_t cap = n->n_ep + 1, k = 0;
 	uint32_t *ids = calloc(cap, sizeof *ids), *ports = calloc(cap, sizeof *ports);
@@ -303,6 +338,35 @@ on_sigchld(uv_signal_t *s, int signum)
 		node_check_launch(&cn->n);
 }
 
+/* SIGTERM (the parent-death signal of the FE's children when the FE
+ * dies, or anyone's request): this CP and its subtree end.  Its children
+ * no longer die with it (they may re-parent, docs/recovery.md), so it
+ * ends them itself: SIGTERM to the processes of this host it started or
+ * adopted (a back-end busy in its own code reads no SHUTDOWN; a CP does
+ * the same for its own), SHUTDOWN to all; whatever is left after the
+ * grace is killed as usual.  Recovery is for crashes, kills and silence,
+ * not for a CP told to stop. */
+static void
+on_sigterm(uv_signal_t *s, int signum)
+{
+	commnode *cn = s->data;
+	node *n = &cn->n;
+	(void)signum;
+	log_info("node %u: SIGTERM: ending this CP's subtree", n->id);
+	for (uint32_t i = 0; i < n->n_children; i++) {
+		node_child *ch = &n->children[i];
+		if (!node_child_still_ours(n, i))
+			continue;
+		if (ch->pid > 0)
+			kill(ch->pid, SIGTERM);
+		else if (ch->peer_pid > 0 && ch->c &&
+		    spawn_host_is_local(ch->host))
+			kill(ch->peer_pid, SIGTERM);
+	}
+	node_orphan_fini(n);
+	begin_exit(cn, cn->exiting ? cn->exit_code : 1, NULL, 0);
+}
+
 /* A failure after the parent took this CP in but before its loop runs
  * (node_init, the cluster map): the reason goes up as a LAUNCH_ERROR,
  * as for the later launch failures, so that it reaches the front-end's
@@ -428,6 +492,7 @@ run(commnode *cn)
 	n->heartbeat_ms = b->heartbeat_ms > 0 ? b->heartbeat_ms :
 	    GROVE_DEFAULT_HEARTBEAT_MS;
 	n->timeout_ms = b->timeout_ms;
+	n->reparent_ms = b->reparent_ms;
 	if ((rc = uplink_conn(&n->loop, &up, &parent_ops, cn, -1,
 	    &n->parent)) != 0) {
 		fprintf(stderr, "grove-commnode: node %u: cannot use parent link\n",
@@ -447,6 +512,9 @@ run(commnode *cn)
 	uv_signal_init(&n->loop, &cn->sigchld);
 	cn->sigchld.data = cn;
 	uv_signal_start(&cn->sigchld, on_sigchld, SIGCHLD);
+	uv_signal_init(&n->loop, &cn->sigterm);
+	cn->sigterm.data = cn;
+	uv_signal_start(&cn->sigterm, on_sigterm, SIGTERM);
 	uv_timer_init(&n->loop, &cn->ctl_tick);
 	cn->ctl_tick.data = cn;
 	uint64_t period = (uint64_t)(n->heartbeat_ms < 200 ? n->heartbeat_ms : 200);

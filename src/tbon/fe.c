@@ -75,6 +75,27 @@ cpu_bind_subtree(grove_cpu_bind opt)
 	return env_word("GROVE_CPU_BIND", words, 2, 0) == 1;
 }
 
+/* Re-parenting's wait: the option, else $GROVE_REPARENT_MS (an integer;
+ * negative: off), else GROVE_DEFAULT_REPARENT_MS; -1 when off. */
+static int
+reparent_ms(int opt)
+{
+	if (opt != 0)
+		return opt > 0 ? opt : -1;
+	const char *s = getenv("GROVE_REPARENT_MS");
+	if (!s || !*s)
+		return GROVE_DEFAULT_REPARENT_MS;
+	char *end = NULL;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || v > 24L * 3600 * 1000) {
+		fprintf(stderr, "grove: GROVE_REPARENT_MS='%s' is not a number of "
+		    "ms (negative: no re-parenting); using %d\n", s,
+		    GROVE_DEFAULT_REPARENT_MS);
+		return GROVE_DEFAULT_REPARENT_MS;
+	}
+	return v > 0 ? (int)v : v < 0 ? -1 : GROVE_DEFAULT_REPARENT_MS;
+}
+
 const char *
 grove_net_last_error(const grove_net *net)
 {
@@ -302,6 +323,9 @@ fe_up(node *n, grove_packet *p)
 		fe_event(net, &ev);
 		break;
 	}
+	case WIRE_T_REPARENTED:
+		fe_reparented(net, p);
+		break;
 	case WIRE_T_BE_ATTACHED: {
 		uint32_t r = 0;
 		if (grove_packet_unpack(p, PROTO_BE_ATTACHED, &r) != 0 ||
@@ -548,6 +572,8 @@ wait_ready(grove_net *net)
 		}
 		if (node_children_ready(n)) {
 			n->launched = 1;
+			/* Each child learns its ancestors for re-parenting. */
+			node_send_lineage_all(n);
 			return 0;
 		}
 		fe_run(net, 20);
@@ -594,7 +620,8 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	net->be_state = calloc(nb ? nb : 1, 1);
 	net->trace_pending = calloc(grove_topo_size(topo), 1);
 	net->node_lost = calloc(grove_topo_size(topo), 1);
-	if (!net->be_state || !net->trace_pending || !net->node_lost)
+	if (!net->be_state || !net->trace_pending || !net->node_lost ||
+	    fe_parents_init(net) != 0)
 		return GROVE_ENOMEM;
 	uint8_t secret[AUTH_SECRET_LEN];
 	if (auth_secret_new(secret) != 0) {
@@ -636,6 +663,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	n->local_link_socket = local_link_socket(o->local_link);
 	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms :
 	    GROVE_DEFAULT_HEARTBEAT_MS;
+	n->reparent_ms = reparent_ms(o->reparent_ms);
 	n->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms :
 	    GROVE_DEFAULT_TIMEOUT_MS;
 	net->send_wait_ms = o->send_timeout_ms == 0 ? -1 :
@@ -661,6 +689,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 	    (getenv("GROVE_TRACE_STATS") && *getenv("GROVE_TRACE_STATS"));
 	b->timeout_ms = n->timeout_ms;
 	b->heartbeat_ms = n->heartbeat_ms;
+	b->reparent_ms = n->reparent_ms;
 	b->backends = nb;
 	b->log_level = log_level_;
 	snprintf(b->bind_addr, sizeof b->bind_addr, "%s", bind);

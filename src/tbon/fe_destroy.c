@@ -227,6 +227,7 @@ grove_net_destroy(grove_net *net)
 	free(net->be_state);
 	free(net->trace_pending);
 	free(net->node_lost);
+	free(net->node_parent);
 	trace_fe_offsets_free(net->trace_offsets);
 	fe_filters_free(net);
 	free(net);

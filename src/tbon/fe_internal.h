@@ -136,6 +136,9 @@ struct grove_net {
 	 * ran.  The exit-time collection names a lost process that left no
 	 * event space as lost, not as one whose tracing was off. */
 	uint8_t *node_lost;
+	/* Per topology node: the node it hangs from now (its topology
+	 * parent until a REPARENTED moved it; fe_reparent.c). */
+	uint32_t *node_parent;
 	waitfd wfd;
 	uv_timer_t wait_timer;
 	char connect_file[1024];
@@ -255,6 +258,10 @@ void fe_ctl_trace_finished(grove_net *net, int rc);
 int fe_load_clusters(grove_net *net, const grove_net_opts *o);
 void fe_set_error(grove_net *net, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Re-parenting (fe_reparent.c): the parents table from the topology,
+ * and a REPARENTED from below (GROVE_EV_REPARENTED). */
+int fe_parents_init(grove_net *net);
+void fe_reparented(grove_net *net, grove_packet *p);
 /* The FE's end of a wave (fe_wave.c, node_hooks.wave): its packets are
  * queued for the tool with the wave's account, or the wave fails as the
  * stream's grove_partial says, as a marker in their place. */

@@ -48,6 +48,9 @@ describe_waiting(grove_net *net, const grove_stream *s, char *buf,
 			have++;
 			continue;
 		}
+		/* A lost CP whose children took its place: they are named. */
+		if (ns->replaced[k])
+			continue;
 		if (shown++ == 0)
 			len += (size_t)snprintf(buf + len, cap - len,
 			    "; waiting for");

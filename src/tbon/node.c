@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* cpu_set_t in net/spawn.h */
 /* The TBON node: connections, children, dispatch, periodic work.
  * Authenticating children is in node_accept.c, their READY reports in
  * node_ready.c, streams and waves in node_stream.c, launching in
@@ -19,6 +20,7 @@
 #include "core/log.h"
 #include "grove/error.h"
 #include "net/sockio.h"
+#include "net/spawn.h"
 #include "tbon/proto.h"
 #include "tbon/skew.h"
 
@@ -109,6 +111,13 @@ void
 node_child_attached(node *n, uint32_t idx)
 {
 	node_child *ch = &n->children[idx];
+	node_send_lineage(n, idx);
+	if (ch->adopt_of >= 0) {
+		/* Back from a lost CP: up since long, its streams come with
+		 * its ADOPT (node_adopt.c), and no one is told it attached. */
+		ch->state = CHILD_READY;
+		return;
+	}
 	ch->state = CHILD_UP;
 	if (ch->role == GROVE_ROLE_BE) {
 		node_child_mark_ready(n, ch, 1);
@@ -124,7 +133,7 @@ node_children_ready(const node *n)
 {
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		const node_child *ch = &n->children[i];
-		if (n->attach && ch->role == GROVE_ROLE_BE)
+		if ((n->attach && ch->role == GROVE_ROLE_BE) || ch->adopt_of >= 0)
 			continue;
 		if (ch->state != CHILD_READY)
 			return 0;
@@ -164,8 +173,9 @@ child_lost(node *n, uint32_t idx, const char *why)
 	if (ch->state == CHILD_GONE)
 		return;
 	int was_ready = ch->state == CHILD_READY;
+	int expected = ch->adopt_of >= 0 && ch->adopt_pending;
 	ch->state = CHILD_GONE;
-	if (!was_ready)
+	if (!was_ready && ch->adopt_of < 0)
 		n->n_ready++;
 	/* A child lost while this node's launch is not over (one still
 	 * starting up, or one that was ready while its siblings were not)
@@ -173,8 +183,8 @@ child_lost(node *n, uint32_t idx, const char *why)
 	 * waits for every child to be ready, so it would never be.  Attached
 	 * back-ends are not waited for (node_children_ready); children that
 	 * go because this node told them to are not a failed launch. */
-	if (!n->shutting_down && (!was_ready || (!n->launched &&
-	    !(n->attach && ch->role == GROVE_ROLE_BE)))) {
+	if (!n->shutting_down && ch->adopt_of < 0 && (!was_ready ||
+	    (!n->launched && !(n->attach && ch->role == GROVE_ROLE_BE)))) {
 		char who[128], msg[400];
 		node_describe_child(n, ch, who, sizeof who);
 		snprintf(msg, sizeof msg, "%s lost during startup: %s", who, why);
@@ -195,13 +205,35 @@ child_lost(node *n, uint32_t idx, const char *why)
 	}
 	log_warn("child node %u (ranks %u..%u) lost: %s", ch->node_id, ch->be_lo,
 	    ch->be_hi, why);
-	node_streams_child_gone(n, idx);
+	/* A process of ours that lost its link may live on under another
+	 * parent, ours (docs/recovery.md): reaped when it exits, never
+	 * killed.  The FE's children have no other parent to go to. */
+	if (n->reparent_ms >= 0 && n->id != 0)
+		ch->disowned = 1;
+	/* Its children may come back here: its slots pass to them. */
+	int adopting = !expected && node_adopt_begin(n, idx, why);
+	if (!adopting)
+		node_streams_child_gone(n, idx);
 	node_loads_child_gone(n, idx);
 	node_skew_child_gone(n, idx);
-	node_up_ctl(n, WIRE_T_NODE_LOST, 0, PROTO_NODE_LOST, ch->node_id,
-	    ch->be_lo, ch->be_hi, why);
+	/* A loss with its children expected is told once they came or were
+	 * given up (REPARENTED), and so is an expected child given up. */
+	if (!adopting && !expected) {
+		node_up_ctl(n, WIRE_T_NODE_LOST, 0, PROTO_NODE_LOST, ch->node_id,
+		    ch->be_lo, ch->be_hi, why);
+		if (n->reparent_ms >= 0)
+			node_adopt_note_gone(n, ch->node_id);
+	}
+	if (ch->adopt_of >= 0)
+		node_adopt_child_gone(n, idx);
 	if (n->hooks->child_lost)
 		n->hooks->child_lost(n, idx, why);
+}
+
+void
+node_child_lose(node *n, uint32_t idx, const char *why)
+{
+	child_lost(n, idx, why);
 }
 
 void
@@ -320,9 +352,20 @@ child_on_packet(conn *c, grove_packet *p)
 	case WIRE_T_DATA:
 		node_stream_upstream(n, idx, p);
 		break;
+	case WIRE_T_REPARENTED:
+		node_adopt_note_moves(n, p);
+		n->hooks->up(n, p);
+		break;
+	case WIRE_T_NODE_LOST: {
+		uint32_t id = 0;
+		if (n->reparent_ms >= 0 && grove_packet_unpack(p, PROTO_NODE_LOST,
+		    &id, NULL, NULL, NULL) == 0)
+			node_adopt_note_gone(n, id);
+		n->hooks->up(n, p);
+		break;
+	}
 	case WIRE_T_P2P:
 	case WIRE_T_LAUNCH_ERROR:
-	case WIRE_T_NODE_LOST:
 	case WIRE_T_BE_ATTACHED:
 	case WIRE_T_FILTER_ERROR:
 	case WIRE_T_TRACE_DATA:
@@ -339,6 +382,9 @@ child_on_packet(conn *c, grove_packet *p)
 		break;
 	case WIRE_T_WAVE_SHARE:
 		node_stream_share(n, idx, p);
+		break;
+	case WIRE_T_ADOPT:
+		node_adopt_msg(n, idx, p);
 		break;
 	case WIRE_T_HEARTBEAT:
 		break;
@@ -358,6 +404,26 @@ child_on_packet(conn *c, grove_packet *p)
 
 /* ---- periodic work ------------------------------------------------------ */
 
+/* A child of this host that this node started and now declares lost for
+ * silence (stopped, or stuck) is killed: one that resumed later would
+ * act for a subtree that has moved on (docs/recovery.md).  Reaped here,
+ * for at most 100 ms (SIGKILL ends even a stopped process at once). */
+static void
+kill_silent(node *n, node_child *ch)
+{
+	if (n->reparent_ms < 0 || ch->pid <= 0 || !spawn_host_is_local(ch->host))
+		return;
+	kill(ch->pid, SIGKILL);
+	for (int i = 0; i < 50; i++) {
+		pid_t r = waitpid(ch->pid, NULL, WNOHANG);
+		if (r == ch->pid || (r < 0 && errno != EINTR)) {
+			ch->pid = 0;
+			return;
+		}
+		usleep(2000);
+	}
+}
+
 static void
 on_tick(uv_timer_t *t)
 {
@@ -375,13 +441,19 @@ on_tick(uv_timer_t *t)
 	/* The FE has no SIGCHLD handler (the signal is the tool's): a child
 	 * that died while something else keeps its link open is found here. */
 	node_reap_exited(n);
+	/* Back-ends of a CP hear heartbeats too when they may re-parent:
+	 * they check their parent's silence (docs/recovery.md). */
+	int be_too = n->reparent_ms >= 0 && n->id != 0;
 	for (uint32_t i = 0; i < n->n_children; i++) {
 		node_child *ch = &n->children[i];
-		if (!ch->c || ch->role != GROVE_ROLE_CP)
+		if (!ch->c || (ch->role != GROVE_ROLE_CP && !be_too))
 			continue;
-		if (stale)
+		if (ch->role != GROVE_ROLE_CP)
+			; /* back-ends send no heartbeats */
+		else if (stale)
 			ch->c->last_rx_ms = now;
 		else if (conn_silent_ms(ch->c, now) > silent) {
+			kill_silent(n, ch);
 			child_lost(n, i, "silent for too long (no heartbeat)");
 			continue;
 		}
@@ -393,6 +465,19 @@ on_tick(uv_timer_t *t)
 }
 
 /* ---- setup -------------------------------------------------------------- */
+
+/* Nodes strictly below id: the most children it can have once it adopts
+ * the children of lost CPs below it (docs/recovery.md). */
+static uint32_t
+descendants(const grove_topo *t, uint32_t id)
+{
+	const grove_topo_node *me = grove_topo_node_at(t, id);
+	uint32_t k = me ? me->n_children : 0;
+	const uint32_t *kids = grove_topo_children(t, id);
+	for (uint32_t i = 0; i < (me ? me->n_children : 0); i++)
+		k += descendants(t, kids[i]);
+	return k;
+}
 
 int
 node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
@@ -407,6 +492,7 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	n->rank = PROTO_NODE_RANK(id);
 	n->heartbeat_ms = GROVE_DEFAULT_HEARTBEAT_MS;
 	n->timeout_ms = GROVE_DEFAULT_TIMEOUT_MS;
+	n->reparent_ms = -1;
 	memcpy(n->secret, secret, AUTH_SECRET_LEN);
 	snprintf(n->netid, sizeof n->netid, "%s", netid);
 	snprintf(n->bind_addr, sizeof n->bind_addr, "%s", bind_addr);
@@ -435,8 +521,10 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	n->place.be_hi = me->be_hi;
 	n->place.n_backends = grove_topo_backends(topo);
 	n->place.is_fe = id == 0;
-	n->n_children = me->n_children;
-	n->children = calloc(me->n_children ? me->n_children : 1,
+	n->n_children = n->n_topo_children = me->n_children;
+	n->parent_id = me->parent > 0 ? (uint32_t)me->parent : 0;
+	n->cap_children = descendants(topo, id);
+	n->children = calloc(n->cap_children ? n->cap_children : 1,
 	    sizeof *n->children);
 	if (!n->children) {
 		snprintf(err, errlen, "out of memory");
@@ -450,6 +538,7 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 		n->children[i].be_lo = k->be_lo;
 		n->children[i].be_hi = k->be_hi;
 		n->children[i].host = k->host;
+		n->children[i].adopt_of = -1;
 	}
 	uv_check_init(&n->loop, &n->flush_check);
 	n->flush_check.data = n;
@@ -460,6 +549,8 @@ node_init(node *n, const node_hooks *hooks, void *owner, grove_topo *topo,
 	n->auth_timer.data = n;
 	uv_timer_init(&n->loop, &n->sync_timer);
 	n->sync_timer.data = n;
+	uv_timer_init(&n->loop, &n->adopt_timer);
+	n->adopt_timer.data = n;
 	grove_trace_collector_register(&n->tc_connect, "node.connect", "tbon",
 	    "node", "after:auth");
 	grove_trace_collector_register(&n->tc_stream_new, "node.stream_new",
@@ -576,6 +667,7 @@ node_fini(node *n)
 {
 	if (!n->loop_ready)
 		return;
+	node_orphan_fini(n);
 	node_streams_free(n);
 	while (n->loads)
 		node_load_req_free(n, n->loads);
@@ -594,6 +686,13 @@ node_fini(node *n)
 	grove_topo_destroy(n->topo);
 	grove_cluster_map_destroy(n->clusters);
 	free(n->children);
+	lineage_fini(&n->lineage);
+	free(n->moved_parent);
+	while (n->adoptions) {
+		node_adoption *a = n->adoptions;
+		n->adoptions = a->next;
+		free(a);
+	}
 	free(n->gaps.g); /* the wave accounts' buffer (node_stream.c) */
 	free(n->pending);
 	free(n->pending_nonce);
@@ -626,20 +725,62 @@ node_shutdown_children(node *n, grove_packet *msg)
 	node_flush_all(n);
 }
 
-void
-node_reap_children_wait(node *n, int grace_ms)
+/* Waits until the children this node started that are still its own
+ * have exited, reaping them, or until `until` (ms); 1 when some are
+ * left. */
+static int
+reap_until(node *n, uint64_t until)
 {
-	uint64_t until = sockio_now_ms() + (uint64_t)grace_ms;
 	for (;;) {
 		int left = 0;
 		node_reap_children(n, 0);
 		for (uint32_t i = 0; i < n->n_children; i++)
-			left |= n->children[i].pid > 0;
+			left |= n->children[i].pid > 0 && !n->children[i].disowned;
 		if (!left || sockio_now_ms() >= until)
-			break;
+			return left;
 		usleep(2000);
 	}
+}
+
+/* A CP child that ends gets a moment to end its own subtree (its
+ * children no longer die with it when they may re-parent, so SIGKILL
+ * would leave them behind). */
+#define SIGTERM_GRACE_MS 200
+
+void
+node_reap_children_wait(node *n, int grace_ms)
+{
+	if (reap_until(n, sockio_now_ms() + (uint64_t)grace_ms) &&
+	    n->reparent_ms >= 0) {
+		int asked = 0;
+		for (uint32_t i = 0; i < n->n_children; i++) {
+			node_child *ch = &n->children[i];
+			if (ch->pid > 0 && ch->role == GROVE_ROLE_CP &&
+			    node_child_still_ours(n, i)) {
+				kill(ch->pid, SIGTERM);
+				asked = 1;
+			}
+		}
+		if (asked)
+			reap_until(n, sockio_now_ms() + SIGTERM_GRACE_MS);
+	}
 	node_reap_children(n, 1);
+}
+
+int
+node_child_still_ours(node *n, uint32_t idx)
+{
+	node_child *ch = &n->children[idx];
+	if (ch->disowned)
+		return 0;
+	/* One that never joined cannot have moved anywhere. */
+	if (n->reparent_ms < 0 || n->id == 0 || ch->state == CHILD_PENDING)
+		return 1;
+	/* Its EOF may wait unread (reads stopped for back-pressure, or the
+	 * loop is over): read what is there. */
+	if (ch->c)
+		conn_read_rest(ch->c);
+	return ch->c != NULL;
 }
 
 void
@@ -657,7 +798,7 @@ node_reap_children(node *n, int kill_them)
 			ch->pid = 0;
 			continue;
 		}
-		if (kill_them) {
+		if (kill_them && node_child_still_ours(n, i)) {
 			kill(ch->pid, SIGKILL);
 			/* A tool's signal handler must not leave it a zombie. */
 			while (waitpid(ch->pid, NULL, 0) < 0 && errno == EINTR)

@@ -22,6 +22,8 @@
 #include "grove/trace.h"
 #include "net/auth.h"
 #include "net/conn.h"
+#include "tbon/lineage.h"
+#include "tbon/share_keep.h"
 #include "tbon/wave.h"
 
 enum child_state {
@@ -41,6 +43,23 @@ typedef struct node_child {
 	enum child_state state;
 	uint32_t ready_bes;
 	int paused;            /* reads stopped for back-pressure */
+	/* Re-parenting (node_adopt.c, docs/recovery.md).  adopt_of: for a
+	 * child expected back from a lost CP child, that child's index (-1:
+	 * one of the topology's own children); adopt_pending while it has
+	 * not come and not been given up, until adopt_until (ms). */
+	int32_t adopt_of;
+	int adopt_pending;
+	int adopt_said;        /* sent its ADOPT */
+	uint64_t adopt_until;
+	/* A lost CP whose children were expected here: its range is theirs
+	 * to answer for, and routes lead through them. */
+	int replaced;
+	/* Lost while re-parenting is on: it may live on under another
+	 * parent, so it is reaped when it exits but never killed. */
+	int disowned;
+	/* An adopted child on this host: the pid its hello gave (it is no
+	 * child process of ours), for SIGTERM when this node ends. */
+	pid_t peer_pid;
 } node_child;
 
 typedef struct node_stream {
@@ -70,6 +89,25 @@ typedef struct node_stream {
 	/* Who completed each wave: result = BE rank (last_be) or CP node id
 	 * (last_cp); answers "which back-end was last into the reduction". */
 	grove_trace_collector tc_last_be, tc_last_cp;
+	/* Re-parenting (docs/recovery.md, node_keep.c): numbers count
+	 * shares from the stream's creation, the same wave number at every
+	 * node under wait_for_all. */
+	uint64_t released;      /* waves released here: my next share's number */
+	uint64_t skip_below;    /* my shares below it are not sent (RESUME) */
+	uint64_t parent_held;   /* my shares my parent has taken in */
+	share_keep keep;        /* my shares the grandparent may not hold */
+	/* Downstream frames (DATA, SEGMENT) taken from the parent on a
+	 * stream without a downstream filter, counted from its creation,
+	 * and the last ones of them, for a child that comes back from a
+	 * lost CP missing some. */
+	uint64_t down_in;
+	share_keep down_keep;
+	uint32_t slot_cap;      /* room of the per-child and per-slot arrays */
+	uint64_t *base;         /* per slot: number of the child's first share */
+	uint64_t *acked;        /* per slot: `held` last acked to the child */
+	uint64_t *ack_bytes;    /* per slot: bytes taken in since */
+	unsigned char *replaced; /* per slot: a lost CP's, answered for by
+	                            the slots of its children */
 } node_stream;
 
 typedef struct node node;
@@ -91,6 +129,15 @@ typedef struct node_hooks {
 	void (*wave)(node *n, node_stream *s, int32_t tag, int rc,
 	    flt_out *o, const wave_gaps *gaps);
 } node_hooks;
+
+/* A lost CP child whose children are expected back (node_adopt.c). */
+typedef struct node_adoption {
+	uint32_t lost;          /* its child index */
+	uint32_t first, n;      /* the expected children's indexes */
+	uint32_t pending;       /* not come and not given up */
+	char why[200];          /* why it was lost */
+	struct node_adoption *next;
+} node_adoption;
 
 typedef struct node_load_req {
 	uint32_t req;
@@ -147,6 +194,12 @@ struct node {
 
 	node_child *children;
 	uint32_t n_children;
+	/* Room in children for every node of this node's subtree: a node
+	 * adopts only from below itself (node_adopt.c), so indexes and
+	 * pointers into the array never move.  n_topo_children: the
+	 * topology's own children, the first entries. */
+	uint32_t cap_children;
+	uint32_t n_topo_children;
 	uint32_t n_ready;       /* children in CHILD_READY (or GONE) */
 	uint32_t ready_bes;     /* BEs reported ready below */
 	/* attach endpoints reported from below (node, port, host): at most
@@ -215,6 +268,20 @@ struct node {
 	struct node_skew *skew; /* clock-skew detection (skew.c); NULL until used */
 	/* Link emulation of this node's own outgoing links (NULL: none). */
 	grove_cluster_map *clusters;
+	/* Re-parenting (docs/recovery.md).  reparent_ms < 0: none.  lineage:
+	 * my ancestors as my parent said (LINEAGE), FE first; parent_id: my
+	 * parent's node id now (the topology's until re-parented). */
+	int reparent_ms;
+	lineage lineage;
+	uint32_t parent_id;
+	int resuming;           /* ADOPT sent, RESUME not yet here */
+	struct node_orphan *orphan; /* the parent is lost (node_orphan.c) */
+	node_adoption *adoptions;
+	uv_timer_t adopt_timer;
+	/* Per topology node: the parent it has now, once a REPARENTED from
+	 * or through this node moved some (NULL until then): a lost CP's
+	 * children are those it has now, adopted ones included. */
+	uint32_t *moved_parent;
 };
 
 /* Set up a node (loop, listener, filter registry).  topo is taken over. */
@@ -347,7 +414,12 @@ uint32_t node_children_connected(const node *n);
 /* Bytes read from the children and written to the parent so far: what a
  * node that leaves watches to see its links still moving (exit_wait.h). */
 uint64_t node_link_bytes(const node *n);
-/* Kill and reap processes this node started (after the grace period). */
+/* Whether child idx, a process this node started, is still this node's
+ * to end: not when its link closed while re-parenting is on (below the
+ * FE), since it may live on under another parent (docs/recovery.md). */
+int node_child_still_ours(node *n, uint32_t idx);
+/* Kill and reap processes this node started (after the grace period):
+ * only those still ours (node_child_still_ours). */
 void node_reap_children(node *n, int kill_them);
 /* Reap children as they exit, for up to grace_ms; then kill the rest. */
 void node_reap_children_wait(node *n, int grace_ms);
@@ -376,6 +448,8 @@ void node_reap_exited(node *n);
  * or "process killed by signal S"; else 0 (still running, remote, or
  * reaped already). */
 int node_child_exit_status(node *n, uint32_t idx, char *out, size_t len);
+/* Child idx is lost (why), as when its link closes. */
+void node_child_lose(node *n, uint32_t idx, const char *why);
 /* Child idx, connected, has exited: read what it sent, then lose it with
  * reason why. */
 void node_child_exited(node *n, uint32_t idx, const char *why);
@@ -396,11 +470,99 @@ void node_describe_id(const node *n, uint32_t id, char *out, size_t len);
 /* Wave accounts (node_wave.c), for the wave release of node_stream.c:
  * the gaps of the wave just popped from s into n->gaps (returns the
  * wave's tag as its first share says, or tag); the gaps when this node's
- * filter failed on it (rc); and the share announcement to the parent. */
+ * filter failed on it (rc); and the share announcement to the parent
+ * (*out: the packet, or NULL when none is needed; *npackets drops to 0
+ * when the share had to go up empty). */
 int32_t node_wave_collect(node *n, node_stream *s, int32_t tag);
 void node_wave_failed(node *n, node_stream *s, int rc);
-void node_wave_announce_share(node *n, node_stream *s, int32_t tag,
-    size_t npackets, const wave_gaps *gaps);
+void node_wave_share_packet(node *n, node_stream *s, int32_t tag,
+    size_t *npackets, const wave_gaps *gaps, grove_packet **out);
+
+/* ---- re-parenting (docs/recovery.md) ---- */
+
+/* node_adopt.c, the adopting side.  A CP child was lost (why): when
+ * recovery applies, expect its children back here and return 1 (the
+ * caller then neither removes it from the streams nor reports it lost);
+ * else 0. */
+int node_adopt_begin(node *n, uint32_t idx, const char *why);
+/* A child expected back was given up or lost (after child_lost). */
+void node_adopt_child_gone(node *n, uint32_t idx);
+/* ADOPT from child idx. */
+void node_adopt_msg(node *n, uint32_t idx, grove_packet *p);
+/* A REPARENTED made here or passed up through here (checked): its moves
+ * are noted. */
+void node_adopt_note_moves(node *n, const grove_packet *p);
+/* Node id is lost (a NODE_LOST made here or passed up through here): it
+ * is not expected back should its parent be lost. */
+void node_adopt_note_gone(node *n, uint32_t id);
+/* The child index a P2P packet for BE rank goes through: the topology's
+ * route, through the children adopted from a lost CP; -1: none. */
+int node_route(const node *n, uint32_t rank);
+/* LINEAGE to child idx (its ancestors: mine, then me), or to every
+ * connected child; nothing before the node's launch is over (its end
+ * sends them all). */
+void node_send_lineage(node *n, uint32_t idx);
+void node_send_lineage_all(node *n);
+/* A LINEAGE from the parent: kept, and passed on to the children. */
+void node_lineage_from_parent(node *n, grove_packet *p);
+/* A CP that may re-parent (node_orphan_possible) stops dying with its
+ * parent process (PR_SET_PDEATHSIG, set at its start). */
+void node_outlive_parent(node *n);
+
+/* node_stream.c, for the adoption: per stream through lost CP child
+ * `lost`, slots for the expected children [first, first + k) (padded to
+ * wave R) and the lost child's slot given up, replaced. */
+void node_streams_adopt(node *n, uint32_t lost, uint32_t first, uint32_t k);
+/* Visit the streams (pos from 0; NULL at the end). */
+node_stream *node_stream_next(node *n, size_t *pos);
+/* STREAM_NEW for s to child idx, with its members. */
+void node_stream_tell_child(node *n, node_stream *s, uint32_t idx);
+
+/* node_keep.c: shares kept until the grandparent holds them, acks, and
+ * the orphan's side of ADOPT/RESUME. */
+/* A share this node releases on s (CP; a wave's announcement or NULL,
+ * and its packets): kept when it may have to be sent again, sent when
+ * there is a parent and it is not below s->skip_below. */
+void node_keep_share_up(node *n, node_stream *s, grove_packet *announce,
+    grove_packet *const *pkts, size_t k);
+/* A share of slot's child came in whole on s (bytes: its size): ack it
+ * when it is time. */
+void node_keep_share_in(node *n, node_stream *s, uint32_t slot, size_t bytes);
+/* A downstream frame p of s from the parent, about to go to the
+ * children: counted, and kept for children that may come back. */
+void node_keep_down(node *n, node_stream *s, grove_packet *p);
+/* The frames of s child idx has not had, from its count of them on,
+ * as far as they are kept. */
+void node_keep_down_resend(node *n, node_stream *s, uint32_t idx,
+    uint64_t from);
+/* WAVE_ACK from the parent. */
+void node_keep_parent_ack(node *n, grove_packet *p);
+/* The ADOPT this node sends its new parent. */
+int node_keep_adopt_packet(node *n, grove_packet **out);
+/* RESUME from the new parent: streams not named go, kept shares are
+ * sent again from the resume points. lost: the node that was lost. */
+void node_keep_resume(node *n, grove_packet *p, uint32_t lost);
+
+/* node_orphan.c: a CP whose parent is lost. */
+typedef struct node_orphan_ops {
+	/* For the link to the new parent (its owner: n->owner). */
+	const conn_ops *parent_ops;
+	/* Taken in: n->parent and n->parent_id are the new parent's. */
+	void (*adopted)(node *n);
+	/* No ancestor took it in (why): the orphan state is over. */
+	void (*give_up)(node *n, const char *why);
+} node_orphan_ops;
+/* Whether a CP whose parent link just failed may look for a new one:
+ * recovery on, launched, not leaving, an ancestor above the parent. */
+int node_orphan_possible(const node *n);
+/* The parent link failed (why; n->parent is NULL): look for a new one. */
+int node_orphan_begin(node *n, const node_orphan_ops *ops, const char *why);
+/* While orphaned: a control message for the parent, sent to the new one
+ * after RESUME. */
+void node_orphan_hold(node *n, grove_packet *p);
+/* RESUME from the new parent (node_keep_resume, then the held messages). */
+void node_orphan_resumed(node *n, grove_packet *p);
+void node_orphan_fini(node *n);
 
 /* Queue a control message upward through hooks->up. */
 void node_up_ctl(node *n, uint16_t type, int32_t tag, const char *fmt, ...);

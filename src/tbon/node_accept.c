@@ -388,6 +388,10 @@ pending_on_packet(conn *c, grove_packet *p)
 	c->authed = 1;
 	snprintf(c->peer, sizeof c->peer, "node %u", node_id);
 	ch->c = c;
+	/* No child process of ours: the pid it gave is all this node knows
+	 * of it, for SIGTERM when this node ends (commnode_main.c). */
+	if (ch->adopt_of >= 0)
+		ch->peer_pid = (pid_t)pid;
 	/* AUTH_OK goes out before the link's collectors exist: the child
 	 * reads it in its handshake, so neither side counts it. */
 	conn_send(c, ok);

@@ -6,6 +6,9 @@
  *   NODE_LOST      only a CP reports losses, and only of a node strictly
  *                  below it, with that node's own range of ranks (the
  *                  loss of the child itself is this node's to report);
+ *   REPARENTED     likewise for the lost node, and the new parent is the
+ *                  child or a node below it and above the lost one, and
+ *                  the nodes that moved are below the lost one;
  *   BE_ATTACHED    only a CP reports attaches, of a rank below it (a
  *                  back-end attached here is reported by this node);
  *   LAUNCH_ERROR   only a CP launches anything;
@@ -92,6 +95,53 @@ lost_wrong(const node *n, const node_child *ch, const grove_packet *p,
 }
 
 static int
+reparented_wrong(const node *n, const node_child *ch, const grove_packet *p,
+    char *why, size_t len)
+{
+	uint32_t id = 0, lo = 0, hi = 0, parent = 0;
+	const char *text = NULL;
+	const uint32_t *moved = NULL;
+	uint64_t nm = 0;
+	if (grove_packet_unpack(p, PROTO_REPARENTED, &id, &lo, &hi, &parent,
+	    &text, &moved, &nm) != 0) {
+		snprintf(why, len, "malformed REPARENTED from node %u",
+		    ch->node_id);
+		return 1;
+	}
+	const grove_topo_node *k = grove_topo_node_at(n->topo, id);
+	if (ch->role != GROVE_ROLE_CP)
+		snprintf(why, len, "REPARENTED from node %u, a back-end",
+		    ch->node_id);
+	else if (!k || id == ch->node_id ||
+	    !in_subtree(n->topo, ch->node_id, id))
+		snprintf(why, len, "REPARENTED from node %u for node %u, not a "
+		    "node below it", ch->node_id, id);
+	else if (lo != k->be_lo || hi != k->be_hi)
+		snprintf(why, len, "REPARENTED from node %u gives node %u ranks "
+		    "[%u, %u), not its [%u, %u)", ch->node_id, id, lo, hi,
+		    k->be_lo, k->be_hi);
+	else if (parent == id || !in_subtree(n->topo, ch->node_id, parent) ||
+	    !in_subtree(n->topo, parent, id))
+		snprintf(why, len, "REPARENTED from node %u names node %u the new "
+		    "parent of node %u's children", ch->node_id, parent, id);
+	else {
+		for (uint64_t i = 0; i < nm; i++) {
+			/* A child of the lost node then: one of its own, or
+			 * one it had adopted from below it. */
+			if (moved[i] == id || !in_subtree(n->topo, id,
+			    moved[i])) {
+				snprintf(why, len, "REPARENTED from node %u moves "
+				    "node %u, not below node %u", ch->node_id,
+				    moved[i], id);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	return 1;
+}
+
+static int
 attached_wrong(const node_child *ch, const grove_packet *p, char *why,
     size_t len)
 {
@@ -156,6 +206,8 @@ node_child_msg_wrong(const node *n, uint32_t idx, const grove_packet *p,
 		return 1;
 	case WIRE_T_NODE_LOST:
 		return lost_wrong(n, ch, p, why, len);
+	case WIRE_T_REPARENTED:
+		return reparented_wrong(n, ch, p, why, len);
 	case WIRE_T_BE_ATTACHED:
 		return attached_wrong(ch, p, why, len);
 	case WIRE_T_LAUNCH_ERROR:

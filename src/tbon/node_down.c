@@ -28,7 +28,9 @@ node_send_down(node *n, node_stream *s, grove_packet *p, int cp_only)
 	}
 	for (uint32_t k = 0; k < s->nslots; k++) {
 		node_child *ch = &n->children[s->slot_child[k]];
-		if (ch->c)
+		/* A child back from a lost CP gets what it missed, and what
+		 * comes meanwhile, once it said what it has (its ADOPT). */
+		if (ch->c && (ch->adopt_of < 0 || ch->adopt_said))
 			node_send(n, ch->c, p);
 	}
 }
@@ -44,6 +46,7 @@ downstream_data(node *n, grove_packet *p)
 		return;
 	}
 	if (s->down_is_null) {
+		node_keep_down(n, s, p);
 		node_send_down(n, s, p, 0);
 		return;
 	}
@@ -73,6 +76,7 @@ downstream_segment(node *n, grove_packet *p)
 		    h->stream);
 		return;
 	}
+	node_keep_down(n, s, p);
 	node_send_down(n, s, p, 0);
 }
 
@@ -80,7 +84,7 @@ static void
 downstream_p2p(node *n, grove_packet *p)
 {
 	const wire_hdr *h = wire_packet_hdr(p);
-	int c = grove_topo_route(n->topo, n->id, h->aux);
+	int c = node_route(n, h->aux);
 	if (c < 0 || !n->children[c].c) {
 		log_warn("node %u: no route to BE rank %u; packet dropped", n->id,
 		    h->aux);
@@ -193,6 +197,15 @@ node_from_parent(node *n, grove_packet *p)
 		break;
 	}
 	case WIRE_T_HEARTBEAT:
+		break;
+	case WIRE_T_LINEAGE:
+		node_lineage_from_parent(n, p);
+		break;
+	case WIRE_T_WAVE_ACK:
+		node_keep_parent_ack(n, p);
+		break;
+	case WIRE_T_RESUME:
+		node_orphan_resumed(n, p);
 		break;
 	case WIRE_T_SKEW_REQ:
 	case WIRE_T_SKEW_PROBE:

@@ -66,7 +66,7 @@ node_filter_load(node *n, uint32_t req, const char *name, const char *path,
 	if (!r)
 		return NULL;
 	r->req = req;
-	if (n->n_children && !(r->pending = calloc(n->n_children, 1))) {
+	if (n->cap_children && !(r->pending = calloc(n->cap_children, 1))) {
 		free(r);
 		return NULL;
 	}

@@ -139,8 +139,44 @@ stream_free(node *n, node_stream *s)
 	free(s->child_slot);
 	free(s->gone_node);
 	free(s->gone_code);
+	free(s->base);
+	free(s->acked);
+	free(s->ack_bytes);
+	free(s->replaced);
+	share_keep_fini(&s->keep);
+	share_keep_fini(&s->down_keep);
 	free(s->members);
 	free(s);
+}
+
+/* Grows the per-child and per-slot arrays (a node has at most one slot
+ * per child) to room for nchildren, new entries zero (child_slot: -1). */
+static int
+stream_grow(node_stream *s, uint32_t nchildren)
+{
+	if (nchildren <= s->slot_cap)
+		return 0;
+	size_t n = nchildren, o = s->slot_cap;
+#define GROW(field) do { \
+		void *q_ = realloc(s->field, n * sizeof *s->field); \
+		if (!q_) \
+			return GROVE_ENOMEM; \
+		s->field = q_; \
+		memset(s->field + o, 0, (n - o) * sizeof *s->field); \
+	} while (0)
+	GROW(child_slot);
+	GROW(slot_child);
+	GROW(gone_node);
+	GROW(gone_code);
+	GROW(base);
+	GROW(acked);
+	GROW(ack_bytes);
+	GROW(replaced);
+#undef GROW
+	for (size_t i = o; i < n; i++)
+		s->child_slot[i] = -1;
+	s->slot_cap = nchildren;
+	return 0;
 }
 
 /* ---- back-pressure from sync queues ------------------------------------
@@ -185,8 +221,8 @@ child_pause(node *n, uint32_t child)
 	node_child *ch = &n->children[child];
 	if (ch->paused || !ch->c)
 		return;
-	if (!n->sync_paused &&
-	    !(n->sync_paused = calloc(n->n_children, sizeof *n->sync_paused)))
+	if (!n->sync_paused && !(n->sync_paused = calloc(n->cap_children ?
+	    n->cap_children : 1, sizeof *n->sync_paused)))
 		return; /* no room to remember it: do not pause */
 	ch->paused = 1;
 	n->sync_paused[n->n_sync_paused++] = child;
@@ -246,6 +282,59 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Index of the first of the sorted members that is >= r. */
+static size_t
+members_from(const node_stream *s, uint32_t r)
+{
+	size_t lo = 0, hi = s->n_members;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->members[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether a member is in [lo, hi). */
+static int
+has_member_in(const node_stream *s, uint32_t lo, uint32_t hi)
+{
+	size_t i = members_from(s, lo);
+	return i < s->n_members && s->members[i] < hi;
+}
+
+void
+node_stream_tell_child(node *n, node_stream *s, uint32_t idx)
+{
+	node_child *ch = &n->children[idx];
+	if (!ch->c)
+		return;
+	size_t lo = members_from(s, ch->be_lo), hi = members_from(s, ch->be_hi);
+	grove_packet *p = NULL;
+	if (wire_pack(&p, WIRE_T_STREAM_NEW, s->id, 0, n->rank, 0,
+		PROTO_STREAM_NEW, s->id, s->members + lo, (uint64_t)(hi - lo),
+		s->up->name, sync_kind_name(s->sync_kind), s->down->name,
+		s->timeout_ms) != 0)
+		return;
+	node_send(n, ch->c, p);
+	grove_packet_unref(p);
+}
+
+node_stream *
+node_stream_next(node *n, size_t *pos)
+{
+	for (; *pos < n->stream_cap; (*pos)++) {
+		node_stream *s = n->streams[*pos];
+		if (s && s != TOMBSTONE(n)) {
+			(*pos)++;
+			return s;
+		}
+	}
+	return NULL;
+}
+
 int
 node_stream_create(node *n, uint32_t id, const uint32_t *members,
     size_t n_members, const char *up, const char *sync, const char *down,
@@ -277,16 +366,7 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 		return GROVE_ENOENT;
 	}
 	s->members = malloc((n_members ? n_members : 1) * sizeof *s->members);
-	s->child_slot = malloc((n->n_children ? n->n_children : 1) *
-	    sizeof *s->child_slot);
-	s->slot_child = malloc((n->n_children ? n->n_children : 1) *
-	    sizeof *s->slot_child);
-	s->gone_node = calloc(n->n_children ? n->n_children : 1,
-	    sizeof *s->gone_node);
-	s->gone_code = calloc(n->n_children ? n->n_children : 1,
-	    sizeof *s->gone_code);
-	if (!s->members || !s->child_slot || !s->slot_child || !s->gone_node ||
-	    !s->gone_code) {
+	if (!s->members || stream_grow(s, n->n_children ? n->n_children : 1)) {
 		stream_free(n, s);
 		return GROVE_ENOMEM;
 	}
@@ -295,17 +375,14 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 		if (members[i] >= n->place.be_lo && members[i] < n->place.be_hi)
 			s->members[s->n_members++] = members[i];
 	qsort(s->members, s->n_members, sizeof *s->members, cmp_u32);
-	/* A child takes part when a member is in its rank range. */
-	size_t m = 0;
+	/* A child takes part when a member is in its rank range.  A lost CP
+	 * whose children were expected here does not: they do (children
+	 * adopted from it come after the topology's own, docs/recovery.md). */
 	for (uint32_t c = 0; c < n->n_children; c++) {
 		node_child *ch = &n->children[c];
-		while (m < s->n_members && s->members[m] < ch->be_lo)
-			m++;
-		if (m < s->n_members && s->members[m] < ch->be_hi) {
+		if (!ch->replaced && has_member_in(s, ch->be_lo, ch->be_hi)) {
 			s->child_slot[c] = (int32_t)s->nslots;
 			s->slot_child[s->nslots++] = c;
-		} else {
-			s->child_slot[c] = -1;
 		}
 	}
 	s->sync = sync_new(s->sync_kind, s->nslots, timeout_ms);
@@ -333,25 +410,10 @@ node_stream_create(node *n, uint32_t id, const uint32_t *members,
 	    where, "before:sync");
 	grove_trace_collector_register(&s->tc_last_cp, "wave.last_cp", "tbon",
 	    where, "before:sync");
-	/* Tell the children on the path, each with its own members. */
-	for (uint32_t k = 0; k < s->nslots; k++) {
-		node_child *ch = &n->children[s->slot_child[k]];
-		if (!ch->c)
-			continue;
-		size_t lo = 0, hi;
-		while (lo < s->n_members && s->members[lo] < ch->be_lo)
-			lo++;
-		hi = lo;
-		while (hi < s->n_members && s->members[hi] < ch->be_hi)
-			hi++;
-		grove_packet *p = NULL;
-		if (wire_pack(&p, WIRE_T_STREAM_NEW, id, 0, n->rank, 0,
-			PROTO_STREAM_NEW, id, s->members + lo, (uint64_t)(hi - lo), up,
-			sync, down, timeout_ms) != 0)
-			continue;
-		node_send(n, ch->c, p);
-		grove_packet_unref(p);
-	}
+	/* Tell the children on the path, each with its own members; one
+	 * expected back from a lost CP hears of it when it comes. */
+	for (uint32_t k = 0; k < s->nslots; k++)
+		node_stream_tell_child(n, s, s->slot_child[k]);
 	grove_trace_record(&n->tc_stream_new, GROVE_OP_STREAM_NEW, (int32_t)id, t0,
 	    grove_trace_begin());
 	return 0;
@@ -438,6 +500,27 @@ report_dropped(node *n, uint32_t child, uint32_t stream, uint32_t src,
 	    PROTO_FILTER_ERROR, n->id, stream, (int32_t)GROVE_ENOENT, text);
 }
 
+/* A CP's share of the wave just released on s goes up: its announcement
+ * when the parent cannot assume one packet, then the packets the filter
+ * emitted (n->fout, npackets of them), kept for a resend when the parent
+ * may die (node_keep.c).  dont_wait pairs nothing: the packets go as
+ * they are. */
+static void
+share_up(node *n, node_stream *s, int32_t tag, size_t npackets,
+    const wave_gaps *gaps)
+{
+	flt_out *o = &n->fout;
+	if (s->sync_kind == SYNC_DONT_WAIT) {
+		for (size_t i = 0; i < o->n_up; i++)
+			n->hooks->up(n, o->up[i]);
+		return;
+	}
+	grove_packet *ann = NULL;
+	node_wave_share_packet(n, s, tag, &npackets, gaps, &ann);
+	node_keep_share_up(n, s, ann, npackets ? o->up : NULL, npackets);
+	grove_packet_unref(ann);
+}
+
 /* run_waves when a wave may be ready (or the sync has a timeout).  Kept
  * out of line: its frame is large and most packets complete no wave. */
 static __attribute__((noinline)) int
@@ -460,12 +543,14 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 		    t1);
 		int32_t tag = node_wave_collect(n, s, k ? wire_packet_hdr(wave[0])->tag
 		    : 0);
+		/* The number of this node's share of the wave (recovery). */
+		s->released++;
 		if (k == 0) {
 			/* Every share was empty: so is ours, with their gaps. */
 			if (n->hooks->wave)
 				n->hooks->wave(n, s, tag, 0, &n->fout, &n->gaps);
 			else
-				node_wave_announce_share(n, s, tag, 0, &n->gaps);
+				share_up(n, s, tag, 0, &n->gaps);
 			continue;
 		}
 		/* The sync's slots become children, in place (the array is
@@ -494,16 +579,13 @@ release_waves(node *n, node_stream *s, uint64_t now, uint64_t *t_first)
 			if (n->hooks->wave)
 				n->hooks->wave(n, s, tag, rc, o, &n->gaps);
 			else
-				node_wave_announce_share(n, s, tag, 0, &n->gaps);
+				share_up(n, s, tag, 0, &n->gaps);
 			continue;
 		}
-		if (n->hooks->wave) {
+		if (n->hooks->wave)
 			n->hooks->wave(n, s, tag, 0, o, &n->gaps);
-		} else {
-			node_wave_announce_share(n, s, tag, o->n_up, &n->gaps);
-			for (size_t i = 0; i < o->n_up; i++)
-				n->hooks->up(n, o->up[i]);
-		}
+		else
+			share_up(n, s, tag, o->n_up, &n->gaps);
 		/* Reverse output goes to each child of the wave once (a
 		 * child's packets are adjacent). */
 		for (size_t i = 0; i < o->n_down; i++)
@@ -614,6 +696,7 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 	uint64_t now = s->sync_kind == SYNC_TIMEOUT ? now_ns() : 0;
 	if (sync_push(s->sync, (uint32_t)slot, grove_packet_ref(p), now) != 0)
 		return;
+	node_keep_share_in(n, s, (uint32_t)slot, grove_packet_size(p));
 	node_child *ch = &n->children[child];
 	uint64_t t;
 	if (run_waves(n, s, now, &t) > 0 && s->sync_kind != SYNC_DONT_WAIT &&
@@ -633,7 +716,7 @@ node_stream_upstream(node *n, uint32_t child, grove_packet *p)
 }
 
 /* A CP child announces that its share of the next wave on a stream is
- * not one packet (node_wave_announce_share). */
+ * not one packet (node_wave_share_packet). */
 void
 node_stream_share(node *n, uint32_t child, grove_packet *p)
 {
@@ -672,6 +755,8 @@ node_stream_share(node *n, uint32_t child, grove_packet *p)
 			conn_close(ch->c, GROVE_EPROTO, "a bad wave share");
 		return;
 	}
+	if (rc == 0)
+		node_keep_share_in(n, s, slot, grove_packet_size(p));
 	if (rc != 0 || npackets != 0)
 		return;
 	/* An empty share is complete at once, and may complete a wave: its
@@ -724,6 +809,78 @@ node_streams_child_gone(node *n, uint32_t child)
 	}
 	/* Its link is closed (child_lost cleared it): only forgotten. */
 	child_resume(n, child);
+}
+
+/* Re-parenting (docs/recovery.md, "The adopter"): lost CP child `lost`'s
+ * children, expected back as children [first, first + k), take its place
+ * in every stream it was on.  Under wait_for_all each gets a slot padded
+ * so that its first share lands in wave R = max(shares held from the lost
+ * child, waves released), the resume point its RESUME will name (base);
+ * the lost child's slot hands out its complete shares and then waits for
+ * nothing, and its range is never reported missing. */
+void
+node_streams_adopt(node *n, uint32_t lost, uint32_t first, uint32_t k)
+{
+	uint64_t now = now_ns();
+	size_t pos = 0;
+	node_stream *s;
+	while ((s = node_stream_next(n, &pos))) {
+		if (stream_grow(s, n->n_children) != 0) {
+			log_error("node %u: out of memory for stream %u's slots: "
+			    "node %u's children cannot take its place in it", n->id,
+			    s->id, n->children[lost].node_id);
+			continue;
+		}
+		int32_t ls = s->child_slot[lost];
+		if (ls < 0)
+			continue;
+		uint64_t r = 0, pad = 0;
+		if (s->sync_kind == SYNC_WAIT_FOR_ALL) {
+			uint64_t held = s->base[ls] + sync_shares_in(s->sync,
+			    (uint32_t)ls);
+			r = held > s->released ? held : s->released;
+			pad = r - s->released;
+		}
+		/* A lost child that had refused the stream, or whose members
+		 * on it were all lost, has children with nothing on it. */
+		int was_out = s->gone_node[ls] || s->gone_code[ls];
+		for (uint32_t c = first; c < first + k && !was_out; c++) {
+			node_child *ch = &n->children[c];
+			if (!has_member_in(s, ch->be_lo, ch->be_hi))
+				continue;
+			int slot = sync_add_slot(s->sync);
+			if (slot < 0) {
+				log_error("node %u: no slot on stream %u for node %u, "
+				    "expected back from lost node %u: out of memory",
+				    n->id, s->id, ch->node_id,
+				    n->children[lost].node_id);
+				continue;
+			}
+			s->child_slot[c] = slot;
+			s->slot_child[slot] = c;
+			s->nslots = (uint32_t)slot + 1;
+			s->base[slot] = s->acked[slot] = r;
+			if (sync_pad(s->sync, (uint32_t)slot, pad) != 0) {
+				/* Its shares cannot be paired with the right
+				 * waves: it is out of this stream, said so. */
+				log_error("node %u: stream %u cannot wait for node %u "
+				    "from wave %llu: out of memory", n->id, s->id,
+				    ch->node_id, (unsigned long long)r);
+				s->gone_node[slot] = ch->node_id;
+				s->gone_code[slot] = GROVE_ENOMEM;
+				sync_slot_gone(s->sync, (uint32_t)slot);
+			}
+		}
+		s->replaced[ls] = 1;
+		if (!was_out) {
+			s->gone_node[ls] = n->children[lost].node_id;
+			s->gone_code[ls] = GROVE_ELOST;
+		}
+		sync_slot_gone(s->sync, (uint32_t)ls);
+		run_waves(n, s, now, NULL);
+		stream_check_empty(n, s);
+	}
+	child_resume(n, lost);
 }
 
 /* A child refused a stream (STREAM_REFUSED): its subtree never sends on

@@ -12,16 +12,19 @@
 #include "tbon/node.h"
 #include "tbon/proto.h"
 
-/* Tells the parent that this node's share of a wave is npackets packets
- * (sync_push_share there), when that is not the one packet it assumes,
- * and which back-ends are missing from it (gaps, when there are any).
- * The FE has no parent, and dont_wait pairs nothing. */
+/* The announcement telling the parent that this node's share of a wave
+ * is *npackets packets (sync_push_share there), when that is not the one
+ * packet it assumes, and which back-ends are missing from it (gaps, when
+ * there are any); *out NULL when none is needed.  The FE has no parent,
+ * and dont_wait pairs nothing.  Without memory for the gaps the share
+ * goes up empty, every member missing: *npackets becomes 0. */
 void
-node_wave_announce_share(node *n, node_stream *s, int32_t tag,
-    size_t npackets,
-    const wave_gaps *gaps)
+node_wave_share_packet(node *n, node_stream *s, int32_t tag,
+    size_t *npackets_io, const wave_gaps *gaps, grove_packet **out)
 {
 	size_t ng = gaps ? gaps->n : 0;
+	size_t npackets = *npackets_io;
+	*out = NULL;
 	if (n->place.is_fe || s->sync_kind == SYNC_DONT_WAIT ||
 	    (npackets == 1 && ng == 0))
 		return;
@@ -39,8 +42,8 @@ node_wave_announce_share(node *n, node_stream *s, int32_t tag,
 			free(codes);
 			return;
 		}
-		flt_out_reset(&n->fout);
 		npackets = 0;
+		*npackets_io = 0;
 		ng = 1;
 		quads[0] = n->place.be_lo;
 		quads[1] = n->place.be_hi;
@@ -57,13 +60,10 @@ node_wave_announce_share(node *n, node_stream *s, int32_t tag,
 			codes[i] = g->code;
 		}
 	}
-	grove_packet *p = NULL;
-	if (wire_pack(&p, WIRE_T_WAVE_SHARE, s->id, tag, n->rank, 0,
+	if (wire_pack(out, WIRE_T_WAVE_SHARE, s->id, tag, n->rank, 0,
 		PROTO_WAVE_SHARE, (uint32_t)npackets, quads, (uint64_t)ng * 4,
-		codes, (uint64_t)ng) == 0) {
-		n->hooks->up(n, p);
-		grove_packet_unref(p);
-	}
+		codes, (uint64_t)ng) != 0)
+		*out = NULL;
 	free(quads);
 	free(codes);
 }
@@ -95,6 +95,8 @@ node_wave_collect(node *n, node_stream *s, int32_t tag)
 			(void)wave_gaps_from_share(w, info[k]); /* checked on arrival */
 			grove_packet_unref(info[k]);
 			info[k] = NULL;
+		} else if (s->replaced[k]) {
+			continue; /* the slots of its children answer for it */
 		} else if (s->gone_node[k] || s->gone_code[k]) {
 			wave_gaps_add(w, ch->be_lo, ch->be_hi, s->gone_code[k] ==
 			    GROVE_ELOST ? GROVE_MISSING_LOST : GROVE_MISSING_FILTER,

@@ -44,6 +44,36 @@
  * grove_missing_reason, node id), one code per quad (src/tbon/wave.h). */
 #define PROTO_WAVE_SHARE "%ud %aud %ad"
 
+/* Re-parenting after a lost CP (docs/recovery.md).
+ *
+ * LINEAGE, parent -> child, after the child authenticated and whenever
+ * the parent's own ancestors change: the network's heartbeat interval
+ * and reparent_ms (< 0: no recovery), then per ancestor of the child,
+ * from the FE down to the sender: node id, host in the topology, name
+ * and TCP port it is reached at from any host, abstract Unix socket name
+ * ("" when it has none).  Decoded by lineage_from_packet (lineage.h). */
+#define PROTO_LINEAGE "%d %d %aud %as %as %aud %as"
+/* WAVE_ACK, parent -> child (stream in the header): held, the child's
+ * complete shares on the stream the sender has taken in (counted from
+ * the stream's creation); above, the sender's shares its own parent has
+ * taken in (UINT64_MAX from the FE).  The child drops the shares it
+ * keeps below `above`. */
+#define PROTO_WAVE_ACK "%uld %uld"
+/* ADOPT, adopted child -> new parent, first after its handshake: its
+ * stream ids and, per stream, the number of its next share and how many
+ * downstream frames (DATA, SEGMENT) it has had on it. */
+#define PROTO_ADOPT "%aud %auld %auld"
+/* RESUME, new parent -> adopted child, after the STREAM_NEWs of the
+ * streams it lacked: stream ids and, per stream, the number of the first
+ * share the parent wants (the child re-sends what it kept from there on
+ * and skips shares below it; 0: from its next one).  Streams of the
+ * child that are not named are gone. */
+#define PROTO_RESUME "%aud %auld"
+/* REPARENTED, up from the node that adopted a lost CP's children: the
+ * lost CP, its rank range, the new parent, why it was lost, the node ids
+ * of its children that moved (the others are reported by NODE_LOST). */
+#define PROTO_REPARENTED "%ud %ud %ud %ud %s %aud"
+
 /* SHUTDOWN with tag PROTO_SHUTDOWN_SHIP: the FE collects event spaces;
  * every process not on the FE's host (or every process, ship_all = 1) sends
  * its own as TRACE_DATA before leaving. */

@@ -88,7 +88,7 @@ skew_state(node *n)
 	node_skew *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->links = calloc(n->n_children ? n->n_children : 1, sizeof *s->links);
+	s->links = calloc(n->cap_children ? n->cap_children : 1, sizeof *s->links);
 	if (!s->links) {
 		free(s);
 		return NULL;

@@ -1,5 +1,6 @@
-/* Failures: a BE that dies, a CP that is killed, a CP that falls silent,
- * and a front-end that is killed.  Reductions must complete with the
+/* Failures: a BE that dies, a CP that is killed, a CP that falls silent
+ * (both without re-parenting: it_recovery has them with it), and a
+ * front-end that is killed.  Reductions must complete with the
  * survivors, the FE must be told which ranks are gone, and no process may
  * outlive its network.
  */
@@ -181,6 +182,9 @@ lose_cp(int sig, int heartbeat_ms)
 	grove_net_opts o;
 	it_net_opts(&o, "kary:2", N);
 	o.heartbeat_ms = heartbeat_ms;
+	/* The CP's subtree is lost with it: without re-parenting (which
+	 * it_recovery tests). */
+	o.reparent_ms = -1;
 	grove_net *net = it_net_create(&o);
 	grove_stream *s = it_stream(net, NULL, "sum", NULL);
 	check_sum(net, s, N * (N - 1) / 2, "before");

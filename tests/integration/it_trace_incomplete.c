@@ -91,8 +91,12 @@ lost_cp(void)
 	setenv("GROVE_TRACE_DUMP", dump, 1);
 	setenv("GROVE_TRACE_FORMAT", "text", 1);
 	unsetenv("GROVE_LOG");
-	/* kary:2 over 4: fe 0, cp 1 (be 0-1), cp 4 (be 2-3). */
-	grove_net *net = it_net_spawn("kary:2", 4);
+	/* kary:2 over 4: fe 0, cp 1 (be 0-1), cp 4 (be 2-3).  Without
+	 * re-parenting, the CP's back-ends go with it. */
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", 4);
+	o.reparent_ms = -1;
+	grove_net *net = it_net_create(&o);
 	snprintf(id, sizeof id, "%s", grove_net_id(net));
 	it_check_rank_sum(net);
 	pid_t cps[8], bes[8];
@@ -148,8 +152,12 @@ incomplete(void)
 	setenv("GROVE_TRACE_DUMP", dump, 1);
 	setenv("GROVE_TRACE_FORMAT", "text", 1);
 	unsetenv("GROVE_LOG");
-	/* kary:2 over 4: fe 0, cp 1 (be 0-1), cp 4 (be 2-3). */
-	grove_net *net = it_net_spawn("kary:2", 4);
+	/* kary:2 over 4: fe 0, cp 1 (be 0-1), cp 4 (be 2-3).  Without
+	 * re-parenting, the CP's back-ends go with it. */
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", 4);
+	o.reparent_ms = -1;
+	grove_net *net = it_net_create(&o);
 	snprintf(id, sizeof id, "%s", grove_net_id(net));
 	it_check_rank_sum(net);
 	unlink_segment(id, "cp", 4);

@@ -54,6 +54,16 @@ link_to(const char *where)
 	return arrow ? strtol(arrow + 2, NULL, 10) : -1;
 }
 
+/* Whether a "link:FROM->TO" collector is a link to a child (kary numbers
+ * children above their parent): a heartbeat to the parent may follow a
+ * flush to the children in the same loop turn. */
+static int
+to_child(const char *where)
+{
+	const char *colon = strchr(where, ':');
+	return colon && link_to(where) > strtol(colon + 1, NULL, 10);
+}
+
 /* Checks one node (front-end or CP); returns its chained flush pairs. */
 static int
 check_node(const struct trace_proc *p)
@@ -70,7 +80,10 @@ check_node(const struct trace_proc *p)
 				    p->label, name);
 			if (!strcmp(name, "link.writev")) {
 				int chain = prev_writev &&
-				    prev_writev->t_end == t->t_start;
+				    prev_writev->t_end == t->t_start &&
+				    to_child(coll_where(p,
+				    prev_writev->collector)) &&
+				    to_child(coll_where(p, t->collector));
 				/* kary numbers nodes depth first, so a node's
 				 * children are in increasing order. */
 				if (chain && link_to(coll_where(p,
