@@ -31,7 +31,7 @@ expect_status 2 --no-such-option
 # Commands and subcommands, as one word each (split below).
 all="topo top demo model logp run bench trace
 bench:micro bench:trace bench:offered-load bench:startup bench:skew
-bench:bcast bench:align bench:floor
+bench:bcast bench:align bench:floor bench:recovery
 trace:list trace:dump trace:stats trace:clean trace:sample
 model:params model:bcast logp:measure"
 for c in $all; do
@@ -53,7 +53,7 @@ own_help() { # COMMAND SUBCOMMAND
 }
 expect_status 0 trace dump --help
 ! grep -q 'trace clean' "$tmp/out" || fail "trace dump --help shows clean"
-benches="micro trace offered-load startup skew bcast align floor"
+benches="micro trace offered-load startup skew bcast align floor recovery"
 for b in $benches; do
 	own_help bench "$b"
 done
@@ -72,7 +72,7 @@ done
 
 # --- a bad option: exit 2, one line, the one style ---------------------------
 one_style="topo top demo bench:micro bench:trace bench:offered-load
-bench:startup bench:skew bench:bcast bench:align bench:floor
+bench:startup bench:skew bench:bcast bench:align bench:floor bench:recovery
 trace:list trace:dump trace:stats trace:clean trace:sample
 model:params model:bcast logp:measure"
 for c in $one_style; do

@@ -17,6 +17,8 @@
  *   grove bench floor   the micro-benchmark's pattern on bare processes:
  *                       this machine's floor under it (bench_floor.c)
  *   grove bench bcs     the BCS core primitives (bench_bcs.c)
+ *   grove bench recovery  CPs lost under load: re-parenting time and
+ *                       throughput (bench_recovery.c)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include "bench_bcast.h"
 #include "bench_bcs.h"
 #include "bench_floor.h"
+#include "bench_recovery.h"
 #include "bench_skew.h"
 #include "../bench_stats.h"
 #include "../cli_opts.h"
@@ -754,6 +757,9 @@ static const struct {
 	    "processes: this machine's floor"},
 	{"bcs", bench_bcs, "the BCS core primitives: Compare-And-Write "
 	    "and Xfer-And-Signal"},
+	{"recovery", bench_recovery, "CPs killed under load: time to "
+	    "re-parent, throughput before and\n"
+	    "                after"},
 };
 
 static int
