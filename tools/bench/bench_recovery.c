@@ -38,6 +38,11 @@ typedef struct recovery_cfg {
 	const char *hosts;
 	unsigned backends, kills, waves;
 	int json;
+	uint32_t victim[MAX_KILLS]; /* --victims; n_victims 0: the plan */
+	unsigned n_victims;
+	int heartbeat_ms;           /* 0: the network's default */
+	int stop;                   /* SIGSTOP instead of SIGKILL */
+	const char *lose_cmd;       /* a command that loses the CP */
 } recovery_cfg;
 
 typedef struct loss {
@@ -73,7 +78,19 @@ recovery_usage(FILE *f)
 	    "                       (1..65536)\n"
 	    "  -H, --hosts FILE     a host list (docs/hosts.md)\n"
 	    "      --kills K        CPs killed (1..16)\n"
+	    "      --victims N,...  the CP node ids to lose, in order, instead "
+	    "of the plan\n"
 	    "      --waves W        waves per burst (100..1000000)\n"
+	    "      --heartbeat-ms MS  the network's heartbeat (a silent CP is "
+	    "lost after 5)\n"
+	    "      --stop           lose a CP by SIGSTOP (silent: found by the "
+	    "heartbeat)\n"
+	    "      --lose-cmd CMD   lose a CP by running sh -c CMD, with "
+	    "GROVE_LOST_NODE,\n"
+	    "                       GROVE_LOST_HOST and GROVE_LOST_PID (empty "
+	    "when not\n"
+	    "                       found) set, e.g. cutting its host's link "
+	    "in a test bed\n"
 	    "  -j, --json           one JSON object (with the machine and "
 	    "$GROVE_COMMIT)\n"
 	    "  -h, --help           show this help\n"
@@ -83,7 +100,28 @@ recovery_usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-enum { OPT_KILLS = 256, OPT_WAVES };
+enum { OPT_KILLS = 256, OPT_WAVES, OPT_VICTIMS, OPT_HEARTBEAT, OPT_STOP,
+	OPT_LOSE_CMD };
+
+/* --victims: node ids separated by commas, at most MAX_KILLS. */
+static int
+parse_victims(const char *v, recovery_cfg *c)
+{
+	const char *p = v;
+	c->n_victims = 0;
+	while (*p) {
+		char *end = NULL;
+		long x = strtol(p, &end, 10);
+		if (end == p || x <= 0 || x > 0x7fffffffL ||
+		    (*end && *end != ',') || c->n_victims == MAX_KILLS)
+			return tool_usage_error(RECOVERY_CMD, "--victims wants CP "
+			    "node ids (at most 16) separated by commas", v);
+		c->victim[c->n_victims++] = (uint32_t)x;
+		p = *end ? end + 1 : end;
+	}
+	return c->n_victims ? -1 : tool_usage_error(RECOVERY_CMD,
+	    "--victims names no node", v);
+}
 
 /* -1 to go on; else the exit status (0 after --help). */
 static int
@@ -94,6 +132,10 @@ parse(int argc, char **argv, recovery_cfg *c)
 		CLI_OPT_JSON, CLI_OPT_HELP,
 		{"kills", required_argument, NULL, OPT_KILLS},
 		{"waves", required_argument, NULL, OPT_WAVES},
+		{"victims", required_argument, NULL, OPT_VICTIMS},
+		{"heartbeat-ms", required_argument, NULL, OPT_HEARTBEAT},
+		{"stop", no_argument, NULL, OPT_STOP},
+		{"lose-cmd", required_argument, NULL, OPT_LOSE_CMD},
 		{NULL, 0, NULL, 0},
 	};
 	cli_tree t = {.spec = c->topology, .backends = c->backends};
@@ -132,6 +174,24 @@ parse(int argc, char **argv, recovery_cfg *c)
 			c->waves = (unsigned)x;
 			break;
 		}
+		case OPT_VICTIMS:
+			if ((rc = parse_victims(optarg, c)) >= 0)
+				return rc;
+			break;
+		case OPT_HEARTBEAT: {
+			long x = tool_parse_count(optarg, 3600000);
+			if (x < 0)
+				return tool_count_error(RECOVERY_CMD, "--heartbeat-ms",
+				    optarg, 3600000);
+			c->heartbeat_ms = (int)x;
+			break;
+		}
+		case OPT_STOP:
+			c->stop = 1;
+			break;
+		case OPT_LOSE_CMD:
+			c->lose_cmd = optarg;
+			break;
 		default:
 			return cli_opt_error(RECOVERY_CMD, ch, argv + 1);
 		}
@@ -139,6 +199,9 @@ parse(int argc, char **argv, recovery_cfg *c)
 	if (optind < argc - 1)
 		return tool_usage_error(RECOVERY_CMD, "unexpected argument",
 		    argv[optind + 1]);
+	if (c->stop && c->lose_cmd)
+		return tool_usage_error(RECOVERY_CMD, "--stop and --lose-cmd "
+		    "are two ways to lose a CP: give one", "--stop");
 	rc = cli_tree_resolve(RECOVERY_CMD, &t, 65536);
 	c->topology = t.spec;
 	c->file = t.file;
@@ -226,6 +289,9 @@ typedef struct run {
 	double t_event;
 	uint32_t parent;
 	char lost[256];
+	const recovery_cfg *c;
+	pid_t stopped[MAX_KILLS]; /* resumed and ended at the end */
+	unsigned n_stopped;
 } run;
 
 /* Called inside the Grove call whose loop pass brought the event: the
@@ -277,6 +343,45 @@ one_wave(run *r, unsigned i)
 	return 0;
 }
 
+/* Loses CP node victim as the options say: SIGKILL, SIGSTOP, or the
+ * --lose-cmd command. */
+static int
+lose(run *r, uint32_t victim)
+{
+	pid_t pid = cp_pid(grove_net_id(r->net), victim);
+	if (r->c->lose_cmd) {
+		const grove_topo_node *v = grove_topo_node_at(
+		    grove_net_topology(r->net), victim);
+		char node[16], spid[16];
+		snprintf(node, sizeof node, "%u", victim);
+		snprintf(spid, sizeof spid, "%d", pid > 0 ? (int)pid : 0);
+		setenv("GROVE_LOST_NODE", node, 1);
+		setenv("GROVE_LOST_HOST", v ? v->host : "", 1);
+		setenv("GROVE_LOST_PID", pid > 0 ? spid : "", 1);
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "%s", r->c->lose_cmd);
+		int st = system(cmd);
+		if (st != 0) {
+			snprintf(r->err, r->errlen, "--lose-cmd for node %u exited "
+			    "with status %d", victim, st);
+			return GROVE_ESYS;
+		}
+		return 0;
+	}
+	if (pid < 0) {
+		snprintf(r->err, r->errlen, "no process of CP node %u found "
+		    "(its event space is not mapped: tracing off?)", victim);
+		return GROVE_ENOENT;
+	}
+	if (r->c->stop) {
+		r->stopped[r->n_stopped++] = pid;
+		kill(pid, SIGSTOP);
+	} else {
+		kill(pid, SIGKILL);
+	}
+	return 0;
+}
+
 /* A burst of waves; with victim != 0, killed a quarter of the way in and
  * timed.  *wps: the burst's waves per second. */
 static int
@@ -293,15 +398,9 @@ burst(run *r, unsigned waves, uint32_t victim, loss *l, double *wps)
 	double t_kill = 0, last = 0;
 	for (unsigned i = 0; i < waves; i++) {
 		if (victim && i == waves / 4) {
-			pid_t pid = cp_pid(grove_net_id(r->net), victim);
-			if (pid < 0) {
-				snprintf(r->err, r->errlen, "no process of CP node %u "
-				    "found (its event space is not mapped: tracing "
-				    "off?)", victim);
-				return GROVE_ENOENT;
-			}
 			t_kill = last = tool_now();
-			kill(pid, SIGKILL);
+			if ((rc = lose(r, victim)) != 0)
+				return rc;
 		}
 		if ((rc = one_wave(r, i)) != 0)
 			return rc;
@@ -363,7 +462,8 @@ run_bench(const recovery_cfg *c, recovery_res *res, char *err, size_t errlen)
 	tool_net_opts(&o, &pg, c->topology, c->backends);
 	o.topology_file = c->file;
 	o.hosts_file = c->hosts;
-	run r = {.nbe = c->backends, .err = err, .errlen = errlen};
+	o.heartbeat_ms = c->heartbeat_ms;
+	run r = {.nbe = c->backends, .err = err, .errlen = errlen, .c = c};
 	double t0 = tool_now();
 	int rc = grove_net_create(&o, &r.net);
 	res->inst_s = tool_now() - t0;
@@ -383,7 +483,21 @@ run_bench(const recovery_cfg *c, recovery_res *res, char *err, size_t errlen)
 		return rc;
 	}
 	uint32_t vict[MAX_KILLS];
-	unsigned nv = victims(grove_net_topology(r.net), vict, c->kills);
+	unsigned nv = c->n_victims;
+	const grove_topo *t = grove_net_topology(r.net);
+	if (nv)
+		memcpy(vict, c->victim, nv * sizeof *vict);
+	else
+		nv = victims(t, vict, c->kills);
+	for (unsigned k = 0; k < nv; k++) {
+		const grove_topo_node *v = grove_topo_node_at(t, vict[k]);
+		if (!v || v->role != GROVE_ROLE_CP || vict[k] == 0) {
+			snprintf(err, errlen, "node %u is not a CP of the tree",
+			    vict[k]);
+			grove_net_destroy(r.net);
+			return GROVE_EINVAL;
+		}
+	}
 	double wps = 0;
 	loss unused = {0};
 	rc = burst(&r, c->waves, 0, &unused, &res->before_wps);
@@ -396,10 +510,14 @@ run_bench(const recovery_cfg *c, recovery_res *res, char *err, size_t errlen)
 	}
 	if (rc == 0)
 		rc = burst(&r, c->waves, 0, &unused, &res->after_wps);
-	if (rc == 0 && nv < c->kills)
+	if (rc == 0 && !c->n_victims && nv < c->kills)
 		fprintf(stderr, "%s: the tree has room for %u losses, not %u\n",
 		    RECOVERY_CMD, nv, c->kills);
 	grove_net_destroy(r.net);
+	/* Stopped CPs were lost and their links closed: resumed, they find
+	 * nobody to take them back and leave. */
+	for (unsigned k = 0; k < r.n_stopped; k++)
+		kill(r.stopped[k], SIGCONT);
 	return rc;
 }
 
@@ -425,6 +543,9 @@ bench_recovery(int argc, char **argv)
 		tool_json_str(tree);
 		printf(", \"backends\": %u, \"hosts\": ", c.backends);
 		tool_json_str(c.hosts ? c.hosts : "");
+		printf(", \"lost_by\": \"%s\", \"heartbeat_ms\": %d",
+		    c.lose_cmd ? "command" : c.stop ? "SIGSTOP" : "SIGKILL",
+		    c.heartbeat_ms);
 		printf(", \"waves\": %u, \"instantiation_s\": %.4f, "
 		    "\"before_wps\": %.1f, \"after_wps\": %.1f, \"losses\": [",
 		    c.waves, r.inst_s, r.before_wps, r.after_wps);
@@ -440,9 +561,10 @@ bench_recovery(int argc, char **argv)
 		printf("}\n");
 		return 0;
 	}
-	printf("recovery of %u back-ends, %s tree%s%s: bursts of %u waves\n",
-	    c.backends, tree, c.hosts ? ", hosts " : "", c.hosts ? c.hosts : "",
-	    c.waves);
+	printf("recovery of %u back-ends, %s tree%s%s: bursts of %u waves, CPs "
+	    "lost by %s\n", c.backends, tree, c.hosts ? ", hosts " : "",
+	    c.hosts ? c.hosts : "", c.waves, c.lose_cmd ? "a command" :
+	    c.stop ? "SIGSTOP" : "SIGKILL");
 	printf("  instantiation         %8.1f ms\n", r.inst_s * 1e3);
 	printf("  throughput before     %8.0f waves/s\n", r.before_wps);
 	for (unsigned k = 0; k < r.n; k++)
