@@ -140,6 +140,7 @@ typedef struct run {
 	const grove_topo *t;
 	uint32_t nbe;
 	uint32_t *parent;      /* per node: the parent it should have now */
+	int null_filter;       /* "null" instead of "concat" */
 	uint32_t pending;      /* the victim whose REPARENTED is awaited */
 	int awaiting;
 	uint32_t reparented;
@@ -195,12 +196,10 @@ take_events(run *r)
 	}
 }
 
-/* Receives wave `seq`: one value from every back-end, all equal to seq,
- * and an account with every member in it. */
+/* The account of a packet of wave seq: every member in it. */
 static void
-recv_wave(run *r, int32_t seq)
+check_whole(run *r, const grove_packet *p, int32_t seq)
 {
-	grove_packet *p = it_recv(r->net, r->s, TAG_SEQ);
 	uint32_t in = 0, all = 0;
 	CHECK_OK(grove_packet_contributors(p, &in, &all));
 	if (in != r->nbe || all != r->nbe || grove_packet_missing(p, NULL,
@@ -214,6 +213,44 @@ recv_wave(run *r, int32_t seq)
 		IT_FAIL("wave %d: %u of %u members contributed, expected all %u",
 		    seq, in, all, r->nbe);
 	}
+}
+
+/* The null filter passes every back-end's packet on: wave seq is nbe
+ * packets, one from each back-end (its source), each of value seq (CPs'
+ * shares are several packets, announced: so are the ones sent again). */
+static void
+recv_null_wave(run *r, int32_t seq)
+{
+	unsigned char *seen = calloc(r->nbe, 1);
+	CHECK(seen != NULL);
+	for (uint32_t i = 0; i < r->nbe; i++) {
+		grove_packet *p = it_recv(r->net, r->s, TAG_SEQ);
+		check_whole(r, p, seq);
+		int32_t v = 0;
+		CHECK_OK(grove_packet_unpack(p, "%d", &v));
+		uint32_t src = grove_packet_src(p);
+		if (v != seq)
+			IT_FAIL("wave %d: rank %u sent %d (a wave lost or "
+			    "delivered twice)", seq, src, v);
+		if (src >= r->nbe || seen[src]++)
+			IT_FAIL("wave %d: rank %u twice or out of range", seq, src);
+		grove_packet_unref(p);
+	}
+	free(seen);
+	take_events(r);
+}
+
+/* Receives wave `seq`: one value from every back-end, all equal to seq,
+ * and an account with every member in it. */
+static void
+recv_wave(run *r, int32_t seq)
+{
+	if (r->null_filter) {
+		recv_null_wave(r, seq);
+		return;
+	}
+	grove_packet *p = it_recv(r->net, r->s, TAG_SEQ);
+	check_whole(r, p, seq);
 	it_concat c;
 	it_concat_decode(p, &c);
 	if (c.n != r->nbe || !c.rank)
@@ -275,10 +312,12 @@ lose(run *r, uint32_t victim, int sig, pid_t *stopped)
 /* One network of nbe back-ends on topology; loses up to max_victims CPs
  * by sig (one SIGSTOP victim at the end too, when stop_last). */
 static void
-losses(const char *topology, uint32_t nbe, size_t max_victims, int stop_last)
+losses(const char *topology, uint32_t nbe, size_t max_victims, int stop_last,
+    const char *filter)
 {
-	it_step("--- %s, %u back-ends: %zu CPs killed%s under load",
-	    topology, nbe, max_victims, stop_last ? ", then one stopped" : "");
+	it_step("--- %s, %u back-ends, %s: %zu CPs killed%s under load",
+	    topology, nbe, filter, max_victims, stop_last ?
+	    ", then one stopped" : "");
 	char exe[4096];
 	char *argv[] = {"it_recovery", "--seq-be", NULL};
 	grove_net_opts o;
@@ -292,7 +331,8 @@ losses(const char *topology, uint32_t nbe, size_t max_victims, int stop_last)
 	r.net = it_net_create(&o);
 	r.t = grove_net_topology(r.net);
 	r.nbe = nbe;
-	r.s = it_stream(r.net, NULL, "concat", NULL);
+	r.null_filter = !strcmp(filter, "null");
+	r.s = it_stream(r.net, NULL, filter, NULL);
 	uint32_t size = grove_topo_size(r.t);
 	r.parent = calloc(size, sizeof *r.parent);
 	CHECK(r.parent != NULL);
@@ -337,7 +377,7 @@ losses(const char *topology, uint32_t nbe, size_t max_victims, int stop_last)
 	}
 	/* A new stream reaches every back-end through the moved ones (and
 	 * no back-end was lost meanwhile: take_events). */
-	grove_stream *s2 = it_stream(r.net, NULL, "concat", NULL);
+	grove_stream *s2 = it_stream(r.net, NULL, filter, NULL);
 	grove_stream *keep = r.s;
 	r.s = s2;
 	CHECK_OK_NET(r.net, grove_stream_send(s2, TAG_RUN, "%d %d %d", 0, 20,
@@ -439,9 +479,11 @@ main(int argc, char **argv)
 		return seq_be_main();
 	it_init("it_recovery", 280);
 	/* Depth 3: every CP lost in turn, the last one stopped. */
-	losses("kary:2", 8, 5, 1);
-	/* Wider: leaf CPs with four back-ends, CPs with four CP children. */
-	losses("kary:4", 64, 4, 0);
+	losses("kary:2", 8, 5, 1, "concat");
+	/* Wider: leaf CPs with four back-ends, CPs with four CP children;
+	 * the null filter makes every CP's share several packets,
+	 * announced, and sent again so. */
+	losses("kary:4", 64, 4, 0, "null");
 	fe_lost_after_moves();
 	return it_done();
 }
