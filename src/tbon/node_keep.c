@@ -15,9 +15,13 @@
 #include "tbon/proto.h"
 
 /* A parent acks a child after this many shares or bytes taken in from
- * it: a child keeps about two steps plus what is in flight above it. */
-#define KEEP_ACK_SHARES 64u
-#define KEEP_ACK_BYTES (256u << 10)
+ * it: a child keeps about two steps plus what is in flight above it.
+ * Each ack wakes its child, and wake-ups are what a tree's processes
+ * sharing a few cores pay for most (docs/internals.md): a large step
+ * keeps them to about two per child per 1024 waves, for some 200 KB
+ * kept per stream and node with small shares. */
+#define KEEP_ACK_SHARES 1024u
+#define KEEP_ACK_BYTES (1u << 20)
 
 /* Downstream frames a node with CP children keeps per stream for the
  * children of one that is lost (the last ones, at most this many and
