@@ -134,6 +134,14 @@ on_ack(grove_be *be, grove_packet *p)
 		share_keep_trim(&s->keep, above);
 }
 
+/* share_keep_emit's callback: a kept packet to the (new) parent. */
+static int
+emit_parent(void *arg, grove_packet *p)
+{
+	grove_be *be = arg;
+	return be->parent ? conn_send(be->parent, p) : GROVE_ECLOSED;
+}
+
 /* Stream s resumes at packet r with the new parent: what it kept from
  * there on goes again, and packets below r not yet sent never go. */
 static void
@@ -151,11 +159,14 @@ resume_stream(grove_be *be, be_sent *s, uint64_t r)
 			    "waves from %llu wait for them", be->rank, s->stream,
 			    (unsigned long long)r, (unsigned long long)(first <
 			    s->next ? first : s->next) - 1, (unsigned long long)r);
-		for (uint32_t i = 0; i < share_keep_count(&s->keep); i++) {
-			const kept_share *ks = share_keep_at(&s->keep, i);
-			if (ks->num >= r && be->parent)
-				conn_send(be->parent, kept_share_pkts(ks)[0]);
-		}
+		for (uint32_t i = 0; i < share_keep_count(&s->keep) &&
+		    be->parent; i++)
+			if (share_keep_at(&s->keep, i)->num >= r &&
+			    share_keep_emit(&s->keep, i, emit_parent, be) != 0)
+				log_error("be %u: out of memory sending packet %llu "
+				    "of stream %u again", be->rank,
+				    (unsigned long long)share_keep_at(&s->keep,
+				    i)->num, s->stream);
 	}
 	share_keep_trim(&s->keep, keeps(be) ? r : UINT64_MAX);
 }

@@ -109,6 +109,29 @@ has_cp_children(const node *n)
 	return 0;
 }
 
+/* share_keep_emit's callbacks: a kept frame to a child, a kept share's
+ * packet up. */
+struct to_child {
+	node *n;
+	conn *c;
+};
+
+static int
+emit_down(void *arg, grove_packet *p)
+{
+	struct to_child *tc = arg;
+	node_send(tc->n, tc->c, p);
+	return 0;
+}
+
+static int
+emit_up(void *arg, grove_packet *p)
+{
+	node *n = arg;
+	n->hooks->up(n, p);
+	return 0;
+}
+
 void
 node_keep_down(node *n, node_stream *s, grove_packet *p)
 {
@@ -133,11 +156,13 @@ node_keep_down_resend(node *n, node_stream *s, uint32_t idx, uint64_t from)
 		log_warn("node %u: node %u missed %llu frames of stream %u that "
 		    "are no longer kept", n->id, ch->node_id,
 		    (unsigned long long)(first - from), s->id);
-	for (uint32_t i = 0; i < share_keep_count(&s->down_keep); i++) {
-		const kept_share *k = share_keep_at(&s->down_keep, i);
-		if (k->num >= from)
-			node_send(n, ch->c, kept_share_pkts(k)[0]);
-	}
+	struct to_child tc = {n, ch->c};
+	for (uint32_t i = 0; i < share_keep_count(&s->down_keep); i++)
+		if (share_keep_at(&s->down_keep, i)->num >= from &&
+		    share_keep_emit(&s->down_keep, i, emit_down, &tc) != 0)
+			log_warn("node %u: out of memory sending node %u the "
+			    "frames of stream %u it missed", n->id, ch->node_id,
+			    s->id);
 }
 
 void
@@ -239,16 +264,13 @@ resume_stream(node *n, node_stream *s, uint64_t r, uint32_t lost)
 		log_warn("node %u: stream %u: waves %llu..%llu were no longer "
 		    "kept here; sent as lost", n->id, s->id,
 		    (unsigned long long)r, (unsigned long long)num - 1);
-	for (uint32_t i = 0; i < share_keep_count(&s->keep); i++) {
-		const kept_share *ks = share_keep_at(&s->keep, i);
-		if (ks->num < r)
-			continue;
-		if (ks->announce)
-			n->hooks->up(n, ks->announce);
-		grove_packet *const *pk = kept_share_pkts(ks);
-		for (uint32_t j = 0; j < ks->n; j++)
-			n->hooks->up(n, pk[j]);
-	}
+	for (uint32_t i = 0; i < share_keep_count(&s->keep); i++)
+		if (share_keep_at(&s->keep, i)->num >= r &&
+		    share_keep_emit(&s->keep, i, emit_up, n) != 0)
+			log_error("node %u: out of memory sending share %llu of "
+			    "stream %u again: the new parent's waves wait for it",
+			    n->id, (unsigned long long)share_keep_at(&s->keep,
+			    i)->num, s->id);
 	/* Kept on until the new grandparent holds them; under the FE,
 	 * nothing is kept. */
 	share_keep_trim(&s->keep, keeps(n, s) ? r : UINT64_MAX);

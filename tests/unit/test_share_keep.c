@@ -27,6 +27,29 @@ val(const grove_packet *p)
 	return v;
 }
 
+/* What share_keep_emit hands out, as values ("%d" packets). */
+typedef struct got {
+	int32_t v[64];
+	size_t n;
+} got;
+
+static int
+take(void *arg, grove_packet *p)
+{
+	got *g = arg;
+	assert_true(g->n < 64);
+	g->v[g->n++] = val(p);
+	return 0;
+}
+
+static got
+emitted(const share_keep *k, uint32_t i)
+{
+	got g = {.n = 0};
+	assert_int_equal(share_keep_emit(k, i, take, &g), 0);
+	return g;
+}
+
 /* Shares of one packet, of several with an announcement, and empty ones
  * come back in order with their packets; trimming drops the old ones. */
 static void
@@ -46,12 +69,18 @@ test_order_and_trim(void **unused)
 	assert_int_equal(share_keep_first(&k), 5);
 	const kept_share *s = share_keep_at(&k, 1);
 	assert_int_equal(s->num, 6);
-	assert_ptr_equal(s->announce, ann);
+	assert_true(s->has_announce);
 	assert_int_equal(s->n, 2);
-	assert_int_equal(val(kept_share_pkts(s)[0]), 2);
-	assert_int_equal(val(kept_share_pkts(s)[1]), 3);
-	assert_int_equal(val(kept_share_pkts(share_keep_at(&k, 0))[0]), 1);
+	got g = emitted(&k, 1);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.v[0], 99);
+	assert_int_equal(g.v[1], 2);
+	assert_int_equal(g.v[2], 3);
+	g = emitted(&k, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.v[0], 1);
 	assert_int_equal(share_keep_at(&k, 2)->n, 0);
+	assert_int_equal(emitted(&k, 2).n, 1); /* its announcement */
 	assert_null(share_keep_at(&k, 3));
 	size_t bytes = k.bytes;
 	assert_true(bytes >= 4 * grove_packet_size(a));
@@ -87,9 +116,11 @@ test_wraps(void **unused)
 		}
 		share_keep_trim(&k, next - 20);
 		assert_int_equal(share_keep_count(&k), 20);
-		for (uint32_t i = 0; i < 20; i++)
-			assert_int_equal(val(kept_share_pkts(share_keep_at(&k,
-			    i))[0]), (int32_t)(next - 20 + i));
+		for (uint32_t i = 0; i < 20; i++) {
+			got g = emitted(&k, i);
+			assert_int_equal(g.n, 1);
+			assert_int_equal(g.v[0], (int32_t)(next - 20 + i));
+		}
 	}
 	share_keep_fini(&k);
 }
@@ -132,6 +163,46 @@ test_caps(void **unused)
 	share_keep_fini(&b);
 }
 
+/* Large shares are kept by reference between small copied ones; the
+ * ring of copies wraps and grows; everything comes back whole. */
+static void
+test_copied_and_referenced(void **unused)
+{
+	(void)unused;
+	share_keep k = {0};
+	uint8_t big[SHARE_KEEP_COPY_MAX] = {0};
+	uint64_t next = 0, first = 0;
+	for (int round = 0; round < 300; round++) {
+		grove_packet *p = NULL;
+		if (round % 7 == 3) {
+			big[0] = (uint8_t)round;
+			assert_int_equal(grove_packet_pack(&p, 1, 0, "%auc", big,
+			    (uint64_t)sizeof big), 0);
+		} else {
+			p = pkt((int32_t)next);
+		}
+		assert_int_equal(share_keep_push(&k, next, NULL, &p, 1), 0);
+		assert_int_equal(share_keep_at(&k, share_keep_count(&k) -
+		    1)->copied, round % 7 != 3);
+		grove_packet_unref(p);
+		next++;
+		/* Trim unevenly: the ring's live part moves and wraps. */
+		if (round % 5 == 4) {
+			first += 3 + (uint64_t)(round % 4);
+			share_keep_trim(&k, first);
+		}
+	}
+	for (uint32_t i = 0; i < share_keep_count(&k); i++) {
+		const kept_share *s = share_keep_at(&k, i);
+		if (!s->copied)
+			continue;
+		got g = emitted(&k, i);
+		assert_int_equal(g.n, 1);
+		assert_int_equal(g.v[0], (int32_t)s->num);
+	}
+	share_keep_fini(&k);
+}
+
 int
 main(void)
 {
@@ -139,6 +210,7 @@ main(void)
 		cmocka_unit_test(test_order_and_trim),
 		cmocka_unit_test(test_wraps),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_copied_and_referenced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
