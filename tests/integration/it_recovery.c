@@ -392,6 +392,125 @@ losses(const char *topology, uint32_t nbe, size_t max_victims, int stop_last,
 	it_net_destroy(r.net);
 }
 
+/* ---- a child that does not come back ------------------------------- */
+
+/* A leaf CP is killed while one of its two back-ends is stopped: the
+ * other one moves, the stopped one is given up after reparent_ms.  The
+ * event names the lost CP and only the child that moved, a
+ * GROVE_EV_LOST names the one that did not, and every wave after the
+ * loss is honest: all but that rank, which its account says is lost,
+ * at its own node. */
+static void
+partial_return(void)
+{
+	it_step("--- a CP lost while one of its back-ends cannot come back");
+	char exe[4096];
+	char *argv[] = {"it_recovery", "--seq-be", NULL};
+	grove_net_opts o;
+	it_net_opts(&o, "kary:2", 8);
+	o.be_exe = it_build_path("it_recovery", exe, sizeof exe);
+	o.be_argv = argv;
+	o.reparent_ms = 500;
+	grove_net *net = it_net_create(&o);
+	const grove_topo *t = grove_net_topology(net);
+	grove_stream *s = it_stream(net, NULL, "concat", NULL);
+	run r;
+	memset(&r, 0, sizeof r);
+	r.net = net;
+	r.t = t;
+	r.nbe = 8;
+	r.s = s;
+	/* A round first: every process knows its ancestors. */
+	CHECK_OK_NET(net, grove_stream_send(s, TAG_RUN, "%d %d %d", 0, 10, 0));
+	for (int32_t i = 0; i < 10; i++)
+		recv_wave(&r, i);
+	/* kary:2 over 8: node 2 is a CP of ranks 0-1 (nodes 3, 4). */
+	const grove_topo_node *cp = grove_topo_node_at(t, 2);
+	CHECK(cp->role == GROVE_ROLE_CP && cp->be_lo == 0 && cp->be_hi == 2);
+	pid_t cpid = cp_pid(grove_net_id(net), 2);
+	CHECK(cpid > 0);
+	pid_t bes[4];
+	CHECK_UINT_EQ(it_descendants_of(cpid, bes, 4, "--seq-be"), 2);
+	/* Which of them is rank 1: the one that maps be.1's space. */
+	char want[96];
+	snprintf(want, sizeof want, "/grove.%s.be.1\n", grove_net_id(net));
+	pid_t stopped = -1;
+	for (int i = 0; i < 2 && stopped < 0; i++) {
+		char path[64], line[1024];
+		snprintf(path, sizeof path, "/proc/%d/maps", (int)bes[i]);
+		FILE *f = fopen(path, "r");
+		CHECK(f != NULL);
+		while (fgets(line, sizeof line, f)) {
+			size_t l = strlen(line), w = strlen(want);
+			if (l >= w && !strcmp(line + l - w, want)) {
+				stopped = bes[i];
+				break;
+			}
+		}
+		fclose(f);
+	}
+	CHECK(stopped > 0);
+	CHECK_OK(kill(stopped, SIGSTOP));
+	CHECK_OK(kill(cpid, SIGKILL));
+	it_step("stopped rank 1 (pid %d), killed node 2 (pid %d)",
+	    (int)stopped, (int)cpid);
+	CHECK_OK_NET(net, grove_stream_send(s, TAG_RUN, "%d %d %d", 10, 20, 0));
+	int reparented = 0, lost = 0;
+	for (int32_t seq = 10; seq < 30; seq++) {
+		grove_packet *p = it_recv(net, s, TAG_SEQ);
+		uint32_t in = 0, all = 0;
+		CHECK_OK(grove_packet_contributors(p, &in, &all));
+		CHECK_UINT_EQ(all, 8);
+		CHECK_UINT_EQ(in, 7);
+		grove_missing m[4];
+		CHECK_INT_EQ(grove_packet_missing(p, m, 4), 1);
+		CHECK_UINT_EQ(m[0].rank_lo, 1);
+		CHECK_UINT_EQ(m[0].rank_hi, 2);
+		CHECK_INT_EQ(m[0].reason, GROVE_MISSING_LOST);
+		CHECK_UINT_EQ(m[0].node, 4);
+		it_concat c;
+		it_concat_decode(p, &c);
+		CHECK_UINT_EQ(c.n, 7);
+		for (uint64_t i = 0; i < c.n; i++) {
+			CHECK_INT_EQ(c.val[i], seq);
+			CHECK(c.rank[i] != 1);
+		}
+		it_concat_free(&c);
+		grove_packet_unref(p);
+	}
+	grove_event ev;
+	while (grove_net_next_event(net, &ev, 0) == 0) {
+		it_step("event %d node %u: %s", (int)ev.type, ev.node, ev.text);
+		if (ev.type == GROVE_EV_REPARENTED) {
+			CHECK_UINT_EQ(ev.node, 2);
+			CHECK_UINT_EQ(ev.parent, 1);
+			CHECK_STR_CONTAINS(ev.text, "now under node 1: node 3");
+			CHECK(!strstr(ev.text, "node 4"));
+			reparented++;
+		} else if (ev.type == GROVE_EV_LOST) {
+			CHECK_UINT_EQ(ev.node, 4);
+			CHECK_UINT_EQ(ev.rank_lo, 1);
+			CHECK_UINT_EQ(ev.rank_hi, 2);
+			CHECK_STR_CONTAINS(ev.text, "did not come back");
+			lost++;
+		}
+	}
+	CHECK_INT_EQ(reparented, 1);
+	CHECK_INT_EQ(lost, 1);
+	CHECK_UINT_EQ(grove_net_backends_up(net), 7);
+	uint32_t parent = 0;
+	CHECK_OK_NET(net, grove_net_node_parent(net, 3, &parent));
+	CHECK_UINT_EQ(parent, 1);
+	/* Resumed, it finds its parent gone and nobody who takes it back
+	 * (it was given up): its receive ends and it leaves. */
+	CHECK_OK(kill(stopped, SIGCONT));
+	if (it_wait_gone(&stopped, 1, 10000))
+		IT_FAIL("the given-up back-end (pid %d) is still alive 10 s "
+		    "after it was resumed", (int)stopped);
+	CHECK_OK_NET(net, grove_stream_destroy(s));
+	it_net_destroy(net);
+}
+
 /* ---- the front-end's loss after re-parenting ---------------------- */
 
 static void
@@ -484,6 +603,7 @@ main(int argc, char **argv)
 	 * the null filter makes every CP's share several packets,
 	 * announced, and sent again so. */
 	losses("kary:4", 64, 4, 0, "null");
+	partial_return();
 	fe_lost_after_moves();
 	return it_done();
 }
