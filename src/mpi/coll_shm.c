@@ -45,6 +45,7 @@
 #include "mpi/bcs_rank.h"
 #include "mpi/coll_sched.h"
 #include "mpi/job.h"
+#include "mpi/tcp_chan.h"
 
 #define SHM_MAX (MPI_JOB_COLL_SLOT / 4)
 /* Allreduce of at most this many bytes: every rank combines the n
@@ -90,7 +91,8 @@ slot(int world)
  * MPI_COMM_WORLD's: there are no intercommunicators or spawned ranks, so
  * its group is a permutation of the job's ranks).  This also assumes
  * that every rank maps this job segment, which holds while a job runs on
- * one host; a job across hosts must turn the path off here.
+ * one host with shared memory; the TCP transport (one host or several)
+ * turns the path off here.
  * GROVE_COLL_SHM=0 turns it off (tests of the schedules; grove run keeps
  * the GROVE_MPI_ names for itself).  BCS mode turns it off: there the
  * node manager does all communication, collectives included. */
@@ -99,7 +101,10 @@ usable(MPI_Comm comm, size_t bytes)
 {
 	if (enabled < 0) {
 		const char *e = getenv("GROVE_COLL_SHM");
-		enabled = !(e && e[0] == '0') && !mpi_bcs_mode;
+		/* TCP: the ranks need not share this segment (other hosts),
+		 * so the schedules over point-to-point do it. */
+		enabled = !(e && e[0] == '0') && !mpi_bcs_mode &&
+		          !mpi_tcp_active();
 	}
 	return enabled && mpi_proc.job && comm->size > 1 &&
 	       comm->size == mpi_proc.size &&

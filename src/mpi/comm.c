@@ -518,10 +518,12 @@ PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 		             "split_type %d is neither MPI_COMM_TYPE_SHARED nor "
 		             "MPI_UNDEFINED", split_type);
 	else
-		/* Every rank of a job runs on one host in this version, so the
-		 * shared-memory domain is the whole communicator. */
+		/* The shared-memory domain is the host (with --hosts, ranks
+		 * run on several): ranks of one host share its lowest world
+		 * rank as colour. */
 		rc = comm_split(MPI_FN_Comm_split_type, comm,
-		                split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0,
+		                split_type == MPI_UNDEFINED ? MPI_UNDEFINED
+		                                            : mpi_wireup_host_leader(),
 		                key, newcomm);
 	MPI_EXIT(Comm_split_type, -1, 0, 0);
 	return rc;

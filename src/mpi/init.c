@@ -13,6 +13,7 @@
 #include "mpi/bcs_rank.h"
 #include "mpi/job.h"
 #include "mpi/p2p.h"
+#include "mpi/tcp_chan.h"
 
 struct mpi_proc mpi_proc;
 
@@ -64,12 +65,36 @@ init_fail(const char *fmt, const char *detail)
 	_exit(1);
 }
 
+/* A rank grove run started on another host (--hosts): no segment to
+ * inherit, so it makes one of its own for its control block and
+ * statistics; the TCP transport joins it to the others.  Returns 1 when
+ * this is such a rank. */
+static int
+attach_own_segment(void)
+{
+	int rank, size;
+	const char *t = getenv("GROVE_MPI_TRANSPORT");
+	const char *id = getenv("GROVE_MPI_JOBID");
+	if (!t || strcmp(t, "tcp") != 0 || !id || !*id ||
+	    env_int("GROVE_MPI_RANK", &rank) != 0 ||
+	    env_int("GROVE_MPI_SIZE", &size) != 0 || size < 1 || rank >= size)
+		return 0;
+	mpi_proc.rank = rank;
+	int rc = mpi_job_create(&job_segment, (uint32_t)size, id, 0);
+	if (rc != 0)
+		init_fail("cannot make this host's job segment: %s", strerror(-rc));
+	mpi_proc.size = size;
+	return 1;
+}
+
 static int
 attach_job(void)
 {
 	char err[256];
 	int fd;
 	if (env_int("GROVE_MPI_JOB_FD", &fd) != 0) {
+		if (attach_own_segment())
+			return 0;
 		/* No launcher: a job of one. */
 		char id[40];
 		snprintf(id, sizeof(id), "singleton-%d", (int)getpid());
@@ -114,6 +139,21 @@ say_transport(void)
 	        cma ? "" : " (", cma ? "" : (why ? why : "unknown"), cma ? "" : ")",
 	        mpi_spin_budget() > 0 ? "spin briefly, then sleep"
 	                              : "sleep at once (more ranks than cores)");
+}
+
+/* The transport between this rank and its peers: shared memory, or TCP
+ * (GROVE_MPI_TRANSPORT=tcp, tcp_chan.h), whose listener must exist
+ * before the card that names it is sent. */
+static void
+transport_setup(int bcs)
+{
+	char err[512];
+	if (mpi_tcp_setup(mpi_proc.rank, mpi_proc.size, job_segment.hdr->jobid,
+	                  err, sizeof(err)) != 0)
+		init_fail("TCP transport: %s", err);
+	if (bcs && mpi_tcp_active())
+		init_fail("%s", "BCS mode (grove run --bcs) runs on shared memory "
+		                "only, not with the TCP transport");
 }
 
 static double
@@ -164,6 +204,8 @@ init_common(int required, int *provided)
 	                 __ATOMIC_RELEASE);
 	__atomic_store_n(&me->state, MPI_RANK_INIT, __ATOMIC_RELEASE);
 
+	if (!mpi_proc.singleton)
+		transport_setup(bcs);
 	if (!mpi_proc.singleton) {
 		/* Every rank publishes its control block before it joins: when
 		 * the allgather returns, every peer's pid and probe are there. */
@@ -200,6 +242,8 @@ init_common(int required, int *provided)
 	if (mpi_proc.verbose && mpi_proc.rank == 0) {
 		if (bcs)
 			mpi_bcs_say(stderr);
+		else if (mpi_tcp_active())
+			mpi_tcp_say(stderr);
 		else
 			say_transport();
 	}

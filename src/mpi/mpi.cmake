@@ -28,11 +28,14 @@ target_include_directories(grove_mpi_obj
 if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(grove_mpi_obj PRIVATE -fno-semantic-interposition)
 endif()
+# The TCP transport's handshake uses libsodium's HMAC-SHA256 and
+# randomness (src/mpi/tcp_hs.c), as the tree's does.
+target_link_libraries(grove_mpi_obj PRIVATE PkgConfig::SODIUM)
 
 add_library(grove-mpi SHARED $<TARGET_OBJECTS:grove_mpi_obj>)
 target_include_directories(grove-mpi PUBLIC
   $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
-target_link_libraries(grove-mpi PRIVATE grove m rt)
+target_link_libraries(grove-mpi PRIVATE grove PkgConfig::SODIUM m rt)
 set_target_properties(grove-mpi PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
   LINK_DEPENDS ${CMAKE_SOURCE_DIR}/src/mpi/libgrove-mpi.map)
 # Exports MPI_*, PMPI_* and the predefined objects only.

@@ -391,6 +391,9 @@ int mpi_spin_budget(void);
 int mpi_wireup(struct mpi_job *job, int rank, int size, char *err,
                size_t errlen);
 void mpi_wireup_fini(void);
+/* The lowest world rank on this rank's host (0 for a singleton): the
+ * colour of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). */
+int mpi_wireup_host_leader(void);
 
 /* Checks that MPI is initialized and not finalized (for fn): 0, or the
  * error (MPI_ERR_OTHER with a message naming fn) when it is not. */

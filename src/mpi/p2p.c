@@ -16,6 +16,15 @@
  * order, so messages between a pair never overtake each other.
  * Records that cannot enter a full ring wait in a per-destination outbox,
  * in order; later sends to that destination queue behind them.
+ *
+ * Channels.  A peer is reached through its ring pair in the job segment
+ * or, with the TCP transport (tcp_chan.h), through a socket that carries
+ * the same records: chan_reserve/chan_commit write a record either way,
+ * and records from sockets come to the same handle() as records from
+ * rings, so matching, the protocols and the outboxes are one engine.
+ * Over TCP the eager limit is the transport's, and large messages always
+ * go as CTS and DATA chunks (no process_vm_readv between hosts).  A
+ * rank's messages to itself stay in its own ring.
  */
 #define _GNU_SOURCE
 #include "mpi/p2p.h"
@@ -29,6 +38,7 @@
 #include "mpi/bcs_rank.h"
 #include "mpi/job.h"
 #include "mpi/ring.h"
+#include "mpi/tcp_chan.h"
 
 /* An entry of a destination's outbox: a request whose first record (EAGER
  * or RTS) did not fit, or a copied control record. */
@@ -57,12 +67,68 @@ static struct {
 	uint64_t *head_cache;  /* per destination: its ring's head as last
 	                          read (mpi_ring_reserve) */
 	MPI_Request chunk_head; /* sends streaming chunks (no CMA) */
+	bool tcp;              /* peers other than this rank are on TCP */
+	uint32_t tcp_eager;
 } E;
 
 static inline struct mpi_ring_hdr *
 ring_to(int w)
 {
 	return mpi_job_ring(E.job, (uint32_t)w, (uint32_t)E.me);
+}
+
+/* ---- channels ---------------------------------------------------------- */
+
+static inline bool
+chan_tcp(int w)
+{
+	return E.tcp && w != E.me;
+}
+
+static inline uint64_t
+chan_eager(int w)
+{
+	return chan_tcp(w) ? E.tcp_eager : E.eager;
+}
+
+/* The largest DATA payload of one record to w. */
+static inline size_t
+chan_chunk(int w)
+{
+	return chan_tcp(w) ? MPI_TCP_CHUNK : E.cap / 4 - MPI_WIRE_HDR;
+}
+
+/* Room for a record of `payload` bytes to w, or NULL when its channel is
+ * full (a ring without room, a socket's queue over its high-water
+ * mark): the caller then queues in the outbox, or retries. */
+static inline struct mpi_wire *
+chan_reserve(int w, size_t payload)
+{
+	if (chan_tcp(w))
+		return mpi_tcp_reserve(w, payload);
+	return mpi_ring_reserve(ring_to(w), E.cap, mpi_wire_rec_bytes(payload),
+	                        &E.head_cache[w]);
+}
+
+/* Publishes the record; wake: wake the ring's consumer now (a batch of
+ * ring records wakes once at its end, with chan_wake). */
+static inline void
+chan_commit(int w, struct mpi_wire *rec, bool wake)
+{
+	if (chan_tcp(w)) {
+		mpi_tcp_commit(w, rec);
+		return;
+	}
+	mpi_ring_commit(ring_to(w), E.cap, rec);
+	if (wake)
+		mpi_wake_published(w);
+}
+
+static inline void
+chan_wake(int w)
+{
+	if (!chan_tcp(w))
+		mpi_wake_published(w);
 }
 
 static inline uint64_t
@@ -96,8 +162,13 @@ mpi_p2p_init(struct mpi_job *job, int rank, int size, const int *pids)
 	}
 	memcpy(E.pids, pids, (size_t)size * sizeof(int));
 	E.cma = true;
+	E.tcp = mpi_tcp_active();
+	E.tcp_eager = mpi_tcp_eager();
 	const char *env = getenv("GROVE_MPI_CMA");
-	if (env && strcmp(env, "0") == 0) {
+	if (E.tcp) {
+		E.cma = false;
+		E.cma_why = "TCP transport: rendezvous in chunks";
+	} else if (env && strcmp(env, "0") == 0) {
 		E.cma = false;
 		E.cma_why = "GROVE_MPI_CMA=0";
 	} else {
@@ -153,7 +224,7 @@ mpi_p2p_fini(void)
 bool
 mpi_p2p_waits_for_space(void)
 {
-	return E.out_busy > 0 || E.chunk_head != NULL;
+	return E.out_busy > 0 || E.chunk_head != NULL || mpi_tcp_backlogged();
 }
 
 bool
@@ -208,15 +279,12 @@ static void
 send_ctl(int w, const struct mpi_wire *ctl)
 {
 	if (E.out[w].head == NULL) {
-		struct mpi_ring_hdr *r = ring_to(w);
-		struct mpi_wire *rec = mpi_ring_reserve(
-			r, E.cap, mpi_wire_rec_bytes(0), &E.head_cache[w]);
+		struct mpi_wire *rec = chan_reserve(w, 0);
 		if (rec) {
 			uint32_t rb = rec->rec_bytes;
 			*rec = *ctl;
 			rec->rec_bytes = rb;
-			mpi_ring_commit(r, E.cap, rec);
-			mpi_wake_published(w);
+			chan_commit(w, rec, true);
 			return;
 		}
 	}
@@ -247,10 +315,8 @@ contig_start(MPI_Request req)
 static bool
 push_first(MPI_Request req, int w)
 {
-	struct mpi_ring_hdr *r = ring_to(w);
-	bool eager = req->bytes <= E.eager;
-	uint32_t rb = mpi_wire_rec_bytes(eager ? req->bytes : 0);
-	struct mpi_wire *rec = mpi_ring_reserve(r, E.cap, rb, &E.head_cache[w]);
+	bool eager = req->bytes <= chan_eager(w);
+	struct mpi_wire *rec = chan_reserve(w, eager ? req->bytes : 0);
 	if (!rec)
 		return false;
 	rec->type = eager ? MPI_W_EAGER : MPI_W_RTS;
@@ -277,10 +343,10 @@ push_first(MPI_Request req, int w)
 		rec->addr = (uint64_t)(uintptr_t)(req->pack ? req->pack
 		                                            : contig_start(req));
 	}
-	mpi_ring_commit(r, E.cap, rec);
-	mpi_wake_published(w);
+	bool sync = rec->flags & MPI_W_F_SYNC; /* rec is the channel's now */
+	chan_commit(w, rec, true);
 	if (eager) {
-		if (rec->flags & MPI_W_F_SYNC)
+		if (sync)
 			req->state = MPI_RS_SEND_WAIT_ACK;
 		else {
 			req->status.grove_count_ = (MPI_Count)req->bytes;
@@ -304,7 +370,7 @@ mpi_p2p_start_send(MPI_Request req)
 	req->cancelled = false;
 	mpi_status_empty(&req->status, req->peer);
 	req->status.MPI_TAG = req->tag;
-	if (req->bytes > E.eager && !dt_contig(req->dt, req->count)) {
+	if (req->bytes > chan_eager(w) && !dt_contig(req->dt, req->count)) {
 		/* The receiver reads one contiguous run: pack it once. */
 		req->pack = malloc(req->bytes);
 		if (!req->pack)
@@ -338,16 +404,13 @@ flush_outboxes(void)
 				if (!push_first(o->req, w))
 					break;
 			} else {
-				struct mpi_ring_hdr *r = ring_to(w);
-				struct mpi_wire *rec = mpi_ring_reserve(
-			r, E.cap, mpi_wire_rec_bytes(0), &E.head_cache[w]);
+				struct mpi_wire *rec = chan_reserve(w, 0);
 				if (!rec)
 					break;
 				uint32_t rb = rec->rec_bytes;
 				*rec = o->ctl;
 				rec->rec_bytes = rb;
-				mpi_ring_commit(r, E.cap, rec);
-				mpi_wake_published(w);
+				chan_commit(w, rec, true);
 			}
 			b->head = o->next;
 			if (!b->head) {
@@ -366,20 +429,17 @@ static int
 push_chunks(void)
 {
 	int moved = 0;
-	uint32_t chunk = E.cap / 4;
 	MPI_Request *link = &E.chunk_head;
 	while (*link) {
 		MPI_Request req = *link;
 		int w = mpi_comm_world_rank(req->comm, req->peer);
-		struct mpi_ring_hdr *r = ring_to(w);
+		size_t chunk = chan_chunk(w);
 		const char *src = req->pack ? req->pack : contig_start(req);
 		while (req->moved < req->bytes) {
 			size_t n = req->bytes - req->moved;
-			if (n > chunk - MPI_WIRE_HDR)
-				n = chunk - MPI_WIRE_HDR;
-			struct mpi_wire *rec =
-				mpi_ring_reserve(r, E.cap, mpi_wire_rec_bytes(n),
-			                 &E.head_cache[w]);
+			if (n > chunk)
+				n = chunk;
+			struct mpi_wire *rec = chan_reserve(w, n);
 			if (!rec)
 				break;
 			rec->type = MPI_W_DATA;
@@ -387,12 +447,12 @@ push_chunks(void)
 			rec->addr = req->moved;
 			rec->bytes = n;
 			memcpy((char *)rec + MPI_WIRE_HDR, src + req->moved, n);
-			mpi_ring_commit(r, E.cap, rec);
+			chan_commit(w, rec, false);
 			req->moved += n;
 			moved++;
 		}
 		if (moved)
-			mpi_wake_published(w);
+			chan_wake(w);
 		if (req->moved >= req->bytes) {
 			*link = req->next;
 			req->next = NULL;
@@ -500,7 +560,7 @@ deliver_rts(MPI_Request req, int src_world, int src, int tag, uint64_t sreq,
 {
 	size_t n = recv_status(req, src, tag, bytes);
 	bool contig = dt_contig(req->dt, req->count);
-	if (E.cma) {
+	if (E.cma && !chan_tcp(src_world)) {
 		void *dst = contig ? contig_start(req) : malloc(n ? n : 1);
 		int e = dst ? cma_read(E.pids[src_world], dst, addr, n) : ENOMEM;
 		if (e == 0) {
@@ -689,8 +749,13 @@ mpi_progress(void)
 	int ev = 0;
 	if (!E.job)
 		return 0;
-	for (int s = 0; s < E.n; s++)
-		ev += drain(s);
+	if (E.tcp) {
+		ev += drain(E.me);
+		ev += mpi_tcp_progress(handle);
+	} else {
+		for (int s = 0; s < E.n; s++)
+			ev += drain(s);
+	}
 	if (E.out_busy)
 		ev += flush_outboxes();
 	if (E.chunk_head)
@@ -703,14 +768,17 @@ static bool
 quiet(void *arg)
 {
 	(void)arg;
-	return E.out_busy == 0 && E.chunk_head == NULL;
+	return E.out_busy == 0 && E.chunk_head == NULL && !mpi_tcp_backlogged();
 }
 
 void
 mpi_p2p_quiesce(void)
 {
-	if (E.job)
-		mpi_progress_until(quiet, NULL);
+	if (!E.job)
+		return;
+	mpi_progress_until(quiet, NULL);
+	/* TCP: the peers' BYEs, then the sockets close. */
+	mpi_tcp_fini(handle);
 }
 
 /* ---- posting receives --------------------------------------------------- */

@@ -30,6 +30,7 @@ enum mpi_wire_type {
 	MPI_W_ACK,       /* synchronous eager send matched: sreq */
 	MPI_W_CTS,       /* no CMA: "send me sreq's data, as rreq" */
 	MPI_W_DATA,      /* no CMA: a chunk of rreq's data at offset */
+	MPI_W_BYE,       /* TCP only: the sender's last record (tcp_chan.h) */
 };
 
 #define MPI_W_F_SYNC 0x1 /* the sender waits for MPI_W_ACK (Ssend) */

@@ -14,6 +14,15 @@
  * still holds what it read; the waker publishes its data, then (after a
  * full fence) reads sleeping and, if set, bumps wake_seq and wakes.  Either
  * the waiter's last check sees the data or the waker sees the flag.
+ *
+ * With the TCP transport (tcp_chan.h) every peer but the rank itself is
+ * behind a socket, so the sleep is a poll() on the sockets instead of
+ * the futex (at most 1 s, like the futex's, then progress looks again).
+ * Nothing shared-memory is waited for then: the world's collectives take
+ * the point-to-point schedules, and a rank's records to itself are in
+ * its ring before it waits.  Mixing both kinds of peer in one rank would
+ * need short poll naps; grove run never does it (TCP is everywhere or
+ * nowhere in a job).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +38,7 @@
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/p2p.h"
+#include "mpi/tcp_chan.h"
 
 static long
 futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
@@ -135,6 +145,12 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 				cpu_relax();
 				continue;
 			}
+		}
+		if (mpi_tcp_active()) {
+			/* Progress just found nothing: sleep on the sockets. */
+			bool ready = mpi_tcp_wait(1000) > 0;
+			spin_until = ready ? 0 : INT64_MAX;
+			continue;
 		}
 		uint32_t seq = __atomic_load_n(&c->wake_seq, __ATOMIC_ACQUIRE);
 		__atomic_store_n(&c->sleeping, 1, __ATOMIC_RELAXED);

@@ -4,9 +4,12 @@
  *
  * What it gives MPI_Init: when mpi_wireup returns, every rank of the job
  * has attached the job segment and written its control block (it sends
- * its card only after that), and every rank is known to run on this
- * host.  Ranks on several hosts are refused with a clear error: the
- * transports between hosts do not exist yet.
+ * its card only after that), and, with shared memory, every rank is
+ * known to run on this host.  With the TCP transport (tcp_chan.h) each
+ * card carries the rank's listening address, handed to the transport
+ * here; ranks may then run on several hosts, each with a job segment of
+ * its own host.  Ranks on several hosts without TCP are refused with a
+ * clear error.
  *
  * The back-end stays joined until MPI_Finalize but makes no Grove call
  * in between: a back-end has no timers, and the tree declares only
@@ -33,12 +36,15 @@
 
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/tcp_chan.h"
 #include "mpi/wireup.h"
 
 /* Process-wide on purpose, like mpi_proc: one MPI_Init per process, and
  * the back-end lives from MPI_Init to MPI_Finalize. */
 static grove_be *wire_be;
 static int wire_traced;
+/* The lowest world rank on this rank's host (MPI_COMM_TYPE_SHARED). */
+static int host_leader;
 
 static double
 now_ms(void)
@@ -123,6 +129,7 @@ struct card {
 	long pid;
 	unsigned flags;
 	char boot[40];
+	char tcp[64];    /* "address:port", or "-" */
 	char host[256];
 };
 
@@ -130,8 +137,8 @@ static int
 parse_card(const char *s, struct card *c)
 {
 	int used = 0;
-	if (sscanf(s, "%ld %u %39s %n", &c->pid, &c->flags, c->boot, &used) < 3 ||
-	    used <= 0 || !s[used])
+	if (sscanf(s, "%ld %u %39s %63s %n", &c->pid, &c->flags, c->boot,
+	    c->tcp, &used) < 4 || used <= 0 || !s[used])
 		return -1;
 	snprintf(c->host, sizeof c->host, "%s", s + used);
 	return 0;
@@ -157,6 +164,7 @@ check_cards(struct mpi_job *job, int rank, int size, const char *const *cards,
 	int rc = 0;
 	int other = -1;
 	struct card oc = {0};
+	host_leader = rank;
 	for (uint64_t i = 0; i < ncards && rc == 0; i++) {
 		struct card c;
 		uint32_t r = ranks[i];
@@ -174,6 +182,16 @@ check_cards(struct mpi_job *job, int rank, int size, const char *const *cards,
 			other = (int)r;
 			oc = c;
 		}
+		if (same_host && (int)r < host_leader)
+			host_leader = (int)r;
+		if (mpi_tcp_active()) {
+			/* Ranks need not share a segment: the sockets join
+			 * them. */
+			if (r != (uint32_t)rank && mpi_tcp_set_peer((int)r, c.tcp,
+			    c.host, err, errlen) != 0)
+				rc = -1;
+			continue;
+		}
 		int32_t seg_pid = __atomic_load_n(&mpi_job_ctl(job, r)->pid,
 		    __ATOMIC_ACQUIRE);
 		if (same_host && seg_pid != (int32_t)c.pid) {
@@ -184,9 +202,10 @@ check_cards(struct mpi_job *job, int rank, int size, const char *const *cards,
 		}
 	}
 	free(seen);
-	if (rc == 0 && other >= 0) {
+	if (rc == 0 && other >= 0 && !mpi_tcp_active()) {
 		snprintf(err, errlen, "rank %d runs on %s and rank %d on %s%s: "
-		    "jobs on several hosts are not supported yet", rank,
+		    "ranks on several hosts need the TCP transport (grove run "
+		    "--hosts, or --transport tcp)", rank,
 		    mine->host, other, oc.host,
 		    strcmp(oc.host, mine->host) ? "" : " (another kernel)");
 		rc = -1;
@@ -232,8 +251,8 @@ mpi_wireup(struct mpi_job *job, int rank, int size, char *err, size_t errlen)
 	boot_id(mine.boot, sizeof mine.boot);
 	host_name(mine.host, sizeof mine.host);
 	char card[400];
-	snprintf(card, sizeof card, "%ld %u %s %s", mine.pid, mine.flags,
-	    mine.boot, mine.host);
+	snprintf(card, sizeof card, "%ld %u %s %s %s", mine.pid, mine.flags,
+	    mine.boot, mpi_tcp_endpoint(), mine.host);
 	if ((rc = grove_be_send(wire_be, stream, MPI_WIRE_TAG_CARD, "%s", card))) {
 		snprintf(err, errlen, "sending this rank's card: %s",
 		    grove_strerror(rc));
@@ -259,6 +278,12 @@ mpi_wireup(struct mpi_job *job, int rank, int size, char *err, size_t errlen)
 		    "%.2f ms in rank 0 (%.2f ms to attach)\n", size,
 		    now_ms() - t0, t_att - t0);
 	return rc;
+}
+
+int
+mpi_wireup_host_leader(void)
+{
+	return host_leader;
 }
 
 void

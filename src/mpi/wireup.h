@@ -17,8 +17,9 @@
 #define MPI_WIRE_TAG_GO 0x4d50 /* "MP" */
 #define MPI_WIRE_TAG_CARD 0x4d51
 
-/* A card: "pid flags boot-id host".  pid is the rank's (the one it wrote
- * into the job segment); flags MPI_WIRE_F_*; boot-id the first 32 hex
+/* A card: "pid flags boot-id tcp host".  pid is the rank's (the one it
+ * wrote into the job segment); flags MPI_WIRE_F_*; tcp the rank's TCP
+ * listener "address:port" ("-" with shared memory); boot-id the first 32 hex
  * digits of /proc/sys/kernel/random/boot_id ("-" when unknown), which,
  * with the host name, tells whether two ranks share a kernel (and so
  * shared memory): containers on one machine may have other host names,

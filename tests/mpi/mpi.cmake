@@ -1,8 +1,10 @@
 # Grove MPI tests: every tests/mpi/progs/*.c is an MPI program that checks
 # its own results; its first line names the rank counts it runs at
 # ("/* grove-mpi-test ranks=1,2,3,4,8 */"), and each becomes one test
-# "mpi.<program>.<ranks>" run by `grove run -n <ranks>`, and one
-# "mpi.bcs.<program>.<ranks>" run by `grove run --bcs -n <ranks>`.
+# "mpi.<program>.<ranks>" run by `grove run -n <ranks>`, one
+# "mpi.bcs.<program>.<ranks>" run by `grove run --bcs -n <ranks>`, and,
+# for 2 ranks or more, one "mpi.tcp.<program>.<ranks>" run by
+# `grove run --transport tcp -n <ranks>`.
 file(GLOB GROVE_MPI_TEST_PROGS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/mpi/progs/*.c)
 foreach(src ${GROVE_MPI_TEST_PROGS})
   get_filename_component(name ${src} NAME_WE)
@@ -23,6 +25,13 @@ foreach(src ${GROVE_MPI_TEST_PROGS})
     add_test(NAME mpi.bcs.${name}.${n}
              COMMAND ${CMAKE_BINARY_DIR}/grove run --bcs -n ${n} $<TARGET_FILE:${target}>)
     set_tests_properties(mpi.bcs.${name}.${n} PROPERTIES TIMEOUT 180 LABELS "mpi;bcs")
+    # The same program over the TCP transport (docs/mpi.md): every peer
+    # on a socket, the world's collectives on point-to-point schedules.
+    if(n GREATER 1)
+      add_test(NAME mpi.tcp.${name}.${n}
+               COMMAND ${CMAKE_BINARY_DIR}/grove run --transport tcp -n ${n} $<TARGET_FILE:${target}>)
+      set_tests_properties(mpi.tcp.${name}.${n} PROPERTIES TIMEOUT 180 LABELS "mpi;tcp")
+    endif()
   endforeach()
 endforeach()
 

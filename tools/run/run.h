@@ -7,6 +7,7 @@
  *   run_io.c        forwarding of the ranks' output, line by line
  *   run_exit.c      what a rank's end means for the job (status rules)
  *   run_wire.c      the front-end of the wire-up (allgather of cards)
+ *   run_hosts.c     --hosts: placement, starting ranks on other hosts
  *   run_watchdog.c  the process that cleans up if the launcher dies
  *   stats_report.c  --stats: the statistics report (stats_report.h)
  *
@@ -39,6 +40,9 @@ struct run_opts {
 	bool stats;
 	bool keep_trace;
 	bool bcs;                /* --bcs: buffered coscheduling */
+	bool tcp;                /* --transport tcp (or --hosts) */
+	const char *hosts;       /* --hosts H1,H2,... */
+	const char *hostfile;    /* --hostfile FILE */
 	uint64_t slice_ns;       /* --slice */
 	const char *record;      /* --record FILE */
 	const char *replay;      /* --replay FILE */
@@ -93,7 +97,9 @@ void run_io_free(struct run_io *io);
 /* ---- ranks ---------------------------------------------------------- */
 
 struct run_rank {
-	pid_t pid;       /* 0: not started */
+	pid_t pid;       /* 0: not started; for a remote rank its ssh's */
+	int host;        /* index in job->hosts, -1 without --hosts */
+	bool remote;     /* started through the remote shell */
 	bool exited;
 	int status;      /* from waitpid */
 	struct run_out out[2]; /* [0] stdout, [1] stderr */
@@ -108,6 +114,16 @@ enum run_phase {
 
 struct run_wire;
 struct run_bcs;
+
+/* ---- hosts (run_hosts.c) ---------------------------------------------- */
+
+#define RUN_MAX_HOSTS 256
+struct run_hosts {
+	unsigned n;
+	char names[RUN_MAX_HOSTS][256];
+	bool local[RUN_MAX_HOSTS];  /* names this machine */
+	char self[256];             /* this machine's host name */
+};
 
 struct run_job {
 	struct run_opts *o;
@@ -136,6 +152,11 @@ struct run_job {
 	/* BCS mode: the node manager (0: none or reaped) and the machine. */
 	pid_t bcs_nm;
 	struct run_bcs *bcs;
+	/* --hosts: the hosts, and the read end of the pipe every remote
+	 * shell has as standard input (its write end, rsh_keep, is held
+	 * until the launcher exits: the remote ranks end when it closes). */
+	struct run_hosts *hosts;
+	int rsh_stdin, rsh_keep;
 	/* pid -> rank, sorted by pid, for reaping. */
 	struct run_pidx { pid_t pid; unsigned rank; } *pidx;
 };
@@ -155,6 +176,21 @@ void run_bcs_exited(struct run_job *job, int status);
  * written (said). */
 int run_bcs_stop(struct run_job *job);
 
+/* run_hosts.c.  Reads --hosts and --hostfile: 0, or -1 after saying why. */
+int run_hosts_load(const struct run_opts *o, struct run_hosts *h);
+/* The host of rank r of n (blocks, in the order listed). */
+unsigned run_hosts_of_rank(const struct run_hosts *h, unsigned n, unsigned r);
+/* The name a host's ranks listen at (this machine's own name for a
+ * local host, so that the other hosts can reach it). */
+const char *run_hosts_tcp_name(const struct run_hosts *h, unsigned host);
+/* The remote shell's argument vector that starts rank r on host
+ * (NULL-terminated, malloc'd; NULL when out of memory). */
+char **run_hosts_argv(const struct run_job *job, unsigned r, unsigned host);
+void run_hosts_argv_free(char **argv);
+
+/* run_spawn.c: whether entry ("VAR=VAL") is a variable grove run sets
+ * itself for the ranks. */
+bool run_spawn_ours(const char *entry);
 /* run_spawn.c: starts every rank (n forks); 0, or -1 after saying why
  * (the ranks started so far are in job->ranks and are ended by the
  * caller). */

@@ -91,8 +91,29 @@ run_exit_rank(struct run_job *job, unsigned r, int status)
 		return;
 	if (check_abort(job))
 		return;
-	int32_t st = rank_state(job, r);
 	int pid = (int)rk->pid;
+	if (rk->remote) {
+		/* A rank on another host: its state is in its host's memory;
+		 * the remote shell's status is the program's (run_hosts.c). */
+		const char *host = job->hosts->names[rk->host];
+		int code = WIFEXITED(status) ? WEXITSTATUS(status)
+		         : 128 + WTERMSIG(status);
+		if (code == 0)
+			return;
+		if (code == 255)
+			run_end_job(job, 1, "rank %u on %s: the remote shell failed "
+			    "(status 255: is %s reachable, with key login?); "
+			    "ending the job", r, host, host);
+		else if (code > 128 && code < 128 + 65)
+			run_end_job(job, code, "rank %u on %s killed by signal %d "
+			    "(%s); ending the job", r, host, code - 128,
+			    strsignal(code - 128));
+		else
+			run_end_job(job, code, "rank %u on %s exited with status "
+			    "%d; ending the job", r, host, code);
+		return;
+	}
+	int32_t st = rank_state(job, r);
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		run_end_job(job, 128 + sig, "rank %u (pid %d) killed by signal "

@@ -193,6 +193,7 @@ cmd_run(int argc, char **argv)
 	job.first_noinit = -1;
 	job.sigfd = job.epfd = job.watchdog_fd = -1;
 	job.seg.fd = -1;
+	job.rsh_stdin = job.rsh_keep = -1;
 	job.io.tag = o.tag_output;
 	job.t_start = tool_now();
 	int status = 1;
@@ -204,6 +205,20 @@ cmd_run(int argc, char **argv)
 	}
 	for (unsigned r = 0; r < o.n; r++)
 		job.ranks[r].out[0].fd = job.ranks[r].out[1].fd = -1;
+	if (o.hosts || o.hostfile) {
+		int pp[2];
+		job.hosts = malloc(sizeof *job.hosts);
+		if (!job.hosts || run_hosts_load(&o, job.hosts) != 0) {
+			status = 2;
+			goto out;
+		}
+		if (pipe2(pp, O_CLOEXEC) != 0) {
+			fprintf(stderr, "%s: pipe: %s\n", RUN_CMD, strerror(errno));
+			goto out;
+		}
+		job.rsh_stdin = pp[0];
+		job.rsh_keep = pp[1];
+	}
 	if (run_watchdog_start(&job.watchdog, &job.watchdog_fd) != 0)
 		goto out;
 	if (setup_signals(&job) != 0 ||
@@ -274,6 +289,11 @@ out:
 		close(job.sigfd);
 	if (job.epfd >= 0)
 		close(job.epfd);
+	if (job.rsh_stdin >= 0)
+		close(job.rsh_stdin);
+	if (job.rsh_keep >= 0)
+		close(job.rsh_keep);
+	free(job.hosts);
 	free_ranks(&job);
 	run_io_free(&job.io);
 	run_opts_free(&o);

@@ -32,6 +32,12 @@ run_usage(FILE *f)
 	    "                       'grove trace dump' (remove them with\n"
 	    "                       'grove trace clean')\n"
 	    "  --timeout SECONDS    end the job after that long (status 124)\n"
+	    "  --transport shm|tcp  how ranks talk: shared memory (the default\n"
+	    "                       on one host) or TCP sockets (see docs/mpi.md)\n"
+	    "  --hosts H1,H2,...    run the ranks on these hosts, in blocks (N/H\n"
+	    "                       each, in order), over TCP; other hosts are\n"
+	    "                       reached by $GROVE_RSH, else ssh (docs/hosts.md)\n"
+	    "  --hostfile FILE      the same with one host per line\n"
 	    "  --bcs                buffered coscheduling: communication is\n"
 	    "                       scheduled by a node manager once per time\n"
 	    "                       slice (see docs/bcs.md)\n"
@@ -155,6 +161,22 @@ run_parse(int argc, char **argv, struct run_opts *o)
 			o->stats_json = v;
 		} else if (IS("bcs")) {
 			o->bcs = true;
+		} else if (IS("hosts") || IS("host") || IS("H")) {
+			const char *v = take_value(argc, argv, &i, eq);
+			if (!v || !*v)
+				return usage_error("--hosts wants H1,H2,...", NULL);
+			o->hosts = v;
+		} else if (IS("hostfile") || IS("machinefile")) {
+			const char *v = take_value(argc, argv, &i, eq);
+			if (!v || !*v)
+				return usage_error("--hostfile wants a file", NULL);
+			o->hostfile = v;
+		} else if (IS("transport")) {
+			const char *v = take_value(argc, argv, &i, eq);
+			if (!v || (strcmp(v, "tcp") && strcmp(v, "shm")))
+				return usage_error("--transport wants shm or tcp",
+				    v ? v : "nothing");
+			o->tcp = !strcmp(v, "tcp");
 		} else if (IS("slice")) {
 			const char *v = take_value(argc, argv, &i, eq);
 			double t = -1;
@@ -243,6 +265,21 @@ run_parse(int argc, char **argv, struct run_opts *o)
 		                   : o->record ? "--record needs --bcs"
 		                   : o->replay ? "--replay needs --bcs"
 		                               : "--emds needs --bcs", NULL);
+	bool across = o->hosts || o->hostfile;
+	if (across && o->bcs)
+		return usage_error("--bcs runs on one host only; it cannot be "
+		    "used with --hosts", NULL);
+	if (across && (o->stats || o->stats_json || o->keep_trace))
+		return usage_error(o->keep_trace ? "--keep-trace is not supported "
+		    "with --hosts (the event spaces of ranks on other hosts stay "
+		    "there)" : "--stats is not supported with --hosts (ranks on "
+		    "other hosts keep their statistics in their own host's "
+		    "memory)", NULL);
+	if (across)
+		o->tcp = true; /* between hosts only TCP */
+	if (o->bcs && o->tcp)
+		return usage_error("--bcs runs on shared memory only; it cannot "
+		    "be used with --transport tcp", NULL);
 	if (o->emds_out && !o->emds)
 		return usage_error("--emds-out needs --emds", NULL);
 	if (o->emds && !o->emds_out)

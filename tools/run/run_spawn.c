@@ -24,14 +24,15 @@ extern char **environ;
  * job (grove run inside a rank) must not reach this job's ranks.  The
  * tuning variables (GROVE_MPI_EAGER_LIMIT, GROVE_MPI_SPIN_US,
  * GROVE_MPI_CMA, ...) are the user's and pass through. */
-static int
-ours(const char *entry)
+bool
+run_spawn_ours(const char *entry)
 {
 	static const char *const names[] = {
 		"GROVE_MPI_RANK=", "GROVE_MPI_SIZE=", "GROVE_MPI_JOB_FD=",
 		"GROVE_MPI_JOBID=", "GROVE_MPI_CONNECT=", "GROVE_MPI_VERBOSE=",
 		"GROVE_MPI_STATS=", "GROVE_MPI_TRACE_KEEP=", "GROVE_MPI_BCS=",
-		"GROVE_BCS_RECORD=", "GROVE_BCS_REPLAY=",
+		"GROVE_BCS_RECORD=", "GROVE_BCS_REPLAY=", "GROVE_MPI_TRANSPORT=",
+		"GROVE_MPI_TCP_ADDR=", "GROVE_MPI_TCP_HOST=",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strncmp(entry, names[i], strlen(names[i])))
@@ -76,7 +77,7 @@ build_env(struct run_job *job, struct envb *e, char *strs, size_t strcap,
 {
 	const struct run_opts *o = job->o;
 	for (char **p = environ; *p; p++) {
-		if (ours(*p))
+		if (run_spawn_ours(*p))
 			continue;
 		int replaced = 0;
 		for (size_t i = 0; i < o->n_env_set && !replaced; i++)
@@ -115,6 +116,13 @@ build_env(struct run_job *job, struct envb *e, char *strs, size_t strcap,
 		ADD("GROVE_MPI_TRACE_KEEP=1");
 	if (o->bcs)
 		ADD("GROVE_MPI_BCS=1");
+	if (o->tcp) {
+		ADD("GROVE_MPI_TRANSPORT=tcp");
+		if (job->hosts)
+			ADD("GROVE_MPI_TCP_HOST=%s", job->hosts->self);
+		else
+			ADD("GROVE_MPI_TCP_ADDR=127.0.0.1");
+	}
 	if (o->bcs && o->record)
 		ADD("GROVE_BCS_RECORD=1");
 	if (o->bcs && o->replay)
@@ -124,10 +132,12 @@ build_env(struct run_job *job, struct envb *e, char *strs, size_t strcap,
 	return env_push(e, rank_buf);
 }
 
-/* In the child: become rank r and exec.  Never returns. */
+/* In the child: become rank r and exec (rsh_argv: through the remote
+ * shell).  Never returns. */
 static void
 child(struct run_job *job, unsigned r, pid_t launcher, const sigset_t *mask,
-    int devnull, int out_w, int err_w, char **envp, char **sh_argv)
+    int devnull, int out_w, int err_w, char **envp, char **sh_argv,
+    char **rsh_argv)
 {
 	/* Dies with the launcher even when it is killed with SIGKILL; the
 	 * launcher may have died before the call, which getppid tells. */
@@ -135,6 +145,22 @@ child(struct run_job *job, unsigned r, pid_t launcher, const sigset_t *mask,
 		_exit(127);
 	if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
 		_exit(127);
+	if (rsh_argv) {
+		/* The remote shell: its standard input is the pipe whose end
+		 * the launcher holds (run_hosts.c), its environment ours. */
+		if (dup2(job->rsh_stdin, 0) < 0)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		execvp(rsh_argv[0], rsh_argv);
+		char msg[512];
+		int w = snprintf(msg, sizeof msg, "%s: rank %u: cannot execute "
+		    "the remote shell %s: %s\n", RUN_CMD, r, rsh_argv[0],
+		    strerror(errno));
+		if (w > 0 && write(2, msg, (size_t)w) < 0)
+			_exit(127);
+		_exit(127);
+	}
 	if (r != 0 && dup2(devnull, 0) < 0)
 		_exit(127);
 	/* The segment is close-on-exec in the launcher (no other program it
@@ -219,10 +245,26 @@ run_spawn(struct run_job *job)
 		}
 		snprintf(rank_buf, sizeof rank_buf, "GROVE_MPI_RANK=%u", r);
 		e.v[rank_slot] = rank_buf;
+		char **rsh_argv = NULL;
+		rk->host = -1;
+		if (job->hosts) {
+			unsigned h = run_hosts_of_rank(job->hosts, job->n, r);
+			rk->host = (int)h;
+			rk->remote = !job->hosts->local[h];
+			if (rk->remote &&
+			    !(rsh_argv = run_hosts_argv(job, r, h))) {
+				close(po[0]);
+				close(po[1]);
+				close(pe[0]);
+				close(pe[1]);
+				goto nomem;
+			}
+		}
 		pid_t pid = fork();
 		if (pid == 0)
 			child(job, r, self, &mask, devnull, po[1], pe[1], e.v,
-			    sh_argv);
+			    sh_argv, rsh_argv);
+		run_hosts_argv_free(rsh_argv);
 		close(po[1]);
 		close(pe[1]);
 		if (pid < 0) {

@@ -42,6 +42,9 @@ run_wire_create(struct run_job *job)
 	o.backends = job->n;
 	o.mode = GROVE_LAUNCH_ATTACH;
 	o.connect_file = job->connect;
+	/* Ranks on other hosts attach over TCP from there. */
+	if (job->hosts)
+		o.bind_addr = "0.0.0.0";
 	int rc = grove_net_create(&o, &w->net);
 	if (rc != 0) {
 		fprintf(stderr, "%s: cannot create the job's Grove network: %s\n",
