@@ -34,6 +34,9 @@ enum mpi_wire_type {
 };
 
 #define MPI_W_F_SYNC 0x1 /* the sender waits for MPI_W_ACK (Ssend) */
+/* MPI_W_BYE: the sender is ending the job because it lost world rank
+ * `src` (tcp_chan.c), not finalizing. */
+#define MPI_W_F_ABORT 0x2
 
 /* The header of a record (56 bytes; the payload follows it).  The two
  * request words mean, by type: EAGER, RTS, FIN, ACK: sreq = the sender's

@@ -24,6 +24,45 @@ max_record(void)
 	return MPI_WIRE_HDR + ((m + 7) & ~(size_t)7);
 }
 
+/* Ends this rank after it lost world rank `cause`: first a BYE marked
+ * abort, naming cause, to every peer it is connected to (best effort,
+ * without waiting), so that they end too and name the rank that was lost,
+ * not this one. */
+static void __attribute__((noreturn))
+tcp_end(int cause)
+{
+	for (int w = 0; w < mpi_tcp.n; w++) {
+		struct tcp_peer *p = &mpi_tcp.peers[w];
+		if (w == cause || p->st != TP_UP || p->fd < 0)
+			continue;
+		struct mpi_wire *rec = mpi_tcp_reserve(w, 0);
+		if (!rec)
+			continue;
+		rec->type = MPI_W_BYE;
+		rec->flags = MPI_W_F_ABORT;
+		rec->src = cause;
+		p->tx.len += rec->rec_bytes;
+		(void)!send(p->fd, p->tx.p + p->tx.off, p->tx.len - p->tx.off,
+		            MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	if (mpi_proc.job)
+		__atomic_store_n(&mpi_job_ctl(mpi_proc.job,
+		                              (uint32_t)mpi_proc.rank)->state,
+		                 MPI_RANK_ABORTED, __ATOMIC_RELEASE);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(1);
+}
+
+/* Peer w ends the job because it lost `cause`. */
+static void __attribute__((noreturn))
+peer_aborts(int w, int cause)
+{
+	fprintf(stderr, "grove-mpi: rank %d: rank %d ends the job: it lost rank "
+	        "%d; ending the job\n", mpi_tcp.me, w, cause);
+	tcp_end(cause >= 0 && cause < mpi_tcp.n ? cause : w);
+}
+
 void
 tcp_fatal(int w, const char *fmt, ...)
 {
@@ -40,13 +79,7 @@ tcp_fatal(int w, const char *fmt, ...)
 	        "%s:%u): %s; ending the job\n", mpi_tcp.me, w,
 	        p->host[0] ? p->host : "?", ip,
 	        p->have_sa ? (unsigned)ntohs(p->sa.sin_port) : 0u, why);
-	if (mpi_proc.job)
-		__atomic_store_n(&mpi_job_ctl(mpi_proc.job,
-		                              (uint32_t)mpi_proc.rank)->state,
-		                 MPI_RANK_ABORTED, __ATOMIC_RELEASE);
-	fflush(stdout);
-	fflush(stderr);
-	_exit(1);
+	tcp_end(w);
 }
 
 void
@@ -163,6 +196,8 @@ parse(int w, mpi_tcp_handler h)
 			          "protocol", rb);
 		if (avail < rb)
 			return ev;
+		if (rec->type == MPI_W_BYE && (rec->flags & MPI_W_F_ABORT))
+			peer_aborts(w, rec->src);
 		if (rec->type == MPI_W_BYE)
 			p->bye_in = true;
 		else

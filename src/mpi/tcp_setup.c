@@ -114,6 +114,14 @@ listen_addr(struct in_addr *out, char *err, size_t errlen)
 		}
 		*out = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
 		freeaddrinfo(res);
+		if ((ntohl(out->s_addr) >> 24) == 127) {
+			/* The other hosts would connect to themselves. */
+			snprintf(err, errlen, "this host's name %s resolves to a "
+			         "loopback address here, which ranks on other hosts "
+			         "cannot reach: list hosts by names that resolve to "
+			         "their network addresses (/etc/hosts, DNS)", h);
+			return -1;
+		}
 		return 0;
 	}
 	out->s_addr = htonl(INADDR_LOOPBACK);

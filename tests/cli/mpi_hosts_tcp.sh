@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Grove MPI across hosts, on the multi-host test bed (scripts/testbed.sh):
+# grove run --hosts on the first of four namespace hosts starts ranks in
+# blocks, those of the other hosts over ssh, and every rank talks TCP.
+# Checked:
+#   * placement: with -n 8, ranks 2k and 2k+1 report host k+1;
+#   * traffic across hosts: a token around the ring, 1 MiB from every
+#     rank to the next (rendezvous in chunks), allreduces: right results;
+#   * the MPI test programs (tests/mpi/progs: point-to-point, sizes,
+#     order, requests, collectives, communicators, datatypes) print OK with
+#     8 ranks over the 4 hosts, and with 5 (uneven blocks) and a host file;
+#   * a rank killed on another host ends the job: non-zero status, a
+#     message naming that rank, and no process of the job left on any
+#     host;
+#   * the launcher killed with SIGKILL: the ranks of every host go;
+#   * --stats with --hosts is refused, saying why.
+# Exits 77 (a skip) with the reason where no test bed can be made.
+# Arguments: $1 build directory, $2 source directory.
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+grove=$build/grove
+testbed=$src/scripts/testbed.sh
+# A prefix of this build directory's own (tt + 4 digits): a killed run's
+# test bed is removed by the next run here, and other builds' test beds
+# are not met.
+prefix=tt$(printf %s "$build" | cksum | cut -c1-4)
+h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
+hosts=("$h1" "$h2" "$h3" "$h4")
+tmp=$(mktemp -d)
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+cleanup() {
+	local rc=$?
+	"$testbed" down --prefix "$prefix" >/dev/null || rc=1
+	rm -rf "$tmp"
+	exit $rc
+}
+trap 'rm -rf "$tmp"' EXIT
+
+skip_on_77() { # STATUS OUTFILE
+	if (($1 == 77)); then
+		cat "$2" >&2
+		echo "SKIP: no multi-host test bed here" >&2
+		exit 77
+	fi
+}
+
+on() { # HOST CMD...
+	"$testbed" exec --prefix "$prefix" "$@"
+}
+
+status=0
+"$testbed" down --prefix "$prefix" >"$tmp/down.out" 2>&1 || status=$?
+skip_on_77 $status "$tmp/down.out"
+((status == 0)) || { cat "$tmp/down.out" >&2; fail "testbed.sh down (before)"; }
+trap cleanup EXIT
+"$testbed" up 4 --prefix "$prefix" >"$tmp/up.out" 2>&1 || status=$?
+skip_on_77 $status "$tmp/up.out"
+((status == 0)) || { cat "$tmp/up.out" >&2; fail "testbed.sh up 4"; }
+ns_ids=()
+for h in "${hosts[@]}"; do
+	ns_ids+=("$(stat -L -c %i "/run/netns/$h")")
+done
+# The job's directory (connection file) must be seen by every host: the
+# test bed's hosts share this machine's file system.
+export TMPDIR=$tmp
+list=$(IFS=,; echo "${hosts[*]}")
+
+# Processes of the test programs in the test bed's namespaces.
+left_in_testbed() {
+	local p id n comm
+	for p in /proc/[0-9]*; do
+		id=$(stat -L -c %i "$p/ns/net" 2>/dev/null) || continue
+		comm=$(cat "$p/comm" 2>/dev/null) || continue
+		case $comm in mpilaunch_*|mpitest_*) ;; *) continue ;; esac
+		for n in "${ns_ids[@]}"; do
+			[[ $id != "$n" ]] || echo "${p#/proc/} $comm"
+		done
+	done
+}
+
+# --- placement and traffic across hosts ---------------------------------
+out=$tmp/ring.out
+on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 8 \
+	"$build/mpilaunch_hosts_ring" >"$out" 2>"$tmp/ring.err" ||
+	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring over 4 hosts"; }
+for r in 0 1 2 3 4 5 6 7; do
+	want=${hosts[r / 2]}
+	grep -qx "rank $r of 8 on $want" "$out" ||
+		{ cat "$out" >&2; fail "rank $r is not on $want"; }
+done
+# Ring: two laps of adding 1..7 = 56; allreduce of 0..7 = 28.
+grep -qx "ring 56 big OK allreduce 28" "$out" ||
+	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results"; }
+
+# --- the MPI test programs across the hosts -------------------------------
+progs=(p2p_basic p2p_sizes p2p_order p2p_requests coll_basic coll_gather
+	coll_nonblocking comm_groups datatypes_derived ops topology)
+for p in "${progs[@]}"; do
+	exe=$build/mpitest_$p
+	[[ -x $exe ]] || fail "$exe not built"
+	on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 8 "$exe" \
+		>"$tmp/$p.out" 2>"$tmp/$p.err" ||
+		{ cat "$tmp/$p.out" "$tmp/$p.err" >&2; fail "$p with 8 ranks on 4 hosts"; }
+	grep -qx "OK $p" "$tmp/$p.out" ||
+		{ cat "$tmp/$p.out" "$tmp/$p.err" >&2; fail "$p did not say OK"; }
+done
+# Uneven blocks from a host file: 5 ranks, 2 on the first host.
+printf '# hosts\n%s\n%s\n\n%s\n%s\n' "${hosts[@]}" >"$tmp/hostfile"
+on "$h1" "$grove" run --timeout 120 --hostfile "$tmp/hostfile" -n 5 \
+	"$build/mpilaunch_hosts_ring" >"$out" 2>"$tmp/ring.err" ||
+	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring with a host file"; }
+for pair in "0 $h1" "1 $h1" "2 $h2" "3 $h3" "4 $h4"; do
+	set -- $pair
+	grep -qx "rank $1 of 5 on $2" "$out" ||
+		{ cat "$out" >&2; fail "with a host file, rank $1 is not on $2"; }
+done
+grep -qx "ring 20 big OK allreduce 10" "$out" ||
+	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results, 5 ranks"; }
+on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 5 \
+	"$build/mpitest_coll_basic" >"$tmp/c5.out" 2>&1 ||
+	{ cat "$tmp/c5.out" >&2; fail "coll_basic with 5 ranks on 4 hosts"; }
+grep -qx "OK coll_basic" "$tmp/c5.out" || fail "coll_basic, 5 ranks"
+
+# --- a rank dies on another host ------------------------------------------
+status=0
+on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 8 \
+	"$build/mpilaunch_hosts_ring" die 5 >"$tmp/die.out" 2>"$tmp/die.err" ||
+	status=$?
+((status != 0)) || { cat "$tmp/die.err" >&2; fail "a killed rank did not fail the job"; }
+((status != 124)) || { cat "$tmp/die.err" >&2; fail "the job with a killed rank ran into --timeout"; }
+grep -q "rank 5" "$tmp/die.err" ||
+	{ cat "$tmp/die.err" >&2; fail "no message names rank 5"; }
+# Give remote shells a moment to finish tearing down.
+for _ in $(seq 50); do
+	[[ -z $(left_in_testbed) ]] && break
+	sleep 0.1
+done
+[[ -z $(left_in_testbed) ]] ||
+	fail "processes left after the failed job: $(left_in_testbed)"
+
+# --- the launcher killed: no rank left on any host ------------------------
+on "$h1" "$grove" run --hosts "$list" -n 8 "$build/mpilaunch_probe" \
+	"tthosts$$" sleep 0 60 >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 100); do
+	(($(pgrep -fc "mpilaunch_probe tthosts$$" || true) >= 8)) && break
+	sleep 0.1
+done
+(($(pgrep -fc "mpilaunch_probe tthosts$$" || true) >= 8)) ||
+	fail "the 8 ranks of the job to kill did not start"
+launcher=$(pgrep -of "grove run --hosts $list -n 8 $build/mpilaunch_probe tthosts$$") ||
+	fail "no launcher found"
+kill -KILL "$launcher"
+wait "$runner" || true
+for _ in $(seq 100); do
+	[[ -z $(left_in_testbed) ]] && break
+	sleep 0.1
+done
+[[ -z $(left_in_testbed) ]] ||
+	fail "ranks left after the launcher was killed: $(left_in_testbed)"
+
+# --- what is not supported says so --------------------------------------
+status=0
+"$grove" run --stats --hosts "$list" -n 2 /bin/true >/dev/null \
+	2>"$tmp/stats.err" || status=$?
+((status == 2)) || fail "--stats with --hosts: status $status, not 2"
+grep -q "not supported with --hosts" "$tmp/stats.err" ||
+	{ cat "$tmp/stats.err" >&2; fail "--stats with --hosts: no reason given"; }
+
+[[ -z $(left_in_testbed) ]] || fail "processes left: $(left_in_testbed)"
+echo "mpi_hosts_tcp OK"
