@@ -14,6 +14,7 @@
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/tcp_int.h"
+#include "mpi/tcp_wire.h"
 
 /* The largest record a peer may send: a DATA chunk or an eager message,
  * with its header.  Anything larger is not Grove MPI speaking. */
@@ -186,15 +187,14 @@ parse(int w, mpi_tcp_handler h)
 		if (p->st != TP_UP)
 			return ev;
 		size_t avail = p->rx.len - p->rx.off;
-		if (avail < MPI_WIRE_HDR)
-			return ev;
 		const struct mpi_wire *rec =
 			(const struct mpi_wire *)(p->rx.p + p->rx.off);
-		uint32_t rb = rec->rec_bytes;
-		if (rb < MPI_WIRE_HDR || (rb & 7) || rb > max_record())
-			tcp_fatal(w, "it sent a record of %u bytes: not Grove MPI's "
-			          "protocol", rb);
-		if (avail < rb)
+		long rb = mpi_tcp_record_len(rec, avail, max_record());
+		if (rb < 0)
+			tcp_fatal(w, "it sent a record of %u bytes (type %u): not "
+			          "Grove MPI's protocol", rec->rec_bytes,
+			          (unsigned)rec->type);
+		if (rb == 0)
 			return ev;
 		if (rec->type == MPI_W_BYE && (rec->flags & MPI_W_F_ABORT))
 			peer_aborts(w, rec->src);
@@ -202,7 +202,7 @@ parse(int w, mpi_tcp_handler h)
 			p->bye_in = true;
 		else
 			h(rec, w);
-		p->rx.off += rb;
+		p->rx.off += (size_t)rb;
 		if (p->rx.off == p->rx.len)
 			p->rx.off = p->rx.len = 0;
 		ev++;

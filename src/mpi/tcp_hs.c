@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "mpi/tcp_int.h"
+#include "mpi/tcp_wire.h"
 
 void
 tcp_sock_opts(int fd)
@@ -211,10 +212,7 @@ tcp_pending_read(size_t i)
 	memcpy(&h, q->buf, sizeof h);
 	int fd = q->fd;
 	pending_remove(i, false);
-	h.jobid[sizeof h.jobid - 1] = '\0';
-	if (h.magic != TCP_MAGIC || h.version != TCP_VERSION ||
-	    h.to != mpi_tcp.me || h.from < 0 || h.from >= mpi_tcp.n ||
-	    h.from == mpi_tcp.me || strcmp(h.jobid, mpi_tcp.jobid) != 0) {
+	if (mpi_tcp_hello_check(&h, mpi_tcp.me, mpi_tcp.n, mpi_tcp.jobid)) {
 		if (getenv("GROVE_MPI_VERBOSE"))
 			fprintf(stderr, "grove-mpi: rank %d: turned away a "
 			        "connection that is not of this job's ranks\n",
