@@ -11,8 +11,10 @@
  *   ssh HOST "cd 'CWD' && exec env 'VAR=VAL'... /bin/sh -c 'WRAPPER' sh
  *             'PROGRAM' 'ARG'..."
  *
- * The wrapper runs the program with its standard input on /dev/null and
- * kills it when the remote shell's standard input ends: grove run keeps
+ * The wrapper runs the program with its standard input on /dev/null,
+ * removes the rank's event space (/dev/shm/grove.JOB.mpi.RANK, which a
+ * killed rank leaves on its host) when it ends, and kills it when the
+ * remote shell's standard input ends: grove run keeps
  * the other end of that pipe open for the life of the job, so a launcher
  * that dies (even by SIGKILL: its ssh children die with it) leaves no
  * rank behind on another host.  The remote shell exits with the
@@ -181,7 +183,9 @@ quoted_fmt(const char *fmt, const char *a, unsigned u)
 static const char wrapper[] =
 	"exec 3<&0; \"$@\" </dev/null 3<&- & p=$!; "
 	"(while read -r _; do :; done; kill -KILL $p) <&3 >/dev/null 2>&1 & "
-	"w=$!; exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s";
+	"w=$!; exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; "
+	"rm -f \"/dev/shm/grove.$GROVE_MPI_JOBID.mpi.$GROVE_MPI_RANK\"; "
+	"exit $s";
 
 char **
 run_hosts_argv(const struct run_job *job, unsigned r, unsigned host)
