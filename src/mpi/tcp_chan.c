@@ -96,10 +96,13 @@ buf_room(struct tcp_buf *b, size_t need)
 {
 	if (b->cap - b->len >= need)
 		return 0;
-	if (b->off > 0) {
-		memmove(b->p, b->p + b->off, b->len - b->off);
-		b->len -= b->off;
-		b->off = 0;
+	if (b->off >= 8) {
+		/* Keep the offset's alignment: a partial send leaves off
+		 * anywhere, and records start at multiples of 8. */
+		size_t keep = b->off & 7;
+		memmove(b->p + keep, b->p + b->off, b->len - b->off);
+		b->len -= b->off - keep;
+		b->off = keep;
 		if (b->cap - b->len >= need)
 			return 0;
 	}
