@@ -110,8 +110,10 @@ for p in "${progs[@]}"; do
 	grep -qx "OK $p" "$tmp/$p.out" ||
 		{ cat "$tmp/$p.out" "$tmp/$p.err" >&2; fail "$p did not say OK"; }
 done
-# Uneven blocks from a host file: 5 ranks, 2 on the first host.
-printf '# hosts\n%s\n%s\n\n%s\n%s\n' "${hosts[@]}" >"$tmp/hostfile"
+# Uneven blocks from a host file: 5 ranks, 2 on the first host; -H FILE
+# as in the other commands.
+# (A host list's host:slots lines are taken; the slots are not used.)
+printf '# hosts\n%s:4\n%s\n\n%s\n%s  # last\n' "${hosts[@]}" >"$tmp/hostfile"
 on "$h1" "$grove" run --timeout 120 --hostfile "$tmp/hostfile" -n 5 \
 	"$build/mpilaunch_hosts_ring" >"$out" 2>"$tmp/ring.err" ||
 	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring with a host file"; }
@@ -122,7 +124,7 @@ for pair in "0 $h1" "1 $h1" "2 $h2" "3 $h3" "4 $h4"; do
 done
 grep -qx "ring 20 big OK allreduce 10" "$out" ||
 	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results, 5 ranks"; }
-on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 5 \
+on "$h1" "$grove" run --timeout 120 -H "$tmp/hostfile" -n 5 \
 	"$build/mpitest_coll_basic" >"$tmp/c5.out" 2>&1 ||
 	{ cat "$tmp/c5.out" >&2; fail "coll_basic with 5 ranks on 4 hosts"; }
 grep -qx "OK coll_basic" "$tmp/c5.out" || fail "coll_basic, 5 ranks"

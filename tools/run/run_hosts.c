@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "net/remote_cmd.h"
@@ -41,6 +42,11 @@ add_host(struct run_hosts *h, const char *name, size_t len)
 		name++;
 		len--;
 	}
+	/* A host list's "host:slots" (topology.md): placement is in even
+	 * blocks, so the slots are not used. */
+	const char *colon = memchr(name, ':', len);
+	if (colon)
+		len = (size_t)(colon - name);
 	if (len == 0)
 		return 0;
 	if (len >= sizeof h->names[0] || name[0] == '-') {
@@ -65,11 +71,39 @@ add_host(struct run_hosts *h, const char *name, size_t len)
 	return 0;
 }
 
+static int
+load_file(const char *path, struct run_hosts *h)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "%s: host file %s: %s\n", RUN_CMD, path,
+		    strerror(errno));
+		return -1;
+	}
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		if (add_host(h, line, strcspn(line, "\n")) != 0) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
 int
 run_hosts_load(const struct run_opts *o, struct run_hosts *h)
 {
 	memset(h, 0, sizeof *h);
-	if (o->hosts) {
+	struct stat st;
+	/* -H FILE means a host list file, as in the other commands. */
+	if (o->hosts && stat(o->hosts, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (load_file(o->hosts, h) != 0)
+			return -1;
+	} else if (o->hosts) {
 		for (const char *p = o->hosts;;) {
 			const char *c = strchr(p, ',');
 			size_t len = c ? (size_t)(c - p) : strlen(p);
@@ -80,25 +114,8 @@ run_hosts_load(const struct run_opts *o, struct run_hosts *h)
 			p = c + 1;
 		}
 	}
-	if (o->hostfile) {
-		FILE *f = fopen(o->hostfile, "re");
-		if (!f) {
-			fprintf(stderr, "%s: host file %s: %s\n", RUN_CMD, o->hostfile,
-			    strerror(errno));
-			return -1;
-		}
-		char line[512];
-		while (fgets(line, sizeof line, f)) {
-			char *hash = strchr(line, '#');
-			if (hash)
-				*hash = '\0';
-			if (add_host(h, line, strcspn(line, "\n")) != 0) {
-				fclose(f);
-				return -1;
-			}
-		}
-		fclose(f);
-	}
+	if (o->hostfile && load_file(o->hostfile, h) != 0)
+		return -1;
 	if (h->n == 0) {
 		fprintf(stderr, "%s: %s names no host\n", RUN_CMD,
 		    o->hostfile ? o->hostfile : "--hosts");
