@@ -123,7 +123,7 @@ run_parse(int argc, char **argv, struct run_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	int i = 1;
-	bool have_n = false;
+	bool have_n = false, said_shm = false;
 	/* A hand loop: Open MPI's single-dash long options (-np) and the
 	 * first word that is not an option starting PROGRAM, whose own
 	 * options must never be read as ours. */
@@ -180,6 +180,7 @@ run_parse(int argc, char **argv, struct run_opts *o)
 				return usage_error("--transport wants shm or tcp",
 				    v ? v : "nothing");
 			o->tcp = !strcmp(v, "tcp");
+			said_shm = !o->tcp;
 		} else if (IS("slice")) {
 			const char *v = take_value(argc, argv, &i, eq);
 			double t = -1;
@@ -278,6 +279,9 @@ run_parse(int argc, char **argv, struct run_opts *o)
 		    "there)" : "--stats is not supported with --hosts (ranks on "
 		    "other hosts keep their statistics in their own host's "
 		    "memory)", NULL);
+	if (across && said_shm)
+		return usage_error("--hosts runs over TCP; --transport shm "
+		    "cannot be used with it", NULL);
 	if (across)
 		o->tcp = true; /* between hosts only TCP */
 	if (o->bcs && o->tcp)
