@@ -136,4 +136,5 @@ if(GROVE_FUZZ)
   # The TCP transport's decoders are Grove MPI's, not libgrove's: the
   # one pure file is compiled in.
   target_sources(fuzz_mpi_tcp_wire PRIVATE ${CMAKE_SOURCE_DIR}/src/mpi/tcp_wire.c)
+  target_include_directories(fuzz_mpi_tcp_wire PRIVATE ${GROVE_MPI_GEN_DIR})
 endif()
