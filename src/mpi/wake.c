@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/p2p.h"
@@ -152,6 +153,9 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 		struct timespec ts = {1, 0};
 		if (mpi_p2p_waits_for_space())
 			ts = (struct timespec){0, 1000000};
+		int64_t wan_due = mpi_wan_next_due_ns(); /* emulated WAN */
+		if (wan_due >= 0 && wan_due < 1000000000)
+			ts = (struct timespec){0, wan_due};
 		long r = futex(&c->wake_seq, FUTEX_WAIT, seq, &ts);
 		bool timed_out = r != 0 && errno == ETIMEDOUT;
 		__atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
