@@ -138,7 +138,10 @@ build_plogp(struct mpi_sched *s, void *buf, size_t count, MPI_Datatype dt,
 		for (int j = 0; j < nk; j++)
 			mpi_sched_send(s, data + i * m, SEG_LEN(i), MPI_BYTE,
 			               kids[j]);
-		mpi_sched_fence(s);
+		/* The root has every segment: it posts them all at once, so
+		 * that a slow LAN child does not hold back its WAN links. */
+		if (!root || i + 1 == k)
+			mpi_sched_fence(s);
 	}
 #undef SEG_LEN
 	if (!contig && !root)
@@ -153,7 +156,8 @@ build_magpie(struct mpi_sched *s, void *buf, size_t count, MPI_Datatype dt,
 {
 	if (h->leader_idx == 0) {
 		for (int i = 1; i < h->nleaders; i++) {
-			mpi_sched_send(s, buf, count, dt, h->leaders[i]);
+			mpi_sched_send_blocking(s, buf, count, dt,
+			                        h->leaders[i]);
 			mpi_sched_fence(s);
 		}
 	} else if (h->leader_idx > 0) {

@@ -5,18 +5,30 @@
  * paper's Figure 4: 10 ms, 1 MB/s between clusters) every send to a rank
  * of another cluster goes through this shaper instead.
  *
- * The model: each rank has one outgoing wide-area link with a
- * serialising sender.  A message of b bytes posted at t starts when the
- * link is free (start = max(t, link_free)), leaves it after b / bandwidth
- * (link_free = start + b / bandwidth), and reaches the peer one latency
- * later.  The send request completes when the last byte has left (the
- * sender may reuse its buffer and send again: the gap g of P-LogP), a
- * synchronous send (MPI_Ssend ...) only once the receiver matched it; the
- * data, copied when the send was posted, is handed to the shared-memory
- * transport at arrival time, so the receiver cannot see it earlier.
- * Release times grow with posting order, so messages to a peer keep
- * MPI's order.  Receiving is not shaped: in the broadcasts studied a
- * rank receives from one peer at a time.
+ * The model is the paper's system (its Figure 1): clusters joined by a
+ * fully connected WAN, one link of that latency and bandwidth between
+ * every two clusters.  Here each rank has its own outgoing link to each
+ * other cluster, a link with a serialising sender: a message of b bytes
+ * posted at t starts when that link is free (start = max(t, link_free)),
+ * leaves it after b / bandwidth (link_free = start + b / bandwidth), and
+ * reaches the peer one latency later.  Messages to different clusters
+ * use different links and overlap, as the paper's segmented broadcast
+ * requires; what is not modelled is two ranks of one cluster sharing
+ * their gateway's link to a third (in the broadcasts measured no two
+ * ranks of a cluster send to one other cluster at the same time), nor
+ * the receiving side (a rank receives from one peer at a time there).
+ *
+ * The data is copied when the send is posted (the gateway takes it: the
+ * sender's overhead os) and handed to the shared-memory transport at
+ * arrival time, so the receiver cannot see it earlier.  Release times on
+ * a link grow with posting order and messages are released in posting
+ * order, so messages to a peer keep MPI's order.  When the send request
+ * completes depends on the kind of send, as over a real WAN:
+ *   non-blocking (MPI_Isend, the steps of schedules): at once, the link
+ *     queues the message (P-LogP's s_w = os);
+ *   blocking (MPI_Send, MPI_Rsend, MPI_Sendrecv, mpi_sched_send_blocking
+ *     steps): when its last byte has left the link (g_w);
+ *   synchronous (MPI_Ssend, MPI_Issend): once the receiver matched it.
  *
  * Process-wide on purpose: the link is this process's. */
 #include <stdlib.h>
@@ -45,7 +57,8 @@ static struct {
 	bool releasing;      /* mpi_wan_progress is handing a message over */
 	double latency_ns, ns_per_byte;
 	double latency_us, bytes_per_s;
-	int64_t link_free_ns;
+	int64_t *link_free_ns; /* per destination cluster */
+	int nlinks;
 	struct wan_msg *head, *tail;
 } W;
 
@@ -65,8 +78,9 @@ mpi_wan_setup(double latency_us, double bytes_per_s)
 	W.bytes_per_s = bytes_per_s;
 	W.latency_ns = latency_us * 1e3;
 	W.ns_per_byte = 1e9 / bytes_per_s;
-	W.link_free_ns = 0;
-	return 0;
+	W.nlinks = mpi_clusters_in_job();
+	W.link_free_ns = calloc((size_t)W.nlinks, sizeof *W.link_free_ns);
+	return W.link_free_ns ? 0 : -1;
 }
 
 static void
@@ -90,6 +104,8 @@ mpi_wan_fini(void)
 	}
 	W.tail = NULL;
 	W.on = false;
+	free(W.link_free_ns);
+	W.link_free_ns = NULL;
 }
 
 bool
@@ -134,17 +150,27 @@ mpi_wan_defer(MPI_Request req)
 	m->sync = req->mode == MPI_FN_Ssend || req->mode == MPI_FN_Issend ||
 	          req->mode == MPI_FN_Ssend_init;
 	m->user = req;
+	bool blocking = req->mode == MPI_FN_Send || req->mode == MPI_FN_Rsend ||
+	                req->mode == MPI_FN_Sendrecv ||
+	                req->mode == MPI_FN_Sendrecv_replace;
 	int64_t t = now_ns();
-	int64_t start = t > W.link_free_ns ? t : W.link_free_ns;
+	int c = mpi_cluster_of_world(mpi_comm_world_rank(req->comm, req->peer));
+	int64_t *link = &W.link_free_ns[c >= 0 && c < W.nlinks ? c : 0];
+	int64_t start = t > *link ? t : *link;
 	m->done_ns = start + (int64_t)((double)req->bytes * W.ns_per_byte);
 	m->release_ns = m->done_ns + (int64_t)W.latency_ns;
-	W.link_free_ns = m->done_ns;
-	req->state = MPI_RS_SEND_QUEUED;
+	*link = m->done_ns;
 	if (W.tail)
 		W.tail->next = m;
 	else
 		W.head = m;
 	W.tail = m;
+	if (!blocking && !m->sync) {
+		m->user = NULL;
+		mpi_request_complete(req);
+	} else {
+		req->state = MPI_RS_SEND_QUEUED;
+	}
 	return MPI_SUCCESS;
 }
 
@@ -185,8 +211,6 @@ mpi_wan_progress(void)
 		}
 		last = m;
 		pp = &m->next;
-		if (t < m->done_ns && !m->sync)
-			break; /* later ones are due later still */
 	}
 	if (!W.head)
 		W.tail = NULL;
