@@ -165,28 +165,35 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 ok = [r for r in rows if r.get("status") == "ok" and "median_us" in r]
 bad = [r for r in rows if r.get("status") != "ok"]
-def med(xs):
-    return statistics.median(xs) if xs else None
-print(f"MPI_Bcast over emulated clusters, commit {rows[0]['commit'] if rows else '?'};"
-      f" times in ms, medians of {max((r['rep'] for r in rows), default=0) + 1} run(s)")
-print(f"{'clusters':>8} {'bytes':>8} {'plan':>9} {'predicted':>9} {'err':>6}"
-      f" {'binomial':>9} {'bin/plan':>8} {'magpie':>9} {'predicted':>9}"
-      f" {'mag/plan':>8}")
-keys = sorted({(r["clusters"], r["bytes"]) for r in ok})
-for c, b in keys:
-    sel = lambda a: [r for r in ok if r["clusters"] == c and r["bytes"] == b
-                     and r["algo"] == a]
-    t = {a: med([r["median_us"] for r in sel(a)]) for a in ("plogp", "binomial", "magpie")}
-    p = {a: med([r["predicted_us"] for r in sel(a) if "predicted_us" in r])
-         for a in ("plogp", "magpie")}
-    f = lambda v: f"{v / 1e3:9.1f}" if v is not None else f"{'-':>9}"
-    ratio = lambda a: (f"{t[a] / t['plogp']:8.2f}"
-                       if t[a] is not None and t["plogp"] else f"{'-':>8}")
-    err = (f"{(p['plogp'] / t['plogp'] - 1) * 100:+5.1f}%"
-           if p["plogp"] and t["plogp"] else f"{'-':>6}")
-    print(f"{c:>8} {b:>8} {f(t['plogp'])} {f(p['plogp'])} {err} "
-          f"{f(t['binomial'])} {ratio('binomial')} {f(t['magpie'])} "
-          f"{f(p['magpie'])} {ratio('magpie')}")
+algos = ("plogp", "binomial", "magpie")
+print(f"MPI_Bcast over emulated clusters, commit "
+      f"{rows[0]['commit'] if rows else '?'}; times in ms over "
+      f"{max((r['rep'] for r in rows), default=0) + 1} run(s): median and "
+      f"minimum; err = predicted / measured - 1")
+print(f"{'clust':>5} {'bytes':>8} | {'plan':>8} {'min':>8} {'pred':>8} "
+      f"{'err':>6} {'errmin':>6} | {'binom':>8} {'min':>8} | {'magpie':>8} "
+      f"{'min':>8} {'pred':>8} | {'bin/plan':>8} {'mag/plan':>8}")
+for c, b in sorted({(r["clusters"], r["bytes"]) for r in ok}):
+    sel = {a: [r for r in ok if r["clusters"] == c and r["bytes"] == b
+               and r["algo"] == a] for a in algos}
+    med = {a: statistics.median([r["median_us"] for r in sel[a]])
+           if sel[a] else None for a in algos}
+    mn = {a: min([r["median_us"] for r in sel[a]]) if sel[a] else None
+          for a in algos}
+    pred = {a: next((r["predicted_us"] for r in sel[a] if "predicted_us" in r),
+                    None) for a in ("plogp", "magpie")}
+    f = lambda v: f"{v / 1e3:8.1f}" if v is not None else f"{'-':>8}"
+    e = lambda p, m: f"{(p / m - 1) * 100:+5.1f}%" if p and m else f"{'-':>6}"
+    q = lambda a: f"{med[a] / med['plogp']:8.2f}" if med[a] and med["plogp"] else f"{'-':>8}"
+    print(f"{c:>5} {b:>8} | {f(med['plogp'])} {f(mn['plogp'])} "
+          f"{f(pred['plogp'])} {e(pred['plogp'], med['plogp'])} "
+          f"{e(pred['plogp'], mn['plogp'])} | {f(med['binomial'])} "
+          f"{f(mn['binomial'])} | {f(med['magpie'])} {f(mn['magpie'])} "
+          f"{f(pred['magpie'])} | {q('binomial')} {q('magpie')}")
+loads = [r["load1_before"] for r in rows if "load1_before" in r]
+if loads:
+    print(f"load average before the runs: {min(loads):.1f} .. {max(loads):.1f}"
+          f" ({rows[0]['machine']['nproc']} cores)")
 if bad:
     print(f"{len(bad)} run(s) did not finish: " +
           ", ".join(f"{r['clusters']} clusters {r['algo']} ({r['status']})"

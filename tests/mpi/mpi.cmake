@@ -75,7 +75,7 @@ endforeach()
 foreach(prog coll_basic coll_nonblocking p2p_order p2p_requests)
   add_test(NAME mpi.hier.wan.${prog}.8
            COMMAND ${CMAKE_BINARY_DIR}/grove run -n 8 $<TARGET_FILE:mpitest_${prog}>)
-  set_tests_properties(mpi.hier.wan.${prog}.8 PROPERTIES TIMEOUT 180
+  set_tests_properties(mpi.hier.wan.${prog}.8 PROPERTIES TIMEOUT 300
     LABELS "mpi;hier" ENVIRONMENT
     "GROVE_MPI_CLUSTERS=${GROVE_MPI_HIER_MAP_8};GROVE_MPI_WAN=200us,500MB/s")
 endforeach()
