@@ -106,6 +106,18 @@ mpi_clusters_init(int size, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
+	double lat, bw;
+	if (mpi_proc.verbose && mpi_proc.rank == 0 && C.nclusters > 1) {
+		const char *names[] = {"plogp", "binomial", "magpie"};
+		fprintf(stderr, "grove-mpi: %d clusters (%s); broadcasts between "
+		        "them: %s", C.nclusters,
+		        spec && *spec ? "GROVE_MPI_CLUSTERS" : "by host",
+		        names[C.bcast]);
+		if (mpi_wan_on(&lat, &bw))
+			fprintf(stderr, "; emulated WAN: %.0f us, %.0f B/s", lat,
+			        bw);
+		fputc('\n', stderr);
+	}
 	return 0;
 }
 

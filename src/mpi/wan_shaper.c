@@ -31,6 +31,7 @@
  *   synchronous (MPI_Ssend, MPI_Issend): once the receiver matched it.
  *
  * Process-wide on purpose: the link is this process's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,6 +61,7 @@ static struct {
 	int64_t *link_free_ns; /* per destination cluster */
 	int nlinks;
 	struct wan_msg *head, *tail;
+	uint64_t sent, sent_bytes; /* told by GROVE_MPI_VERBOSE at the end */
 } W;
 
 static int64_t
@@ -97,6 +99,12 @@ msg_free(struct wan_msg *m)
 void
 mpi_wan_fini(void)
 {
+	if (W.on && mpi_proc.verbose)
+		fprintf(stderr, "grove-mpi: rank %d: %llu messages, %llu bytes "
+		        "over the emulated WAN\n", mpi_proc.rank,
+		        (unsigned long long)W.sent,
+		        (unsigned long long)W.sent_bytes);
+	W.sent = W.sent_bytes = 0;
 	while (W.head) {
 		struct wan_msg *m = W.head;
 		W.head = m->next;
@@ -142,6 +150,8 @@ mpi_wan_defer(MPI_Request req)
 		            req->bytes);
 	}
 	m->bytes = req->bytes;
+	W.sent++;
+	W.sent_bytes += req->bytes;
 	m->comm = req->comm;
 	mpi_comm_retain(m->comm);
 	m->peer = req->peer;
