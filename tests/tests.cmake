@@ -124,6 +124,11 @@ if(GROVE_FUZZ)
     target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
     # Fuzzers feed internal decoders.
     grove_link_internal(${name})
+    if(name MATCHES "^fuzz_mpi_")
+      # Grove MPI's pure parsers, compiled into the fuzzer (instrumented).
+      target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src/mpi/cluster_map.c)
+      target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+    endif()
     # A bounded run: CI time is finite, coverage-guided search is not.
     # New inputs go to the build tree (the first corpus directory); the
     # committed seeds are only read.

@@ -50,3 +50,25 @@ if(GROVE_TESTS)
     set_tests_properties(cli.bcs_plot PROPERTIES SKIP_RETURN_CODE 77)
   endif()
 endif()
+
+# The MagPIe experiment (bench/mpi/bcast_wan.c, scripts/bench-magpie.sh,
+# docs/mpi.md "Clusters"): it asks the library's own planner for the
+# model's prediction, so it links the static library and its internals.
+add_executable(mpibench_bcast_wan ${CMAKE_SOURCE_DIR}/bench/mpi/bcast_wan.c)
+set_target_properties(mpibench_bcast_wan PROPERTIES OUTPUT_NAME bcast_wan
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench-mpi)
+target_include_directories(mpibench_bcast_wan PRIVATE ${CMAKE_SOURCE_DIR}/src
+  ${GROVE_MPI_GEN_DIR})
+target_link_libraries(mpibench_bcast_wan PRIVATE grove-mpi_static m)
+if(GROVE_TESTS)
+  # Correctness only (the program checks the data): 4 emulated clusters
+  # with a fast emulated WAN, each algorithm.
+  foreach(algo plogp binomial magpie)
+    add_test(NAME mpibench.bcast_wan.${algo}.8
+             COMMAND ${CMAKE_BINARY_DIR}/grove run -n 8
+                     $<TARGET_FILE:mpibench_bcast_wan> --sizes 1K,100000,1M --reps 1)
+    set_tests_properties(mpibench.bcast_wan.${algo}.8 PROPERTIES TIMEOUT 120
+      LABELS "mpi;hier" ENVIRONMENT
+      "GROVE_MPI_CLUSTERS=4x2;GROVE_MPI_BCAST=${algo};GROVE_MPI_WAN=1ms,500MB/s")
+  endforeach()
+endif()

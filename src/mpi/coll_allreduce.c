@@ -18,6 +18,8 @@
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
+#include "mpi/coll_hier.h"
 #include "mpi/coll_sched.h"
 
 #define ALLREDUCE_LARGE (64 * 1024)
@@ -238,7 +240,10 @@ allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 		          : MPI_SUCCESS;
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
-	if (!req && count > 0 &&
+	/* Several clusters and an op whose order does not matter:
+	 * coll_hier.c (a non-commutative op keeps recursive doubling). */
+	bool hier = op->commute && mpi_hier_spans(comm);
+	if (!req && !hier && count > 0 &&
 	    mpi_coll_shm_allreduce(sendbuf, recvbuf, (size_t)count, dt, op, comm,
 	                           &rc))
 		return rc ? mpi_err(comm, rc, fn, "shared-memory allreduce failed")
@@ -247,7 +252,9 @@ allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 	if (!s)
 		return mpi_err(comm, MPI_ERR_INTERN, fn, "out of memory");
 	size_t n = (size_t)count, bytes = n * dt->size;
-	if (n > 0) {
+	if (n > 0 && hier) {
+		mpi_hier_build_allreduce(s, sendbuf, recvbuf, n, dt, op);
+	} else if (n > 0) {
 		mpi_sched_copy(s, sendbuf, n, dt, recvbuf, n, dt);
 		if (comm->size == 1)
 			;

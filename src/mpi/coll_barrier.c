@@ -9,6 +9,8 @@
  * sleeper).
  */
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
+#include "mpi/coll_hier.h"
 #include "mpi/coll_sched.h"
 
 static void
@@ -32,13 +34,17 @@ barrier(MPI_Comm comm, MPI_Request *req, enum mpi_fn fn)
 		return rc;
 	if (__builtin_expect(mpi_bcs_mode, 0) && mpi_bcs_barrier(comm, req, &rc))
 		return rc ? mpi_err(comm, rc, fn, "barrier failed") : MPI_SUCCESS;
-	if (!req && mpi_coll_shm_barrier(comm, &rc))
+	bool hier = mpi_hier_spans(comm); /* several clusters: coll_hier.c */
+	if (!req && !hier && mpi_coll_shm_barrier(comm, &rc))
 		return rc ? mpi_err(comm, rc, fn, "shared-memory barrier failed")
 		          : MPI_SUCCESS;
 	struct mpi_sched *s = mpi_sched_new(comm, fn);
 	if (!s)
 		return mpi_err(comm, MPI_ERR_INTERN, fn, "out of memory");
-	build_barrier(s, comm);
+	if (hier)
+		mpi_hier_build_barrier(s);
+	else
+		build_barrier(s, comm);
 	rc = req ? mpi_sched_start(s, req) : mpi_sched_run(s);
 	if (rc)
 		return mpi_err(comm, rc, fn, "barrier failed");

@@ -10,6 +10,8 @@
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
+#include "mpi/coll_hier.h"
 #include "mpi/coll_sched.h"
 
 /* Scatter + allgather above BCAST_LARGE_PER_RANK * n bytes.  The ring
@@ -133,7 +135,8 @@ bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		                    "%d failed", count, root)
 		          : MPI_SUCCESS;
 	size_t bytes = (size_t)count * dt->size;
-	if (!req && bytes > 0 &&
+	bool hier = mpi_hier_spans(comm); /* several clusters: coll_hier.c */
+	if (!req && !hier && bytes > 0 &&
 	    mpi_coll_shm_bcast(buf, (size_t)count, dt, root, comm, &rc))
 		return rc ? mpi_err(comm, rc, fn, "shared-memory broadcast failed")
 		          : MPI_SUCCESS;
@@ -142,6 +145,8 @@ bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		return mpi_err(comm, MPI_ERR_INTERN, fn, "out of memory");
 	if (bytes == 0 || comm->size == 1)
 		; /* nothing to move */
+	else if (hier)
+		mpi_hier_build_bcast(s, buf, (size_t)count, dt, root);
 	else if (comm->size > 2 &&
 	         bytes > (size_t)comm->size * BCAST_LARGE_PER_RANK)
 		build_scatter_ring(s, buf, (size_t)count, dt, root);

@@ -12,6 +12,8 @@
  * communicator spanning the job go through shared memory (coll_shm.c).
  */
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
+#include "mpi/coll_hier.h"
 #include "mpi/coll_sched.h"
 
 void
@@ -111,7 +113,10 @@ reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 		          : MPI_SUCCESS;
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
-	if (!req && count > 0 &&
+	/* Several clusters and an op whose order does not matter:
+	 * coll_hier.c (a non-commutative op keeps the rank-ordered tree). */
+	bool hier = op->commute && mpi_hier_spans(comm);
+	if (!req && !hier && count > 0 &&
 	    mpi_coll_shm_reduce(sendbuf, recvbuf, (size_t)count, dt, op, root,
 	                        comm, &rc))
 		return rc ? mpi_err(comm, rc, fn, "shared-memory reduction failed")
@@ -119,7 +124,12 @@ reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 	struct mpi_sched *s = mpi_sched_new(comm, fn);
 	if (!s)
 		return mpi_err(comm, MPI_ERR_INTERN, fn, "out of memory");
-	mpi_coll_build_reduce(s, sendbuf, recvbuf, (size_t)count, dt, op, root);
+	if (hier)
+		mpi_hier_build_reduce(s, sendbuf, recvbuf, (size_t)count, dt, op,
+		                      root);
+	else
+		mpi_coll_build_reduce(s, sendbuf, recvbuf, (size_t)count, dt, op,
+		                      root);
 	rc = req ? mpi_sched_start(s, req) : mpi_sched_run(s);
 	if (rc)
 		return mpi_err(comm, rc, fn, "reduction of %d items to root %d failed",

@@ -123,6 +123,15 @@ mpi_sched_send(struct mpi_sched *s, const void *buf, size_t count,
 }
 
 void
+mpi_sched_send_blocking(struct mpi_sched *s, const void *buf, size_t count,
+                        MPI_Datatype dt, int peer)
+{
+	mpi_sched_send(s, buf, count, dt, peer);
+	if (!s->err)
+		s->steps[s->nsteps - 1].mode = MPI_FN_Send;
+}
+
+void
 mpi_sched_recv(struct mpi_sched *s, void *buf, size_t count, MPI_Datatype dt,
                int peer)
 {
@@ -266,7 +275,8 @@ post(struct mpi_sched *s, struct mpi_step *st)
 	int rc;
 	if (st->kind == MPI_STEP_SEND)
 		rc = mpi_isend_ctx(st->src, st->count, st->dt, st->peer, s->tag,
-		                   s->comm, s->comm->ctx_coll, MPI_FN_Isend, &r);
+		                   s->comm, s->comm->ctx_coll,
+		                   st->mode ? st->mode : MPI_FN_Isend, &r);
 	else
 		rc = mpi_irecv_ctx(st->dst, st->count, st->dt, st->peer, s->tag,
 		                   s->comm, s->comm->ctx_coll, &r);

@@ -42,6 +42,7 @@ struct mpi_step {
 	size_t count, dcount;
 	MPI_Datatype dt, ddt;
 	MPI_Op op;
+	int mode;                 /* send: 0 (MPI_Isend) or MPI_FN_Send */
 };
 
 struct mpi_sched_buf {
@@ -79,6 +80,12 @@ void mpi_sched_free(struct mpi_sched *s);
  * nothing; mpi_sched_run / mpi_sched_start report it. */
 void mpi_sched_send(struct mpi_sched *s, const void *buf, size_t count,
                     MPI_Datatype dt, int peer);
+/* A send posted as a blocking one (MPI_Send): the same over shared
+ * memory; over the emulated WAN (wan_shaper.c) it completes when the
+ * link has sent it, where a non-blocking one completes at once.  For
+ * algorithms defined by their blocking sends (MagPIe's original). */
+void mpi_sched_send_blocking(struct mpi_sched *s, const void *buf,
+                             size_t count, MPI_Datatype dt, int peer);
 void mpi_sched_recv(struct mpi_sched *s, void *buf, size_t count,
                     MPI_Datatype dt, int peer);
 void mpi_sched_copy(struct mpi_sched *s, const void *src, size_t scount,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
 #include "mpi/job.h"
 #include "mpi/p2p.h"
 #include "mpi/tcp_chan.h"
@@ -213,6 +214,8 @@ init_common(int required, int *provided)
 		               sizeof(err)) != 0)
 			init_fail("wire-up through the tree failed: %s", err);
 	}
+	if (mpi_clusters_init(mpi_proc.size, err, sizeof(err)) != 0)
+		init_fail("%s", err);
 	int rc;
 	if (bcs) {
 		/* BCS mode: no transport of our own, the node manager moves
@@ -299,6 +302,7 @@ PMPI_Finalize(void)
 	__atomic_store_n(&me->state, MPI_RANK_FINALIZED, __ATOMIC_RELEASE);
 	mpi_comm_fini();
 	mpi_p2p_fini();
+	mpi_clusters_fini();
 	mpi_proc.state = 2;
 	/* The segment stays mapped: the launcher reads it after we exit, and
 	 * MPI_Finalized and friends may still be called. */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
 #include "mpi/job.h"
 #include "mpi/ring.h"
 #include "mpi/tcp_chan.h"
@@ -370,6 +371,8 @@ mpi_p2p_start_send(MPI_Request req)
 	req->cancelled = false;
 	mpi_status_empty(&req->status, req->peer);
 	req->status.MPI_TAG = req->tag;
+	if (__builtin_expect(mpi_wan_crosses(w), 0))
+		return mpi_wan_defer(req); /* emulated WAN (wan_shaper.c) */
 	if (req->bytes > chan_eager(w) && !dt_contig(req->dt, req->count)) {
 		/* The receiver reads one contiguous run: pack it once. */
 		req->pack = malloc(req->bytes);
@@ -760,6 +763,7 @@ mpi_progress(void)
 		ev += flush_outboxes();
 	if (E.chunk_head)
 		ev += push_chunks();
+	ev += mpi_wan_progress();
 	ev += mpi_sched_progress_all();
 	return ev;
 }
@@ -768,7 +772,8 @@ static bool
 quiet(void *arg)
 {
 	(void)arg;
-	return E.out_busy == 0 && E.chunk_head == NULL && !mpi_tcp_backlogged();
+	return E.out_busy == 0 && E.chunk_head == NULL && !mpi_tcp_backlogged() &&
+	       mpi_wan_idle();
 }
 
 void

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "mpi/bcs_rank.h"
+#include "mpi/clusters.h"
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/p2p.h"
@@ -147,8 +148,14 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 			}
 		}
 		if (mpi_tcp_active()) {
-			/* Progress just found nothing: sleep on the sockets. */
-			bool ready = mpi_tcp_wait(1000) > 0;
+			/* Progress just found nothing: sleep on the sockets, no
+			 * longer than until the emulated WAN's next message is
+			 * due. */
+			int wait_ms = 1000;
+			int64_t wan_due = mpi_wan_next_due_ns();
+			if (wan_due >= 0 && wan_due < 1000000000)
+				wait_ms = (int)((wan_due + 999999) / 1000000);
+			bool ready = mpi_tcp_wait(wait_ms) > 0;
 			spin_until = ready ? 0 : INT64_MAX;
 			continue;
 		}
@@ -168,6 +175,9 @@ mpi_progress_until(bool (*done)(void *), void *arg)
 		struct timespec ts = {1, 0};
 		if (mpi_p2p_waits_for_space())
 			ts = (struct timespec){0, 1000000};
+		int64_t wan_due = mpi_wan_next_due_ns(); /* emulated WAN */
+		if (wan_due >= 0 && wan_due < 1000000000)
+			ts = (struct timespec){0, wan_due};
 		long r = futex(&c->wake_seq, FUTEX_WAIT, seq, &ts);
 		bool timed_out = r != 0 && errno == ETIMEDOUT;
 		__atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);

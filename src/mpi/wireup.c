@@ -34,6 +34,7 @@
 #include <grove/backend.h>
 #include <grove/trace.h>
 
+#include "mpi/clusters.h"
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
 #include "mpi/tcp_chan.h"
@@ -272,6 +273,8 @@ mpi_wireup(struct mpi_job *job, int rank, int size, char *err, size_t errlen)
 	}
 	rc = check_cards(job, rank, size, cards, ncards, ranks, nranks, &mine,
 	    err, errlen);
+	if (rc == 0)
+		mpi_clusters_note_cards(cards, ranks, ncards, size);
 	grove_packet_unref(p);
 	if (rc == 0 && rank == 0 && getenv("GROVE_MPI_VERBOSE"))
 		fprintf(stderr, "grove-mpi: wire-up of %d ranks through the tree: "
