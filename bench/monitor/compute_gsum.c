@@ -11,7 +11,7 @@
  * ITERS (default 20000) timed iterations.  The computation is the
  * calibrated busy loop of bench/mpi/grain.h (CPU time, the same amount on
  * every rank).  Without -c its amount is found before the timed loop, as
- * the time of a bare allreduce (see calibrate).  Rank 0 prints the grain,
+ * the median time of a bare allreduce (see calibrate).  Rank 0 prints the grain,
  * the wall time
  * of the timed loop, and the share of it rank 0 spent in MPI_Allreduce:
  *
@@ -58,28 +58,38 @@ static double run(struct loop *l, long first, long iters, double *total)
 	return in_ar;
 }
 
-/* The grain, in CPU microseconds: the time of a bare allreduce (the
- * fastest mean of five runs of 200, the least disturbed), times the
- * share of a core each rank has when there are more ranks than cores (the
- * computation of all ranks then takes turns on the cores).  Rank 0's
- * figure, for every rank.  A feedback loop on the measured shares was
- * tried first: on a loaded machine a descheduled rank makes the others'
- * allreduce look long and the grain ran away. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The grain, in CPU microseconds: the median time of a bare allreduce
+ * (1000 calls timed one by one), times the share of a core each rank has
+ * when there are more ranks than cores (the computation of all ranks then
+ * takes turns on the cores).  Rank 0's figure, for every rank.  The
+ * median, because on a loaded machine a rank that is descheduled makes
+ * some calls take milliseconds; means (and a feedback loop on the
+ * measured shares, tried first) ran away with them. */
+#define CALIB_CALLS 1000
 static double calibrate(struct loop *l, long *next)
 {
-	double total, best = 0;
+	static double t[CALIB_CALLS];
+	double total;
 	l->units = 0;
-	for (int round = 0; round < 5; round++) {
-		double us = run(l, *next, 200, &total) / 200 * 1e6;
-		*next += 200;
-		if (round == 0 || us < best)
-			best = us;
+	run(l, *next, 100, &total); /* warm-up */
+	*next += 100;
+	for (int k = 0; k < CALIB_CALLS; k++) {
+		t[k] = run(l, *next, 1, &total);
+		*next += 1;
 	}
+	qsort(t, CALIB_CALLS, sizeof t[0], cmp_double);
+	double us = t[CALIB_CALLS / 2] * 1e6;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (cores > 0 && cores < l->nranks)
-		best *= (double)cores / l->nranks;
-	MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-	return best;
+		us *= (double)cores / l->nranks;
+	MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	return us;
 }
 
 int main(int argc, char **argv)
