@@ -17,6 +17,7 @@
 #include "../toolutil.h"
 #include "../trace_select.h"
 #include "grove/error.h"
+#include "cosched.h"
 #include "monitor_view.h"
 #include "scope.h"
 
@@ -30,7 +31,8 @@ usage(FILE *f)
 	    "                     [--pull S] [--count N] [--json] [--layer L] "
 	    "[--name N]\n"
 	    "                     [--op OP] [--sigma K] [--min-count N] "
-	    "[--rows N]\n\n"
+	    "[--rows N]\n"
+	    "                     [--cosched]\n\n"
 	    "Watches a running grove run job or Grove network: every interval "
 	    "it reads\nwhat the processes on this host recorded since the last "
 	    "one (their event\nspaces; the processes themselves are never "
@@ -61,6 +63,12 @@ usage(FILE *f)
 	    "      --min-count N  samples a path needs to be compared "
 	    "(default 10)\n"
 	    "      --rows N       paths in the text view of stats (default 20)\n"
+	    "      --cosched      run at the lowest priority (SCHED_IDLE) and "
+	    "read while\n"
+	    "                     the job's processes are blocked in a wait; "
+	    "--pull is then\n"
+	    "                     the longest time between reads (default "
+	    "0.1)\n"
 	    "  -h, --help         show this help\n\n"
 	    "Exit status: 0 ok, 1 failure (said on standard error), 2 usage "
 	    "error.\n");
@@ -75,9 +83,17 @@ nap(double s)
 		;
 }
 
+/* --cosched: reads at most every COSCHED_GAP s while a process is
+ * blocked, at the latest every --pull s (default COSCHED_DEADLINE), and
+ * looks at the processes every COSCHED_TICK s. */
+#define COSCHED_GAP 0.01
+#define COSCHED_DEADLINE 0.1
+#define COSCHED_TICK 0.001
+
 static int
 watch(const char *net, const struct scope_select *sel,
-      const struct monitor_view *v, double interval, double pull, long count)
+      const struct monitor_view *v, double interval, double pull, long count,
+      struct cosched *cs)
 {
 	/* Pulls per view: a ring written faster than a view's interval
 	 * fills is read more often, at the price of the monitor's CPU. */
@@ -95,13 +111,17 @@ watch(const char *net, const struct scope_select *sel,
 	int rc = 0;
 	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
 		int r = 0;
-		for (long k = 0; i > 1 && k < pulls - 1 && !r; k++) {
+		if (cs && i > 1)
+			r = cosched_pull_for(cs, &s, interval, COSCHED_GAP,
+			                     pull > 0 ? pull : COSCHED_DEADLINE,
+			                     COSCHED_TICK);
+		for (long k = 0; !cs && i > 1 && k < pulls - 1 && !r; k++) {
 			nap(interval / (double)pulls);
 			r = scope_poll(&s);
 		}
-		if (i > 1)
+		if (!cs && i > 1)
 			nap(interval / (double)pulls);
-		if (!r)
+		if (!r && (!cs || i == 1))
 			r = scope_poll(&s);
 		if (r) {
 			fprintf(stderr, CMD ": reading the event spaces of %s: "
@@ -146,14 +166,16 @@ cmd_monitor(int argc, char **argv)
 		{"sigma", required_argument, 0, 'S'},
 		{"min-count", required_argument, 0, 'C'},
 		{"rows", required_argument, 0, 'R'},
+		{"cosched", no_argument, 0, 'K'},
 		CLI_OPT_HELP,
 		{0, 0, 0, 0},
 	};
 	const char *net = NULL;
 	struct scope_select sel = {NULL, NULL, -1};
-	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20};
+	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20, NULL};
 	double interval = 1.0, pull = 0;
 	long count = 0, x;
+	int cosched = 0;
 	char *end;
 	int c;
 	optind = 1;
@@ -218,6 +240,7 @@ cmd_monitor(int argc, char **argv)
 				                        1000000L);
 			v.rows = (unsigned)x;
 			break;
+		case 'K': cosched = 1; break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -244,5 +267,12 @@ cmd_monitor(int argc, char **argv)
 	if (rc)
 		return rc;
 	v.redraw = !v.json && isatty(STDOUT_FILENO);
-	return watch(net, &sel, &v, interval, pull, count);
+	if (!cosched)
+		return watch(net, &sel, &v, interval, pull, count, NULL);
+	struct cosched cs;
+	cosched_init(&cs);
+	v.cosched = &cs;
+	rc = watch(net, &sel, &v, interval, pull, count, &cs);
+	cosched_free(&cs);
+	return rc;
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cosched.h"
 #include "grove/error.h"
 #include "monitor/topo.h"
 #include "monitor_view.h"
@@ -41,7 +42,8 @@ head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 }
 
 static void
-head_json(FILE *f, const struct scope *s, unsigned i, const char *what)
+head_json(FILE *f, const struct monitor_view *v, const struct scope *s,
+          unsigned i, const char *what)
 {
 	fprintf(f, "{\"monitor\":\"%s\",\"net\":", what);
 	trace_json_str(f, s->net);
@@ -52,6 +54,9 @@ head_json(FILE *f, const struct scope *s, unsigned i, const char *what)
 	        (unsigned long long)s->lost,
 	        (unsigned long long)s->lost_before,
 	        (unsigned long long)s->gone, unread_nodes(s));
+	fprintf(f, ",\"pulls\":%llu", (unsigned long long)s->polls);
+	if (v->cosched)
+		cosched_json(f, v->cosched);
 }
 
 /* The edge of (scope, parent) starting at e[i] with the most last
@@ -83,7 +88,7 @@ balance(FILE *f, const struct monitor_view *v, const struct scope *s,
 	mon_instances_counts(s->a->inst, &ic);
 	uint64_t waves = mon_balance_total(s->a->balance);
 	if (v->json) {
-		head_json(f, s, i, "load-balance");
+		head_json(f, v, s, i, "load-balance");
 		fprintf(f, ",\"waves\":%llu,\"instances\":{\"complete\":%llu,"
 		        "\"incomplete\":%llu},\"balance\":[",
 		        (unsigned long long)waves,
@@ -159,7 +164,7 @@ stats(FILE *f, const struct monitor_view *v, const struct scope *s,
 	for (size_t k = 0; k < n; k++)
 		hot += p[k].hotspot != 0;
 	if (v->json) {
-		head_json(f, s, i, "stats");
+		head_json(f, v, s, i, "stats");
 		fprintf(f, ",\"hotspots\":%zu,\"paths\":[", hot);
 		for (size_t k = 0; k < n; k++) {
 			fputs(k ? ",{\"proc\":" : "{\"proc\":", f);

@@ -8,6 +8,8 @@
 
 #include "scope.h"
 
+struct cosched;
+
 enum monitor_kind { MONITOR_BALANCE, MONITOR_STATS };
 
 struct monitor_view {
@@ -17,6 +19,7 @@ struct monitor_view {
 	double sigma;        /* hotspots: standard deviations from peers */
 	uint64_t min_count;  /* samples a path needs to be compared */
 	unsigned rows;       /* text view of stats: paths shown */
+	const struct cosched *cosched; /* --cosched: its counts in --json */
 };
 
 /* Prints interval i (from 1) of scope s, whose analysis is s->a.  0,

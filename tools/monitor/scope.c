@@ -302,6 +302,13 @@ scope_running(const struct scope *s)
 	return n;
 }
 
+int
+scope_proc_pid(const struct scope *s, size_t i, const char **role)
+{
+	*role = s->p[i].seg.hdr.role;
+	return s->p[i].gone ? 0 : s->p[i].seg.hdr.pid;
+}
+
 void
 scope_free(struct scope *s)
 {

@@ -60,6 +60,11 @@ size_t scope_procs(const struct scope *s);
  * (unfinished and alive: trace_writer_alive). */
 size_t scope_running(const struct scope *s);
 
+/* Process i's (i < scope_procs) pid and role (*role: "mpi", "be", "cp"
+ * ...) as its space gives them; 0 when its space could not be read any
+ * more. */
+int scope_proc_pid(const struct scope *s, size_t i, const char **role);
+
 void scope_free(struct scope *s);
 
 /* The op named name (as trace_op_name writes it), or -1. */
