@@ -235,6 +235,14 @@ while True:
     s.sendall(buf); time.sleep(0.01)
 ' "$h3" >"$tmp/source.out" 2>&1 &
 source=$!
+# The stream flows before the agents start sampling.
+for _ in $(seq 300); do
+	ip netns exec "$h3" ss -Htn state established '( sport = :7009 )' |
+		grep -q . && break
+	sleep 0.1
+done
+ip netns exec "$h3" ss -Htn state established '( sport = :7009 )' | grep -q . ||
+	fail "no stream from $h4 to $h3: $(cat "$tmp/source.out" "$tmp/sink.out")"
 on "$h1" timeout 120 "$grove" top --file "$tmp/tree.top" --once --json \
 	--interval 300 >"$tmp/top.json" 2>"$tmp/top.err" ||
 	{ cat "$tmp/top.err" >&2; fail "grove top across hosts"; }
