@@ -53,7 +53,7 @@ typedef struct recovery_cfg {
 typedef struct loss {
 	uint32_t node, parent, moved_be;
 	double reparented_s, first_wave_s, stall_s;
-	char text[256]; /* the event's text: why the CP was lost, who moved */
+	char text[512]; /* the event's text: why the CP was lost, who moved */
 } loss;
 
 typedef struct recovery_res {
@@ -304,7 +304,7 @@ typedef struct run {
 	uint32_t victim;
 	double t_event;
 	uint32_t parent;
-	char text[256];
+	char text[512];
 	char lost[256];
 	const recovery_cfg *c;
 	pid_t stopped[MAX_KILLS]; /* resumed and ended at the end */
