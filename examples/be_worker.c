@@ -102,6 +102,33 @@ do_burst(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
 		send_failed(w, tag, rc);
 }
 
+/* WORKER_SEQ: count packets "%d" first, first + 1, ..., then flushed. */
+static void
+do_seq(const worker *w, uint32_t stream, int32_t tag, const grove_packet *p)
+{
+	int32_t first, count;
+	int rc = grove_packet_unpack(p, "%d %d", &first, &count);
+	if (rc < 0) {
+		bad_request(w, tag, "%d %d", rc);
+		return;
+	}
+	if (count < 0 || first > INT32_MAX - count) {
+		fprintf(stderr, "be_worker[%u]: sequence %d + %d out of range\n",
+		    w->rank, first, count);
+		return;
+	}
+	for (int32_t i = 0; i < count; i++) {
+		rc = grove_be_send(w->be, stream, tag, "%d", first + i);
+		if (rc < 0) {
+			send_failed(w, tag, rc);
+			return;
+		}
+	}
+	rc = grove_be_flush(w->be, -1);
+	if (rc < 0)
+		send_failed(w, tag, rc);
+}
+
 /* count "%d" 1 packets on stream, then flushed. */
 static int
 send_ones(const worker *w, uint32_t stream, int32_t tag, int32_t count)
@@ -312,6 +339,9 @@ handle(worker *w, uint32_t stream, int32_t tag, grove_packet *p,
 	}
 	case WORKER_BURST:
 		do_burst(w, stream, tag, p);
+		return 0;
+	case WORKER_SEQ:
+		do_seq(w, stream, tag, p);
 		return 0;
 	case WORKER_CROSS:
 		do_cross(w, stream, tag, p);

@@ -66,6 +66,10 @@ enum worker_tag {
 	/* "%d" r -> "%lf" rank from worker r, "%d" rank from the others (a
 	 * wave whose formats differ: filter-failure tests) */
 	WORKER_ODD_FORMAT = 117,
+	/* "%d %d" first, count -> count packets "%d" first, first + 1, ...,
+	 * then flush (numbered waves: `grove bench recovery --seq` checks
+	 * that each arrives once, whole, in order) */
+	WORKER_SEQ = 118,
 };
 
 /* The WORKER_DIGEST hash: enough to tell a corrupted payload from the

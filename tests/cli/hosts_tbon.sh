@@ -15,7 +15,9 @@
 #     connection file sends each rank to the CP on its host; a back-end
 #     with a wrong secret is turned away; back-ends started over ssh on
 #     the other hosts attach and the reductions are right;
-#   * grove top across hosts: every host's own record;
+#   * grove top across hosts: every host's own record, and each host's own
+#     network figures (traffic between two hosts shows on their agents
+#     only);
 #   * teardown: no namespace, /etc/netns entry, state or process left.
 # Exits 77 (a skip) with the reason where no test bed can be made (not
 # root, no network namespaces, no openssh-server).
@@ -206,10 +208,47 @@ for i in "${!bes[@]}"; do
 done
 
 # --- grove top across hosts (the default remote shell) -------------------
+# Each host's own figures: while $h4 sends a steady stream to $h3 (about
+# 6 MB/s, paced), the network metrics, read by each agent from its own
+# host's /proc/net/dev, must put the most received on $h3's agents
+# (ranks 4-5) and the most sent on $h4's (ranks 6-7), the quiet hosts
+# far below.  Both ends are this test's processes in the test bed's
+# namespaces: its teardown ends them whatever happens.
+on "$h3" python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 7009)); s.listen(1)
+c, _ = s.accept()
+while c.recv(1 << 16):
+    pass
+' >"$tmp/sink.out" 2>&1 &
+sink=$!
+on "$h4" python3 -c '
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], 7009)); break
+    except OSError:
+        time.sleep(0.1)
+buf = bytes(1 << 16)
+while True:
+    s.sendall(buf); time.sleep(0.01)
+' "$h3" >"$tmp/source.out" 2>&1 &
+source=$!
+# The stream flows before the agents start sampling.
+for _ in $(seq 300); do
+	ip netns exec "$h3" ss -Htn state established '( sport = :7009 )' |
+		grep -q . && break
+	sleep 0.1
+done
+ip netns exec "$h3" ss -Htn state established '( sport = :7009 )' | grep -q . ||
+	fail "no stream from $h4 to $h3: $(cat "$tmp/source.out" "$tmp/sink.out")"
 on "$h1" timeout 120 "$grove" top --file "$tmp/tree.top" --once --json \
 	--interval 300 >"$tmp/top.json" 2>"$tmp/top.err" ||
 	{ cat "$tmp/top.err" >&2; fail "grove top across hosts"; }
-python3 - "$tmp/top.json" "${hosts[@]}" <<'EOF' || fail "grove top: hosts"
+kill "$source" "$sink" 2>/dev/null || true
+wait "$source" "$sink" 2>/dev/null || true
+python3 - "$tmp/top.json" "${hosts[@]}" <<'EOF' || fail "grove top: hosts: $(cat "$tmp/top.json")"
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
 want = sys.argv[2:]
@@ -217,6 +256,11 @@ got = [h["host"] for h in d["hosts"]]
 assert got == want, f"hosts {got}, not {want}"
 assert all(h["agents"] == 2 for h in d["hosts"]), d["hosts"]
 assert d["backends"] == 8 and d["contributors"] == 8, d
+rx, tx = d["metrics"]["net_rx"], d["metrics"]["net_tx"]
+assert rx["max_rank"] in (4, 5) and tx["max_rank"] in (6, 7), (rx, tx)
+assert rx["max"] > 1000 and tx["max"] > 1000, (rx, tx)
+assert rx["min"] * 10 < rx["max"] and tx["min"] * 10 < tx["max"], (rx, tx)
+assert rx["min_rank"] not in (4, 5) and tx["min_rank"] not in (6, 7), (rx, tx)
 EOF
 
 # --- teardown: nothing left ----------------------------------------------

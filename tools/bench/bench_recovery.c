@@ -10,7 +10,11 @@
  * Throughput (waves/s) is measured on a burst before the first loss and
  * on one after the last.  Every wave must hold every back-end once (its
  * sum and its account say so) and each burst must bring exactly its
- * waves: a loss or a repeat fails the benchmark.
+ * waves: a loss or a repeat fails the benchmark.  With --seq the
+ * back-ends number their packets and the stream concatenates them: every
+ * wave must then hold each back-end's rank once with the wave's own
+ * number, which tells a share that moved to another wave from one that
+ * was lost or repeated (a sum cannot).
  */
 #define _GNU_SOURCE /* strcasestr-free; dirent, kill */
 #include <dirent.h>
@@ -43,11 +47,13 @@ typedef struct recovery_cfg {
 	int heartbeat_ms;           /* 0: the network's default */
 	int stop;                   /* SIGSTOP instead of SIGKILL */
 	const char *lose_cmd;       /* a command that loses the CP */
+	int seq;                    /* numbered waves, checked rank by rank */
 } recovery_cfg;
 
 typedef struct loss {
 	uint32_t node, parent, moved_be;
 	double reparented_s, first_wave_s, stall_s;
+	char text[512]; /* the event's text: why the CP was lost, who moved */
 } loss;
 
 typedef struct recovery_res {
@@ -85,6 +91,10 @@ recovery_usage(FILE *f)
 	    "lost after 5)\n"
 	    "      --stop           lose a CP by SIGSTOP (silent: found by the "
 	    "heartbeat)\n"
+	    "      --seq            numbered waves (a concat stream): each "
+	    "must hold every\n"
+	    "                       back-end's rank once with the wave's "
+	    "number\n"
 	    "      --lose-cmd CMD   lose a CP by running sh -c CMD, with "
 	    "GROVE_LOST_NODE,\n"
 	    "                       GROVE_LOST_HOST and GROVE_LOST_PID (empty "
@@ -101,7 +111,7 @@ recovery_usage(FILE *f)
 }
 
 enum { OPT_KILLS = 256, OPT_WAVES, OPT_VICTIMS, OPT_HEARTBEAT, OPT_STOP,
-	OPT_LOSE_CMD };
+	OPT_LOSE_CMD, OPT_SEQ };
 
 /* --victims: node ids separated by commas, at most MAX_KILLS. */
 static int
@@ -136,6 +146,7 @@ parse(int argc, char **argv, recovery_cfg *c)
 		{"heartbeat-ms", required_argument, NULL, OPT_HEARTBEAT},
 		{"stop", no_argument, NULL, OPT_STOP},
 		{"lose-cmd", required_argument, NULL, OPT_LOSE_CMD},
+		{"seq", no_argument, NULL, OPT_SEQ},
 		{NULL, 0, NULL, 0},
 	};
 	cli_tree t = {.spec = c->topology, .backends = c->backends};
@@ -191,6 +202,9 @@ parse(int argc, char **argv, recovery_cfg *c)
 			break;
 		case OPT_LOSE_CMD:
 			c->lose_cmd = optarg;
+			break;
+		case OPT_SEQ:
+			c->seq = 1;
 			break;
 		default:
 			return cli_opt_error(RECOVERY_CMD, ch, argv + 1);
@@ -281,6 +295,8 @@ typedef struct run {
 	grove_stream *s;
 	unsigned nbe;
 	int32_t v;        /* this burst's value: a wave sums to v * nbe */
+	int32_t next_seq; /* --seq: the number of the next wave */
+	unsigned char *seen; /* --seq: ranks met in the wave being checked */
 	char *err;
 	size_t errlen;
 	/* The event of the loss being timed, as the callback saw it: when,
@@ -288,6 +304,7 @@ typedef struct run {
 	uint32_t victim;
 	double t_event;
 	uint32_t parent;
+	char text[512];
 	char lost[256];
 	const recovery_cfg *c;
 	pid_t stopped[MAX_KILLS]; /* resumed and ended at the end */
@@ -307,6 +324,7 @@ on_event(grove_net *net, const grove_event *ev, void *arg)
 	    !r->t_event) {
 		r->t_event = tool_now();
 		r->parent = ev->parent;
+		snprintf(r->text, sizeof r->text, "%s", ev->text);
 	}
 }
 
@@ -316,6 +334,47 @@ failed(run *r, const char *what, int rc)
 	snprintf(r->err, r->errlen, "%s: %s: %s", what, grove_strerror(rc),
 	    grove_net_last_error(r->net));
 	return rc < 0 ? rc : GROVE_EPROTO;
+}
+
+/* --seq: wave p, expected to be number want, holds every rank once,
+ * each with the value want. */
+static int
+check_numbered(run *r, const grove_packet *p, int32_t want)
+{
+	grove_item v, rk;
+	if (grove_packet_nitems(p) != 2 || grove_packet_item(p, 0, &v) != 0 ||
+	    grove_packet_item(p, 1, &rk) != 0 || !v.is_array || !rk.is_array ||
+	    v.type != GROVE_T_INT32 || rk.type != GROVE_T_UINT32 ||
+	    v.count != rk.count) {
+		snprintf(r->err, r->errlen, "wave %d: not a concat result of "
+		    "numbers and ranks (format \"%s\")", want,
+		    grove_packet_format(p));
+		return GROVE_EPROTO;
+	}
+	if (v.count != r->nbe) {
+		snprintf(r->err, r->errlen, "wave %d: %llu shares, expected %u "
+		    "(a share lost or delivered twice)", want,
+		    (unsigned long long)v.count, r->nbe);
+		return GROVE_EPROTO;
+	}
+	memset(r->seen, 0, r->nbe);
+	for (uint64_t k = 0; k < v.count; k++) {
+		int32_t x = ((const int32_t *)v.data)[k];
+		uint32_t rank = ((const uint32_t *)rk.data)[k];
+		if (rank >= r->nbe || r->seen[rank]) {
+			snprintf(r->err, r->errlen, "wave %d: rank %u twice or out "
+			    "of range", want, rank);
+			return GROVE_EPROTO;
+		}
+		r->seen[rank] = 1;
+		if (x != want) {
+			snprintf(r->err, r->errlen, "wave %d: rank %u's share is "
+			    "number %d (a wave skipped, repeated or mixed)", want,
+			    rank, x);
+			return GROVE_EPROTO;
+		}
+	}
+	return 0;
 }
 
 /* Receives one wave: whole, of this burst. */
@@ -328,6 +387,18 @@ one_wave(run *r, unsigned i)
 	int rc = grove_stream_recv(r->s, NULL, &p, RECOVERY_RECV_MS);
 	if (rc < 0)
 		return failed(r, "receive", rc);
+	if (r->c->seq) {
+		int32_t want = r->next_seq++;
+		rc = check_numbered(r, p, want);
+		if (rc == 0 && (grove_packet_contributors(p, &in, &all) < 0 ||
+		    in != r->nbe || all != r->nbe)) {
+			snprintf(r->err, r->errlen, "wave %d: %u of %u contributors, "
+			    "expected %u", want, in, all, r->nbe);
+			rc = GROVE_EPROTO;
+		}
+		grove_packet_unref(p);
+		return rc;
+	}
 	rc = grove_packet_unpack(p, "%d", &v);
 	if (rc == 0)
 		rc = grove_packet_contributors(p, &in, &all);
@@ -391,7 +462,10 @@ burst(run *r, unsigned waves, uint32_t victim, loss *l, double *wps)
 	r->victim = victim;
 	r->t_event = 0;
 	double t0 = tool_now();
-	int rc = grove_stream_send(r->s, WORKER_BURST, "%d %d", (int32_t)waves,
+	int rc = r->c->seq ?
+	    grove_stream_send(r->s, WORKER_SEQ, "%d %d", r->next_seq,
+	    (int32_t)waves) :
+	    grove_stream_send(r->s, WORKER_BURST, "%d %d", (int32_t)waves,
 	    r->v);
 	if (rc < 0)
 		return failed(r, "the burst's request", rc);
@@ -436,6 +510,7 @@ burst(run *r, unsigned waves, uint32_t victim, loss *l, double *wps)
 		l->node = victim;
 		l->parent = r->parent;
 		l->reparented_s = r->t_event - t_kill;
+		snprintf(l->text, sizeof l->text, "%s", r->text);
 		if (!l->first_wave_s)
 			l->first_wave_s = l->reparented_s;
 	}
@@ -472,14 +547,18 @@ run_bench(const recovery_cfg *c, recovery_res *res, char *err, size_t errlen)
 		r.nbe = grove_net_backends(r.net);
 		grove_stream_opts so;
 		grove_stream_opts_init(&so);
-		so.up_filter = "sum";
-		rc = grove_stream_create(r.net, grove_net_comm_all(r.net), &so,
-		    &r.s);
+		so.up_filter = c->seq ? "concat" : "sum";
+		if (c->seq && !(r.seen = calloc(r.nbe ? r.nbe : 1, 1)))
+			rc = GROVE_ENOMEM;
+		if (rc == 0)
+			rc = grove_stream_create(r.net, grove_net_comm_all(r.net),
+			    &so, &r.s);
 	}
 	if (rc != 0) {
 		snprintf(err, errlen, "create: %s: %s", grove_strerror(rc),
 		    r.net ? grove_net_last_error(r.net) : "");
 		grove_net_destroy(r.net);
+		free(r.seen);
 		return rc;
 	}
 	uint32_t vict[MAX_KILLS];
@@ -495,6 +574,7 @@ run_bench(const recovery_cfg *c, recovery_res *res, char *err, size_t errlen)
 			snprintf(err, errlen, "node %u is not a CP of the tree",
 			    vict[k]);
 			grove_net_destroy(r.net);
+			free(r.seen);
 			return GROVE_EINVAL;
 		}
 	}
@@ -514,6 +594,7 @@ run_bench(const recovery_cfg *c, recovery_res *res, char *err, size_t errlen)
 		fprintf(stderr, "%s: the tree has room for %u losses, not %u\n",
 		    RECOVERY_CMD, nv, c->kills);
 	grove_net_destroy(r.net);
+	free(r.seen);
 	/* Stopped CPs were lost and their links closed: resumed, they find
 	 * nobody to take them back and leave. */
 	for (unsigned k = 0; k < r.n_stopped; k++)
@@ -543,19 +624,23 @@ bench_recovery(int argc, char **argv)
 		tool_json_str(tree);
 		printf(", \"backends\": %u, \"hosts\": ", c.backends);
 		tool_json_str(c.hosts ? c.hosts : "");
-		printf(", \"lost_by\": \"%s\", \"heartbeat_ms\": %d",
-		    c.lose_cmd ? "command" : c.stop ? "SIGSTOP" : "SIGKILL",
-		    c.heartbeat_ms);
+		printf(", \"lost_by\": \"%s\", \"heartbeat_ms\": %d, "
+		    "\"numbered\": %s", c.lose_cmd ? "command" : c.stop ?
+		    "SIGSTOP" : "SIGKILL", c.heartbeat_ms, c.seq ? "true" :
+		    "false");
 		printf(", \"waves\": %u, \"instantiation_s\": %.4f, "
 		    "\"before_wps\": %.1f, \"after_wps\": %.1f, \"losses\": [",
 		    c.waves, r.inst_s, r.before_wps, r.after_wps);
-		for (unsigned k = 0; k < r.n; k++)
+		for (unsigned k = 0; k < r.n; k++) {
 			printf("%s{\"node\": %u, \"new_parent\": %u, "
 			    "\"backends_moved\": %u, \"reparented_ms\": %.2f, "
-			    "\"first_wave_ms\": %.2f, \"stall_ms\": %.2f}",
-			    k ? ", " : "", r.l[k].node, r.l[k].parent,
+			    "\"first_wave_ms\": %.2f, \"stall_ms\": %.2f, "
+			    "\"text\": ", k ? ", " : "", r.l[k].node, r.l[k].parent,
 			    r.l[k].moved_be, r.l[k].reparented_s * 1e3,
 			    r.l[k].first_wave_s * 1e3, r.l[k].stall_s * 1e3);
+			tool_json_str(r.l[k].text);
+			printf("}");
+		}
 		printf("]");
 		tool_json_machine();
 		printf("}\n");
