@@ -113,6 +113,14 @@ endforeach()
 # ranks by more than that.
 set_tests_properties(cli.mpi_bcs_replay PROPERTIES RUN_SERIAL TRUE)
 
+# The tests that start Slurm or Open MPI's mpirun look for the job
+# segments their launchers' jobs leave: one at a time.
+foreach(t cli.mpi_slurm cli.mpi_ompi cli.slurm_attach cli.slurm_salloc)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES RESOURCE_LOCK grove_launchers)
+  endif()
+endforeach()
+
 include(${CMAKE_SOURCE_DIR}/tests/mpi/mpi.cmake)
 
 if(GROVE_FUZZ)
