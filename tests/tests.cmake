@@ -43,6 +43,11 @@ foreach(src ${GROVE_UNIT_TESTS})
     target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools
                                ${CMAKE_SOURCE_DIR}/tools/top)
   endif()
+  if(name MATCHES "^test_hostlist")
+    # grove run's Slurm host lists, from its own source.
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/hostlist.c)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
+  endif()
   if(name MATCHES "^test_monitor_scope")
     # grove monitor's event scope, from its own source.
     target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor/scope.c)
