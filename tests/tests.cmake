@@ -137,6 +137,11 @@ if(GROVE_FUZZ)
     target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
     # Fuzzers feed internal decoders.
     grove_link_internal(${name})
+    if(name STREQUAL "fuzz_hostlist")
+      # grove run's Slurm host lists, from its own source.
+      target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/hostlist.c)
+      target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
+    endif()
     # A bounded run: CI time is finite, coverage-guided search is not.
     # New inputs go to the build tree (the first corpus directory); the
     # committed seeds are only read.
