@@ -2,7 +2,7 @@
 # Grove MPI programs started by Slurm: a single-node Slurm of the test's
 # own (scripts/slurm-local.sh) runs `srun -n 4 --mpi=pmi2` with programs
 # of tests/mpi/progs, which wire up through PMI-2 (src/mpi/boot*.c) and
-# must pass as under grove run.  Then the ways it goes wrong: MPI_Abort,
+# must pass as under grove run (two of them also with --mpi=pmix).  Then the ways it goes wrong: MPI_Abort,
 # a rank killed by a signal, a rank that exits early (each ends the whole
 # step, with Grove's message for MPI_Abort, and leaves no job segment
 # behind), srun without --mpi=pmi2, PMI-2 library missing, ranks on two
@@ -44,6 +44,8 @@ export SLURM_CONF=$sdir/slurm.conf
 
 # ---- programs of tests/mpi/progs -----------------------------------------
 run_progs 4 srun -n 4 --mpi=pmi2
+# Slurm's PMIx plugin works too (src/mpi/boot_pmix.c).
+LAUNCHER_PROGS="p2p_basic coll_basic" run_progs 4 srun -n 4 --mpi=pmix
 # Every rank sees the launcher's rank and size, and one host.
 timeout 60 srun -n 4 --mpi=pmi2 "$probe" "$tag" hello >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/out" "$tmp/err" >&2; fail "probe hello"; }
