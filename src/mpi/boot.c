@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi/boot.h"
@@ -27,7 +28,16 @@ static struct {
 	bool creator;          /* this rank made the named segment */
 	bool named;            /* and its name still exists */
 	char shm[128];
+	double t0_ms;          /* when mpi_boot_launcher began */
 } boot;
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 struct boot_card {
 	long pid;
@@ -149,6 +159,7 @@ mpi_boot_launcher(struct mpi_job *job, int *rank, int *size, char *err,
     size_t errlen)
 {
 	char jobid[40];
+	boot.t0_ms = now_ms();
 	int rc = mpi_boot_pmix_probe(&boot.kvs, &boot.rank, &boot.size, jobid,
 	    sizeof jobid, err, errlen);
 	if (rc == 0)
@@ -211,6 +222,10 @@ mpi_boot_ready(char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (boot.rank == 0 && getenv("GROVE_MPI_VERBOSE"))
+		fprintf(stderr, "grove-mpi: start-up of %d ranks through %s: "
+		    "%.2f ms in rank 0 (3 fences)\n", boot.size, boot.kvs.name,
+		    now_ms() - boot.t0_ms);
 	return 0;
 }
 
