@@ -114,9 +114,16 @@ do_down() {
 	fi
 	stop_pidfile "$dir/slurmd.pid"
 	stop_pidfile "$dir/slurmctld.pid"
+	# A daemon killed before it wrote its pid file: found by the
+	# configuration it was started with (-f CONF).
+	local p
+	for p in $(pgrep -x slurmctld 2>/dev/null || true) $(pgrep -x slurmd 2>/dev/null || true); do
+		if tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | grep -qxF "$conf"; then
+			kill -KILL "$p" 2>/dev/null || true
+		fi
+	done
 	# Left-over slurmstepd of this Slurm: their parent slurmd is gone and
 	# they run with this configuration.
-	local p
 	for p in $(pgrep -x slurmstepd 2>/dev/null || true); do
 		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
 			grep -qx "SLURM_CONF=$conf"; then
@@ -124,6 +131,12 @@ do_down() {
 		fi
 	done
 	stop_pidfile "$dir/munged.pid"
+	for p in $(pgrep -x munged 2>/dev/null || true); do
+		if tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null |
+			grep -qxF -- "--socket=$dir/munge/munge.sock"; then
+			kill -KILL "$p" 2>/dev/null || true
+		fi
+	done
 	rm -rf "${dir:?}"/state "${dir:?}"/spool "${dir:?}"/munge \
 		"${dir:?}"/*.pid "${dir:?}"/*.log "$conf" "$dir/env.sh" \
 		"$dir/.grove-slurm"
@@ -149,7 +162,9 @@ do_up() {
 	fi
 	mkdir -p "$dir"
 	touch "$dir/.grove-slurm"
-	trap 'echo "slurm-local: up failed; tearing down" >&2; do_down || true' ERR
+	# Whatever ends `up` before the node is idle (die, a failed command,
+	# a signal) takes down what it started.
+	trap 'echo "slurm-local: up failed; tearing down" >&2; do_down || true' EXIT
 
 	# munge: a key and a socket of its own.
 	mkdir -p "$dir/munge"
@@ -226,7 +241,7 @@ EOF
 	if [[ $state != idle ]]; then
 		die "node $host is '${state:-unknown}', not idle, after 60 s (see $dir/slurmd.log, $dir/slurmctld.log)"
 	fi
-	trap - ERR
+	trap - EXIT
 	echo "slurm-local: node $host idle with $cpus CPUs; export SLURM_CONF=$conf" >&2
 }
 
