@@ -132,3 +132,18 @@ done
 [ ! -e "$sdir" ] || fail "$sdir is still there after down"
 bash "$slurm" down --dir "$sdir" || fail "a second slurm-local.sh down failed"
 echo "ok: slurm-local.sh down stops the daemons and is idempotent"
+
+# ---- an up that fails half-way leaves nothing -----------------------------
+# A slurmd that cannot start, after munged and slurmctld did.
+mkdir -p "$tmp/shim"
+printf '#!/bin/sh\necho "slurmd: made to fail by the test" >&2\nexit 1\n' >"$tmp/shim/slurmd"
+chmod +x "$tmp/shim/slurmd"
+st=0
+PATH=$tmp/shim:$PATH bash "$slurm" up --dir "$tmp/failup" >"$tmp/failup.log" 2>&1 || st=$?
+[ "$st" -eq 1 ] && grep -q 'slurmd did not start' "$tmp/failup.log" ||
+	{ cat "$tmp/failup.log" >&2; fail "up with a failing slurmd: exit $st"; }
+sleep 0.5
+! pgrep -af -- "$tmp/failup" >&2 || fail "a failed up left daemons running"
+[ ! -e "$tmp/failup" ] || fail "a failed up left $tmp/failup"
+bash "$slurm" down --dir "$tmp/failup" || fail "down after a failed up failed"
+echo "ok: a failed up tears down what it started"
