@@ -69,7 +69,7 @@ init_fail(const char *fmt, const char *detail)
 static int
 attach_job(void)
 {
-	char err[256];
+	char err[512];
 	int fd;
 	if (env_int("GROVE_MPI_JOB_FD", &fd) != 0) {
 		/* Not grove run: srun or mpirun (boot.c), or no launcher. */

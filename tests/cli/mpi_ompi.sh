@@ -86,3 +86,17 @@ launch -n 4 "$probe" "$tag" exit 3 5
 [ "$st" -eq 5 ] || { cat "$tmp/err" >&2; fail "exit 5: mpirun exited $st"; }
 no_ranks_left exit
 echo "ok: a rank exiting early ends the job ($st)"
+
+# ---- ranks on two "hosts" (UTS namespaces): refused ------------------------
+if unshare --uts true 2>/dev/null; then
+	launch -n 2 bash -c \
+		'exec unshare --uts sh -c "hostname fakehost$OMPI_COMM_WORLD_RANK && exec \"\$0\" \"\$@\"" "$0" "$@"' \
+		"$probe" "$tag" hello
+	[ "$st" -ne 0 ] || fail "two hosts: exited 0"
+	grep -qE 'rank ([01]) runs on fakehost\1 and rank [01] on fakehost[01]: Grove MPI runs the ranks of a job on one host only .*run the ranks on one host \(mpirun --host <host>:<n>\)' "$tmp/err" ||
+		{ cat "$tmp/err" >&2; fail "two hosts: no clear message"; }
+	no_ranks_left twohosts
+	echo "ok: ranks on two hosts are refused"
+else
+	echo "note: no UTS namespaces here; the two-host refusal is not checked"
+fi
