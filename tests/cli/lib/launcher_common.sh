@@ -8,6 +8,10 @@
 #   shm_snapshot FILE       the launcher-started jobs' names in /dev/shm
 #   shm_new_since FILE      names made since the snapshot (one a line)
 
+# A sanitizer build's ranks: libpmix's own leftovers at exit are not
+# Grove's (lsan_launchers.supp).  The launchers pass the environment on.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lsan_launchers.supp"
+
 LAUNCHER_PROGS="p2p_basic p2p_sizes p2p_requests coll_basic coll_nonblocking
 ops comm_groups datatypes_derived topology env"
 
