@@ -6,7 +6,9 @@
 # exits early end the job with nothing left behind.
 # Skips (77) only when openmpi-bin or libpmix-dev cannot be installed.
 # Arguments: $1 build directory, $2 source directory.
-set -euo pipefail
+set -Eeuo pipefail
+# A command that ends the test through set -e says which.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/launcher_common.sh"
 src=$2

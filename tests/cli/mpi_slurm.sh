@@ -9,7 +9,9 @@
 # "hosts" (UTS namespaces: refused, naming both).
 # Skips (77) only when Slurm cannot be installed or run here.
 # Arguments: $1 build directory, $2 source directory.
-set -euo pipefail
+set -Eeuo pipefail
+# A command that ends the test through set -e says which.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/launcher_common.sh"
 src=$2

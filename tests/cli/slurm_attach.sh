@@ -6,7 +6,9 @@
 # demo's waves go through with every back-end.
 # Skips (77) only when Slurm cannot be installed or run here.
 # Arguments: $1 build directory, $2 source directory.
-set -euo pipefail
+set -Eeuo pipefail
+# A command that ends the test through set -e says which.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
 src=$2
 slurm="$src/scripts/slurm-local.sh"
