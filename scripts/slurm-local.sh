@@ -83,6 +83,16 @@ pid_alive() {
 	[[ -s $f ]] && kill -0 "$(cat "$f")" 2>/dev/null
 }
 
+# Waits up to 10 s for a daemon's pid file naming a live process.
+wait_pidfile() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		pid_alive "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 stop_pidfile() {
 	local f=$1 pid i
 	[[ -s $f ]] || return 0
@@ -177,6 +187,7 @@ do_up() {
 		--log-file="$dir/munged.log" \
 		--seed-file="$dir/munge/munge.seed" --force ||
 		die "munged did not start (see $dir/munged.log)"
+	wait_pidfile "$dir/munged.pid" || die "munged wrote no pid file (see $dir/munged.log)"
 
 	local host cpus ctld_port d_port
 	host=$(hostname -s)
@@ -228,8 +239,12 @@ EOF
 	echo "export SLURM_CONF=$conf" >"$dir/env.sh"
 	export SLURM_CONF=$conf
 
+	# Each daemon forks into the background; its pid file says it is
+	# there (and lets `down` find it even if the next step fails).
 	slurmctld -f "$conf" -i || die "slurmctld did not start (see $dir/slurmctld.log)"
+	wait_pidfile "$dir/slurmctld.pid" || die "slurmctld wrote no pid file (see $dir/slurmctld.log)"
 	slurmd -f "$conf" -N "$host" || die "slurmd did not start (see $dir/slurmd.log)"
+	wait_pidfile "$dir/slurmd.pid" || die "slurmd wrote no pid file (see $dir/slurmd.log)"
 
 	local i state=""
 	for ((i = 0; i < 300; i++)); do
