@@ -4,6 +4,8 @@
  *
  *   be_worker                              started by Grove (spawn mode)
  *   be_worker --attach FILE --rank R       attach mode, connection file
+ *                                          (no --rank: the rank srun or
+ *                                          mpirun gave, see launcher_rank)
  *   be_worker --attach-to HOST PORT PARENT NODE --rank R --backends N
  *                                          attach mode, the fields of a
  *                                          grove_attach_info record; the
@@ -409,7 +411,8 @@ static int
 usage(void)
 {
 	fprintf(stderr, "usage: be_worker                 (started by grove)\n"
-	    "       be_worker --attach FILE --rank R\n"
+	    "       be_worker --attach FILE [--rank R]\n"
+	    "                 (no --rank: SLURM_PROCID or OMPI_COMM_WORLD_RANK)\n"
 	    "       be_worker --attach-to HOST PORT PARENT NODE --rank R "
 	    "--backends N\n"
 	    "                 (the network secret: one line on stdin)\n");
@@ -426,6 +429,25 @@ parse_rank(const char *s)
 	if (errno || end == s || *end || s[0] == '-' || r > UINT32_MAX)
 		return -1;
 	return (long)r;
+}
+
+/* --attach without --rank: the rank a parallel launcher gave this
+ * process (srun: SLURM_PROCID; Open MPI's mpirun: OMPI_COMM_WORLD_RANK),
+ * so that `srun -n N be_worker --attach FILE` starts ranks 0..N-1; -1
+ * when none did. */
+static long
+launcher_rank(const char **from)
+{
+	static const char *const vars[] = {"SLURM_PROCID",
+	    "OMPI_COMM_WORLD_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v) {
+			*from = vars[i];
+			return parse_rank(v);
+		}
+	}
+	return -1;
 }
 
 /* The secret of --attach-to: one line on stdin, never on the command
@@ -505,8 +527,12 @@ main(int argc, char **argv)
 	}
 
 	if (attach) {
-		if (rank < 0)
+		const char *from = NULL;
+		if (rank < 0 && (rank = launcher_rank(&from)) < 0) {
+			if (from)
+				fprintf(stderr, "be_worker: bad rank in %s\n", from);
 			return usage();
+		}
 		rc = grove_be_attach(attach, (uint32_t)rank, &w.be);
 	} else if (attach_fields) {
 		if (rank < 0 || backends < 0)

@@ -4,6 +4,7 @@
 # installed; nothing happens when everything is there already.
 #   install-deps.sh            everything
 #   install-deps.sh --testbed  only what scripts/testbed.sh runs
+#   install-deps.sh --launchers only Slurm, munge, PMI-2, Open MPI, PMIx
 set -euo pipefail
 
 # The multi-host test bed (scripts/testbed.sh, docs/hosts.md).
@@ -12,6 +13,16 @@ TESTBED_PACKAGES=(
 	openssh-server    # an sshd per test bed host
 	openssh-client    # ssh, ssh-keygen
 	util-linux        # unshare (a host name per host), flock
+)
+
+# A single-node Slurm (scripts/slurm-local.sh) and Open MPI's launcher,
+# which start Grove MPI programs through PMI-2 and PMIx (docs/hosts.md).
+LAUNCHER_PACKAGES=(
+	slurm-wlm         # slurmctld, slurmd, srun, salloc
+	munge             # Slurm's authentication
+	libpmi2-0-dev     # Slurm's PMI-2 client library (libpmi2.so.0)
+	openmpi-bin       # mpirun
+	libpmix-dev       # PMIx client library and header (pmix.h)
 )
 
 PACKAGES=(
@@ -30,13 +41,15 @@ PACKAGES=(
 	autoconf          # the MPI wrappers' test configures an autoconf project
 	chromium          # tests open grove report's page in a headless browser
 	"${TESTBED_PACKAGES[@]}"
+	"${LAUNCHER_PACKAGES[@]}"
 )
 
 case ${1:-} in
 --testbed) PACKAGES=("${TESTBED_PACKAGES[@]}") ;;
+--launchers) PACKAGES=("${LAUNCHER_PACKAGES[@]}") ;;
 "") ;;
 *)
-	echo "install-deps: unknown argument '$1' (expected nothing or --testbed)" >&2
+	echo "install-deps: unknown argument '$1' (expected nothing, --testbed or --launchers)" >&2
 	exit 2
 	;;
 esac

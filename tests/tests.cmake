@@ -43,6 +43,11 @@ foreach(src ${GROVE_UNIT_TESTS})
     target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools
                                ${CMAKE_SOURCE_DIR}/tools/top)
   endif()
+  if(name MATCHES "^test_hostlist")
+    # grove run's Slurm host lists, from its own source.
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/hostlist.c)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
+  endif()
   if(name MATCHES "^test_monitor_scope")
     # grove monitor's event scope, from its own source.
     target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor/scope.c)
@@ -113,6 +118,14 @@ endforeach()
 # ranks by more than that.
 set_tests_properties(cli.mpi_bcs_replay PROPERTIES RUN_SERIAL TRUE)
 
+# The tests that start Slurm or Open MPI's mpirun look for the job
+# segments their launchers' jobs leave: one at a time.
+foreach(t cli.mpi_slurm cli.mpi_ompi cli.slurm_attach cli.slurm_salloc)
+  if(TEST ${t})
+    set_tests_properties(${t} PROPERTIES RESOURCE_LOCK grove_launchers)
+  endif()
+endforeach()
+
 include(${CMAKE_SOURCE_DIR}/tests/mpi/mpi.cmake)
 
 if(GROVE_FUZZ)
@@ -128,6 +141,10 @@ if(GROVE_FUZZ)
       # Grove MPI's pure parsers, compiled into the fuzzer (instrumented).
       target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src/mpi/cluster_map.c)
       target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+    elseif(name STREQUAL "fuzz_hostlist")
+      # grove run's Slurm host lists, from its own source.
+      target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/hostlist.c)
+      target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
     endif()
     # A bounded run: CI time is finite, coverage-guided search is not.
     # New inputs go to the build tree (the first corpus directory); the

@@ -12,6 +12,7 @@
 
 #include "mpi/bcs_rank.h"
 #include "mpi/clusters.h"
+#include "mpi/boot.h"
 #include "mpi/job.h"
 #include "mpi/p2p.h"
 #include "mpi/tcp_chan.h"
@@ -63,6 +64,7 @@ init_fail(const char *fmt, const char *detail)
 	fputc('\n', stderr);
 	if (mpi_proc.job)
 		mpi_abort_job(1);
+	mpi_boot_abort(1);
 	_exit(1);
 }
 
@@ -91,10 +93,17 @@ attach_own_segment(void)
 static int
 attach_job(void)
 {
-	char err[256];
+	char err[512];
 	int fd;
 	if (env_int("GROVE_MPI_JOB_FD", &fd) != 0) {
 		if (attach_own_segment())
+			return 0;
+		/* Not grove run: srun or mpirun (boot.c), or no launcher. */
+		int booted = mpi_boot_launcher(&job_segment, &mpi_proc.rank,
+		                               &mpi_proc.size, err, sizeof(err));
+		if (booted < 0)
+			init_fail("%s", err);
+		if (booted > 0)
 			return 0;
 		/* No launcher: a job of one. */
 		char id[40];
@@ -205,9 +214,12 @@ init_common(int required, int *provided)
 	                 __ATOMIC_RELEASE);
 	__atomic_store_n(&me->state, MPI_RANK_INIT, __ATOMIC_RELEASE);
 
-	if (!mpi_proc.singleton)
+	if (!mpi_proc.singleton && !mpi_boot_active())
 		transport_setup(bcs);
-	if (!mpi_proc.singleton) {
+	if (mpi_boot_active()) {
+		if (mpi_boot_ready(err, sizeof(err)) != 0)
+			init_fail("start-up through the launcher failed: %s", err);
+	} else if (!mpi_proc.singleton) {
 		/* Every rank publishes its control block before it joins: when
 		 * the allgather returns, every peer's pid and probe are there. */
 		if (mpi_wireup(&job_segment, mpi_proc.rank, mpi_proc.size, err,
@@ -296,7 +308,9 @@ PMPI_Finalize(void)
 		mpi_bcs_finalize();
 	else
 		mpi_p2p_quiesce();
-	if (!mpi_proc.singleton)
+	if (mpi_boot_active())
+		mpi_boot_fini();
+	else if (!mpi_proc.singleton)
 		mpi_wireup_fini();
 	struct mpi_rank_ctl *me = mpi_job_ctl(&job_segment, (uint32_t)mpi_proc.rank);
 	__atomic_store_n(&me->state, MPI_RANK_FINALIZED, __ATOMIC_RELEASE);
@@ -324,6 +338,7 @@ mpi_abort_job(int code)
 	}
 	fflush(stdout);
 	fflush(stderr);
+	mpi_boot_abort(code);
 	_exit(code & 0xff ? code & 0xff : (code ? 1 : 0));
 }
 
@@ -331,7 +346,9 @@ int
 PMPI_Abort(MPI_Comm comm, int errorcode)
 {
 	(void)comm;
-	if (mpi_proc.singleton || mpi_proc.state != 1)
+	/* grove run says it for the ranks it started; srun and mpirun do
+	 * not know the code. */
+	if (mpi_proc.singleton || mpi_proc.state != 1 || mpi_boot_active())
 		fprintf(stderr, "grove-mpi: rank %d called MPI_Abort with code %d\n",
 		        mpi_proc.rank, errorcode);
 	mpi_abort_job(errorcode);

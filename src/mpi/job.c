@@ -54,6 +54,21 @@ mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid,
 {
 	memset(job, 0, sizeof(*job));
 	job->fd = -1;
+	int fd = memfd_create("grove-mpi-job", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = mpi_job_create_fd(job, fd, nranks, jobid, bcs_ring_bytes);
+	if (rc != 0)
+		close(fd);
+	return rc;
+}
+
+int
+mpi_job_create_fd(struct mpi_job *job, int fd, uint32_t nranks,
+                  const char *jobid, uint32_t bcs_ring_bytes)
+{
+	memset(job, 0, sizeof(*job));
+	job->fd = -1;
 	if (nranks == 0)
 		return -EINVAL;
 	if (bcs_ring_bytes &&
@@ -78,20 +93,11 @@ mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid,
 	size_t size = rings_off + rings + bcs;
 	(void)hdr;
 
-	int fd = memfd_create("grove-mpi-job", MFD_CLOEXEC);
-	if (fd < 0)
+	if (ftruncate(fd, (off_t)size) != 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size) != 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
 	void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
+	if (base == MAP_FAILED)
+		return -errno;
 	struct mpi_job_hdr *h = base;
 	h->version = MPI_JOB_VERSION;
 	h->nranks = nranks;

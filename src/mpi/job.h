@@ -101,6 +101,11 @@ uint32_t mpi_job_ring_bytes(uint32_t nranks);
  * power of two, at least 4096) adds the BCS area (grove run --bcs). */
 int mpi_job_create(struct mpi_job *job, uint32_t nranks, const char *jobid,
                    uint32_t bcs_ring_bytes);
+/* The same on a file the caller opened (a named segment, boot_shm.c):
+ * sizes and formats it; on success the job owns fd, on failure the
+ * caller still does. */
+int mpi_job_create_fd(struct mpi_job *job, int fd, uint32_t nranks,
+                      const char *jobid, uint32_t bcs_ring_bytes);
 /* The BCS ring size grove run --bcs uses. */
 #define MPI_JOB_BCS_RING_BYTES (64u * 1024u)
 /* Maps an inherited segment and checks its header: 0, or -1 with a

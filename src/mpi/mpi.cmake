@@ -32,6 +32,18 @@ endif()
 # randomness (src/mpi/tcp_hs.c), as the tree's does.
 target_link_libraries(grove_mpi_obj PRIVATE PkgConfig::SODIUM)
 
+# Start-up under Open MPI's mpirun needs PMIx's header only (types and
+# key names); the library is loaded at run time (src/mpi/boot_pmix.c).
+pkg_check_modules(PMIX QUIET pmix)
+if(PMIX_FOUND)
+  target_compile_definitions(grove_mpi_obj PRIVATE GROVE_HAVE_PMIX=1)
+  target_include_directories(grove_mpi_obj SYSTEM PRIVATE ${PMIX_INCLUDE_DIRS})
+  message(STATUS "Grove MPI: with PMIx ${PMIX_VERSION} (mpirun start-up)")
+else()
+  message(STATUS "Grove MPI: built without PMIx (pmix.h not found; "
+                 "install libpmix-dev for Open MPI's mpirun)")
+endif()
+
 add_library(grove-mpi SHARED $<TARGET_OBJECTS:grove_mpi_obj>)
 target_include_directories(grove-mpi PUBLIC
   $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)

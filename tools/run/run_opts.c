@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "run_slurm.h"
 #include "topo/quantity.h"
 #include "../toolutil.h"
 
@@ -21,7 +22,9 @@ run_usage(FILE *f)
 	    "Start N ranks of an MPI program linked with Grove MPI on this host\n"
 	    "(or on the hosts of --hosts).\n"
 	    "\n"
-	    "  -n, -np, --np N      number of ranks (1..%d)\n"
+	    "  -n, -np, --np N      number of ranks (1..%d); default inside a\n"
+	    "                       Slurm allocation on this host (salloc -n N):\n"
+	    "                       its task count\n"
 	    "  --tag-output         prefix each line with [1,RANK]<stdout>: or\n"
 	    "                       [1,RANK]<stderr>: (as Open MPI does)\n"
 	    "  -x VAR[=VAL]         pass VAR (its value here, or VAL) to the ranks\n"
@@ -258,8 +261,18 @@ run_parse(int argc, char **argv, struct run_opts *o)
 		}
 #undef IS
 	}
-	if (!have_n)
-		return usage_error("the number of ranks is missing (-n N)", NULL);
+	if (!have_n) {
+		/* Inside a Slurm allocation: its task count (run_slurm.c). */
+		char err[512];
+		int rc = run_slurm_ranks(&o->n, RUN_MAX_RANKS, err, sizeof err);
+		if (rc < 0) {
+			fprintf(stderr, "%s: %s\n", RUN_CMD, err);
+			return 2;
+		}
+		if (rc > 0)
+			return usage_error("the number of ranks is missing (-n N)",
+			                   NULL);
+	}
 	if (i >= argc)
 		return usage_error("the program to run is missing", NULL);
 	o->argv = argv + i;

@@ -1,0 +1,44 @@
+# Shared by the tests that start Grove MPI programs with another launcher
+# than grove run (tests/cli/mpi_slurm.sh, tests/cli/mpi_ompi.sh; sourced
+# after common.sh, not run).
+#   LAUNCHER_PROGS          programs of tests/mpi/progs they run
+#   run_progs N CMD...      runs each program as `CMD... PROGRAM` (N ranks):
+#                           it must exit 0 and print "OK <name>" once, as
+#                           its ctest entry under grove run checks
+#   shm_snapshot FILE       the launcher-started jobs' names in /dev/shm
+#   shm_new_since FILE      names made since the snapshot (one a line)
+
+# A sanitizer build's ranks: libpmix's own leftovers at exit are not
+# Grove's (lsan_launchers.supp).  The launchers pass the environment on.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lsan_launchers.supp"
+
+LAUNCHER_PROGS="p2p_basic p2p_sizes p2p_requests coll_basic coll_nonblocking
+ops comm_groups datatypes_derived topology env"
+
+run_progs() {
+	local n=$1 p rc
+	shift
+	for p in $LAUNCHER_PROGS; do
+		rc=0
+		timeout 120 "$@" "$build/mpitest_$p" >"$tmp/prog.out" \
+			2>"$tmp/prog.err" || rc=$?
+		if [ "$rc" -ne 0 ] ||
+			[ "$(grep -c "^OK $p\$" "$tmp/prog.out")" -ne 1 ]; then
+			cat "$tmp/prog.out" "$tmp/prog.err" >&2
+			fail "$p with $n ranks under '$*': exit $rc, wanted 0 and one 'OK $p'"
+		fi
+		echo "ok: $p ($n ranks)"
+	done
+}
+
+# The job segments (grove-mpi.*) and event spaces (grove.pmi2-*,
+# grove.pmix-*) of jobs started by srun or mpirun.
+launched_shm() {
+	ls /dev/shm 2>/dev/null | grep -E '^(grove-mpi\.|grove\.pmi2-|grove\.pmix-)' || true
+}
+shm_snapshot() {
+	launched_shm | sort >"$1"
+}
+shm_new_since() {
+	launched_shm | sort | comm -13 "$1" -
+}
