@@ -43,11 +43,6 @@ foreach(src ${GROVE_UNIT_TESTS})
     target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools
                                ${CMAKE_SOURCE_DIR}/tools/top)
   endif()
-  if(name MATCHES "^test_monitor_scope")
-    # grove monitor's event scope, from its own source.
-    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor/scope.c)
-    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools)
-  endif()
   add_test(NAME unit.${name} COMMAND ${name})
   set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)
 endforeach()

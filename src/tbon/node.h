@@ -282,6 +282,9 @@ struct node {
 	 * or through this node moved some (NULL until then): a lost CP's
 	 * children are those it has now, adopted ones included. */
 	uint32_t *moved_parent;
+	/* Event scopes this node reads or merges for (node_scope.c); NULL
+	 * until a monitor pulls. */
+	struct node_scopes *scopes;
 };
 
 /* Set up a node (loop, listener, filter registry).  topo is taken over. */
