@@ -73,6 +73,11 @@ foreach(src ${GROVE_IT_TESTS})
   endif()
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src
                              ${CMAKE_SOURCE_DIR}/tests/integration)
+  if(name MATCHES "^it_scope")
+    # The monitor's side of an event scope through the tree.
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor/tree_scope.c)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor)
+  endif()
   add_test(NAME it.${name} COMMAND ${name})
   set_tests_properties(it.${name} PROPERTIES TIMEOUT 300 LABELS integration
     ENVIRONMENT "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")

@@ -228,7 +228,8 @@ take_collectors(struct scope *s, struct scope_proc *p)
 
 /* Feeds the staged tuples the selection keeps, ring by ring runs (or,
  * raw, puts them in blocks, the first with the tuples lost since the
- * last poll; a block of no tuples carries a loss alone). */
+ * last poll; a block of no tuples carries a loss alone, or announces
+ * the process at its first poll). */
 static int
 feed(struct scope *s, struct scope_proc *p, struct staged *st,
      uint64_t lost)
@@ -247,7 +248,8 @@ feed(struct scope *s, struct scope_proc *p, struct staged *st,
 		}
 	}
 	s->selected += k;
-	if (s->raw && !k && lost)
+	/* A process's first block, even empty, says it was read. */
+	if (s->raw && !k && (lost || !p->polled))
 		return mon_share_raw_block(s->raw, &s->a->pm, p->idx, p->node,
 		                           0, lost, NULL, 0);
 	for (size_t i = 0; i < k && !rc;) {
