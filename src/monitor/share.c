@@ -42,6 +42,8 @@ room(struct mon_share_buf *b, size_t n)
 static int
 put(struct mon_share_buf *b, const void *v, size_t n)
 {
+	if (!n)
+		return 0;
 	if (room(b, n))
 		return GROVE_ENOMEM;
 	memcpy(b->p + b->len, v, n);
