@@ -204,8 +204,9 @@ monitor_whole(const char *net, uint32_t backends)
 	same_paths(t.a, d);
 	CHECK_UINT_EQ(same_backends(t.a, d, backends), 0);
 	it_step("merged from 7 readers: %u processes, %llu waves, as read "
-	        "directly", nodes,
-	        (unsigned long long)mon_balance_total(d->balance));
+	        "directly (%llu share bytes)", nodes,
+	        (unsigned long long)mon_balance_total(d->balance),
+	        (unsigned long long)t.bytes);
 	/* A second pull of the same scope: nothing new but the scope's own
 	 * traffic, the same counts. */
 	char err[512];
@@ -222,6 +223,12 @@ monitor_whole(const char *net, uint32_t backends)
 	it_step("one reader per host: the same");
 
 	struct scope_select last = {NULL, NULL, -1, 1};
+	pull_once(&t, net, MON_SHARE_ANALYSIS, SCOPE_READERS_NODE, &last);
+	same_balance(t.a, d);
+	it_step("distributed, last arrivals only: the same counts (%llu share "
+	        "bytes)", (unsigned long long)t.bytes);
+	tree_scope_detach(&t);
+
 	pull_once(&t, net, MON_SHARE_RAW, SCOPE_READERS_NODE, &last);
 	same_balance(t.a, d);
 	CHECK_UINT_EQ(t.c.sent, mon_balance_total(d->balance));
