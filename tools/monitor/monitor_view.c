@@ -39,7 +39,8 @@ head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 	        s->gone ? " (some spaces went away)" : "");
 	if (s->how)
 		fprintf(f, "through the tree (%s): %u of %u readers\n\n",
-		        s->how, s->readers, s->readers_all);
+		        strcmp(s->how, "raw") ? "distributed analysis" :
+		        "single scope, raw tuples", s->readers, s->readers_all);
 	if (unread)
 		fprintf(f, "%zu nodes of the tree not read%s\n\n", unread,
 		        s->how ? " (a host without a reader, no event space, "
