@@ -18,6 +18,10 @@ typedef struct node_scope {
 	struct node_scope_params sp;
 	uint64_t used;              /* the pull count when last pulled */
 	node *n;
+	/* Per topology node: its reader (scope_reader_of), worked out
+	 * once: the reader asks it for every space and every link tuple. */
+	int64_t *reader;
+	uint32_t n_nodes;
 	/* The reader (when this node reads anything): its analysis and
 	 * the spaces it holds open, kept from pull to pull. */
 	int reads;
@@ -49,11 +53,20 @@ admit(void *ctx, const char *role, uint32_t rank, int64_t *node_out)
 	int64_t id = scope_node_of(n->topo, role, rank);
 	*node_out = id;
 	if (id >= 0)
-		return scope_reader_of(n->topo, (uint32_t)id, (int)s->sp.readers) ==
-		       (int64_t)n->id;
+		return id < s->n_nodes && s->reader[id] == (int64_t)n->id;
 	/* Another role's space found on this host (a tool's own): the
 	 * host's reader takes it. */
 	return scope_host_reader(n->topo, n->id) == (int64_t)n->id;
+}
+
+/* Whether this reader reads both ends of link from->to. */
+static int
+both_read_here(void *ctx, int64_t from, int64_t to)
+{
+	node_scope *s = ctx;
+	int64_t me = s->n->id;
+	return from >= 0 && to >= 0 && from < s->n_nodes && to < s->n_nodes &&
+	       s->reader[from] == me && s->reader[to] == me;
 }
 
 /* Whether node n reads anything for this placement: it reads at least
@@ -87,6 +100,7 @@ scope_free_one(node_scope *s)
 		scope_free(&s->sc);
 	mon_analysis_free(s->a);
 	mon_share_buf_free(&s->raw);
+	free(s->reader);
 	free(s);
 }
 
@@ -138,9 +152,24 @@ create(node *n, uint32_t id, const struct node_scope_params *sp)
 	s->id = id;
 	s->sp = *sp;
 	s->n = n;
+	s->n_nodes = grove_topo_size(n->topo);
+	if (!(s->reader = malloc((s->n_nodes ? s->n_nodes : 1) *
+	    sizeof *s->reader))) {
+		free(s);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < s->n_nodes; i++)
+		s->reader[i] = scope_reader_of(n->topo, i, (int)sp->readers);
 	if (reads_anything(n, (int)sp->readers)) {
-		/* Few spans per process: no timelines are shared. */
-		struct mon_analysis_opts ao = {.timeline_keep = 16};
+		/* Few spans per process: no timelines are shared.  Few link
+		 * ends waiting for their other end: a message between hosts
+		 * never finds it here (what does not fit is counted), and a
+		 * reader that lives as long as its monitor must not grow
+		 * with the messages it saw. */
+		struct mon_analysis_opts ao = {.timeline_keep = 16,
+		                               .max_pending = 1u << 16,
+		                               .link_local = both_read_here,
+		                               .link_ctx = s};
 		struct scope_select sel = {
 			s->sp.layer[0] ? s->sp.layer : NULL,
 			s->sp.name[0] ? s->sp.name : NULL, s->sp.op,
@@ -148,6 +177,7 @@ create(node *n, uint32_t id, const struct node_scope_params *sp)
 		if (!(s->a = mon_analysis_new(&ao)) ||
 		    scope_init(&s->sc, n->netid, &sel, s->a) != 0) {
 			mon_analysis_free(s->a);
+			free(s->reader);
 			free(s);
 			return NULL;
 		}
@@ -173,20 +203,33 @@ read_own(node_scope *s)
 		return rc;
 	struct mon_share_counts c;
 	scope_counts(&s->sc, &c);
-	mon_share_counts_add(&s->counts, &c);
 	if (s->sp.kind == MON_SHARE_RAW) {
+		mon_share_counts_add(&s->counts, &c);
 		mon_share_buf_free(&s->blocks);
 		s->blocks = s->raw; /* taken over: the reader starts anew */
 		memset(&s->raw, 0, sizeof s->raw);
 		return 0;
 	}
-	return mon_analysis_merge(s->merged, s->a);
+	/* Through its own share, as a child's comes: what a share carries
+	 * is merged, not the reader's link ends and spans. */
+	uint8_t *own = NULL;
+	size_t len = 0;
+	int kind;
+	char err[256];
+	rc = mon_share_encode(&c, s->a, &own, &len);
+	if (!rc)
+		rc = mon_share_decode(own, len, &s->counts, &kind, s->merged,
+		    NULL, err, sizeof err);
+	free(own);
+	return rc;
 }
 
 /* The pull's share, encoded. */
 static int
 encode(node_scope *s, uint8_t **out, size_t *len)
 {
+	if (s->sp.kind == MON_SHARE_ANALYSIS && !s->merged)
+		return GROVE_ENOMEM; /* pull_begin could not make it */
 	if (s->sp.kind == MON_SHARE_RAW)
 		return mon_share_raw_encode(&s->counts, &s->blocks, out, len);
 	return mon_share_encode(&s->counts, s->merged, out, len);
