@@ -281,7 +281,9 @@ cmd_monitor(int argc, char **argv)
 	 * launcher is the front-end of its ranks) by this monitor, the
 	 * reader of the launcher's host, as --local does. */
 	if (by_net && !local) {
-		sel.last_only = raw && v.kind == MONITOR_BALANCE;
+		/* The load balance needs the last arrivals only: the
+		 * readers analyse (or send) nothing else. */
+		sel.last_only = v.kind == MONITOR_BALANCE;
 		return monitor_watch_tree(net, &sel, &v, interval, count, raw,
 		                          readers);
 	}
