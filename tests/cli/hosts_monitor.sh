@@ -109,7 +109,7 @@ check_views() { # NAME FILE MODE
 		[[ $(num "$line" readers) == 3 && $(num "$line" readers_all) == 3 ]] ||
 			fail "$1: not 3 of 3 readers: $line"
 		[[ $(num "$line" procs) == 10 ]] || fail "$1: not 10 processes: $line"
-		grep -q "\"scope\":\"$3\"" <<<"$line" || fail "$1: not through the tree ($3)"
+		grep -q "\"event_scope\":\"$3\"" <<<"$line" || fail "$1: not through the tree ($3)"
 		for p in "fe 0" "cp 1" "cp 4" "cp 7"; do
 			grep -q "\"parent\":\"$p\"" <<<"$line" ||
 				fail "$1: no last arrivals at $p: $line"

@@ -61,7 +61,7 @@ head_json(FILE *f, const struct scope *s, unsigned i, const char *what)
 	        (unsigned long long)s->lost_before,
 	        (unsigned long long)s->gone, unread_nodes(s));
 	if (s->how)
-		fprintf(f, ",\"scope\":\"%s\",\"readers\":%u,"
+		fprintf(f, ",\"event_scope\":\"%s\",\"readers\":%u,"
 		        "\"readers_all\":%u,\"sent\":%llu", s->how, s->readers,
 		        s->readers_all, (unsigned long long)s->sent);
 }
