@@ -41,8 +41,6 @@
 
 static void client_close(fe_ctl_client *c);
 
-#define reply fe_ctl_reply
-
 void
 fe_ctl_reply(fe_ctl_client *c, const char *fmt, ...)
 {
@@ -101,7 +99,7 @@ fe_ctl_trace_finished(grove_net *net, int rc)
 		fe_ctl_client *c = &ctl->cl[i];
 		if (c->state != FE_CTL_WAITING)
 			continue;
-		reply(c, "%s %u %u %u\n", rc == GROVE_ETIMEDOUT ? "timeout" :
+		fe_ctl_reply(c, "%s %u %u %u\n", rc == GROVE_ETIMEDOUT ? "timeout" :
 		    "ok", net->trace_copied, net->trace_answers,
 		    net->trace_expect);
 	}
@@ -143,7 +141,7 @@ start_collect(grove_net *net, fe_ctl_client *c, long timeout_ms)
 		return;
 	int rc = fe_trace_request(net);
 	if (rc != 0) {
-		reply(c, "error cannot send the request: %s\n",
+		fe_ctl_reply(c, "error cannot send the request: %s\n",
 		    grove_strerror(rc));
 		return;
 	}
@@ -168,7 +166,7 @@ on_sweep(uv_timer_t *t)
 		if (c->state != FE_CTL_READING)
 			continue;
 		if (now - c->accepted_ms >= FE_CTL_REQUEST_MS)
-			reply(c, "error no request within %d ms\n",
+			fe_ctl_reply(c, "error no request within %d ms\n",
 			    FE_CTL_REQUEST_MS);
 		else
 			reading = 1;
@@ -214,7 +212,7 @@ on_client_readable(uv_poll_t *p, int status, int events)
 	char *nl = strchr(c->buf, '\n');
 	if (!nl) {
 		if (c->len == sizeof c->buf - 1)
-			reply(c, "error request line too long\n");
+			fe_ctl_reply(c, "error request line too long\n");
 		return;
 	}
 	*nl = '\0';
@@ -233,7 +231,7 @@ on_client_readable(uv_poll_t *p, int status, int events)
 		c->len -= used;
 		return;
 	}
-	reply(c, "error unknown request \"%.60s\" (expected \"collect "
+	fe_ctl_reply(c, "error unknown request \"%.60s\" (expected \"collect "
 	    "<timeout_ms>\" or an event scope's \"scope ...\")\n", c->buf);
 }
 
@@ -354,7 +352,7 @@ fe_ctl_close(grove_net *net)
 	}
 	for (int i = 0; i < FE_CTL_MAX_CLIENTS; i++)
 		if (ctl->cl[i].state == FE_CTL_WAITING)
-			reply(&ctl->cl[i], "error the network is shutting "
+			fe_ctl_reply(&ctl->cl[i], "error the network is shutting "
 			    "down\n");
 		else
 			client_close(&ctl->cl[i]);

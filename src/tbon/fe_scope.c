@@ -3,7 +3,8 @@
  * the tree (node_scope.c; docs/monitoring.md, "Event scopes through the
  * tree").
  *
- * Requests, one line each; the client stays connected between them:
+ * Requests, one line each, the next once the last was answered; the
+ * client stays connected between them:
  *   "scope <kind> <readers> <op> <layer> <name> <last_only>\n"
  *       kind: analysis | raw; readers: host | node (scope/placement.h);
  *       op: a number (enum grove_trace_op) or -1; layer, name: "-" for

@@ -217,7 +217,8 @@ child_lost(node *n, uint32_t idx, const char *why)
 		node_streams_child_gone(n, idx);
 	node_loads_child_gone(n, idx);
 	node_skew_child_gone(n, idx);
-	node_scope_child_gone(n, idx);
+	if (n->scope_ops)
+		n->scope_ops->child_gone(n, idx);
 	/* A loss with its children expected is told once they came or were
 	 * given up (REPARENTED), and so is an expected child given up. */
 	if (!adopting && !expected) {
@@ -386,7 +387,8 @@ child_on_packet(conn *c, grove_packet *p)
 		node_stream_share(n, idx, p);
 		break;
 	case WIRE_T_SCOPE_SHARE:
-		node_scope_share(n, idx, p);
+		if (n->scope_ops)
+			n->scope_ops->share(n, idx, p);
 		break;
 	case WIRE_T_ADOPT:
 		node_adopt_msg(n, idx, p);
@@ -676,7 +678,8 @@ node_fini(node *n)
 	node_streams_free(n);
 	while (n->loads)
 		node_load_req_free(n, n->loads);
-	node_scope_fini(n);
+	if (n->scope_ops)
+		n->scope_ops->fini(n);
 	for (uint32_t i = 0; i < n->n_children; i++)
 		n->children[i].c = NULL;
 	n->n_pending = 0;

@@ -214,7 +214,8 @@ node_from_parent(node *n, grove_packet *p)
 		break;
 	case WIRE_T_SCOPE_PULL:
 	case WIRE_T_SCOPE_END:
-		node_scope_from_parent(n, p);
+		if (n->scope_ops)
+			n->scope_ops->from_parent(n, p);
 		break;
 	case WIRE_T_TRACE_REQ: {
 		/* Everyone below answers; so do we, unless we are the FE. */

@@ -364,7 +364,11 @@ node_scope_end(node *n, uint32_t scope, int forward)
 		}
 }
 
-void
+static void node_scope_share(node *n, uint32_t idx, grove_packet *p);
+static void node_scope_child_gone(node *n, uint32_t idx);
+static void node_scope_fini(node *n);
+
+static void
 node_scope_from_parent(node *n, grove_packet *p)
 {
 	const wire_hdr *h = wire_packet_hdr(p);
@@ -395,7 +399,7 @@ node_scope_from_parent(node *n, grove_packet *p)
 	pull_begin(n, s, (uint32_t)h->tag, p);
 }
 
-void
+static void
 node_scope_share(node *n, uint32_t idx, grove_packet *p)
 {
 	const wire_hdr *h = wire_packet_hdr(p);
@@ -442,7 +446,7 @@ node_scope_share(node *n, uint32_t idx, grove_packet *p)
 	maybe_done(n, s);
 }
 
-void
+static void
 node_scope_child_gone(node *n, uint32_t idx)
 {
 	if (!n->scopes)
@@ -460,7 +464,7 @@ node_scope_child_gone(node *n, uint32_t idx)
 	}
 }
 
-void
+static void
 node_scope_fini(node *n)
 {
 	if (!n->scopes)
@@ -469,4 +473,15 @@ node_scope_fini(node *n)
 		scope_free_one(n->scopes->s[i]);
 	free(n->scopes);
 	n->scopes = NULL;
+}
+
+static const struct node_scope_ops ops = {
+	node_scope_from_parent, node_scope_share, node_scope_child_gone,
+	node_scope_fini,
+};
+
+void
+node_scope_enable(node *n)
+{
+	n->scope_ops = &ops;
 }

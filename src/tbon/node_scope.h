@@ -61,12 +61,16 @@ void node_scope_pull_now(struct node *n, uint32_t scope, uint32_t pull);
  * spaces, and (forward) its CPs are told. */
 void node_scope_end(struct node *n, uint32_t scope, int forward);
 
-/* Messages: SCOPE_PULL and SCOPE_END from the parent, SCOPE_SHARE from
- * child idx; a child lost while a pull waits for it. */
-void node_scope_from_parent(struct node *n, grove_packet *p);
-void node_scope_share(struct node *n, uint32_t idx, grove_packet *p);
-void node_scope_child_gone(struct node *n, uint32_t idx);
-/* Every scope freed (the node ends). */
-void node_scope_fini(struct node *n);
+/* What the node engine calls (through n->scope_ops): SCOPE_PULL and
+ * SCOPE_END from the parent, SCOPE_SHARE from child idx, a child lost
+ * while a pull waits for it, every scope freed (the node ends). */
+struct node_scope_ops {
+	void (*from_parent)(struct node *n, grove_packet *p);
+	void (*share)(struct node *n, uint32_t idx, grove_packet *p);
+	void (*child_gone)(struct node *n, uint32_t idx);
+	void (*fini)(struct node *n);
+};
+/* This node serves event scopes (the front-end, grove-commnode). */
+void node_scope_enable(struct node *n);
 
 #endif
