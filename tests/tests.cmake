@@ -48,11 +48,6 @@ foreach(src ${GROVE_UNIT_TESTS})
     target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run/hostlist.c)
     target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/run)
   endif()
-  if(name MATCHES "^test_monitor_scope")
-    # grove monitor's event scope, from its own source.
-    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor/scope.c)
-    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools)
-  endif()
   add_test(NAME unit.${name} COMMAND ${name})
   set_tests_properties(unit.${name} PROPERTIES TIMEOUT 120 LABELS unit)
 endforeach()
@@ -83,6 +78,11 @@ foreach(src ${GROVE_IT_TESTS})
   endif()
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src
                              ${CMAKE_SOURCE_DIR}/tests/integration)
+  if(name MATCHES "^it_scope")
+    # The monitor's side of an event scope through the tree.
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor/tree_scope.c)
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tools/monitor)
+  endif()
   add_test(NAME it.${name} COMMAND ${name})
   set_tests_properties(it.${name} PROPERTIES TIMEOUT 300 LABELS integration
     ENVIRONMENT "GROVE_BUILD_DIR=${CMAKE_BINARY_DIR};GROVE_SOURCE_DIR=${CMAKE_SOURCE_DIR}")

@@ -45,7 +45,7 @@
  * places themselves never change.  Releases from before the number
  * existed are protocol 1: their bootstrap began "grove-bootstrap 1" and
  * their handshake frames have aux 0. */
-#define GROVE_PROTOCOL 4u
+#define GROVE_PROTOCOL 5u
 /* A version that was never sent: a header from before the number. */
 #define GROVE_PROTOCOL_UNSET 0u
 #define GROVE_PROTOCOL_FIRST 1u /* what GROVE_PROTOCOL_UNSET stands for */
@@ -102,6 +102,10 @@ enum wire_type {
 	WIRE_T_SKEW_PROBE = 43,   /* parent -> child: t1 */
 	WIRE_T_SKEW_REPLY = 44,   /* child -> parent: t1, t2, t3 */
 	WIRE_T_SKEW_RESULT = 45,  /* CP -> parent: offsets of its BEs */
+	/* 46-48: event scopes (docs/monitoring.md, tbon/node_scope.c) */
+	WIRE_T_SCOPE_PULL = 46,   /* parent -> CP: read your host, answer */
+	WIRE_T_SCOPE_SHARE = 47,  /* CP -> parent: its subtree's share */
+	WIRE_T_SCOPE_END = 48,    /* parent -> CP: the monitor left */
 	/* 50-59: segmented multicast (src/tbon/segment.h) */
 	WIRE_T_SEGMENT = 50,      /* parent -> child: a piece of a DATA frame */
 	WIRE_T_MAX_

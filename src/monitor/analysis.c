@@ -49,6 +49,8 @@ mon_analysis_new(const struct mon_analysis_opts *opts)
 	a->timeline = mon_timeline_new(o.timeline_keep);
 	a->order = mon_order_new(o.order_keep);
 	a->clock = mon_clockcheck_new();
+	a->link_local = o.link_local;
+	a->link_ctx = o.link_ctx;
 	if (!a->inst || !a->links || !a->balance || !a->stats ||
 	    !a->timeline || !a->order || !a->clock) {
 		mon_analysis_free(a);
@@ -73,6 +75,19 @@ mon_analysis_free(struct mon_analysis *a)
 	free(a);
 }
 
+/* Whether a link tuple's message is joined here (opts.link_local). */
+static int
+joined_here(const struct mon_analysis *a, uint32_t proc,
+            const struct mon_tuple *t)
+{
+	if (!a->link_local)
+		return 1;
+	const struct mon_collector *c = mon_pathmap_get(&a->pm, proc,
+	                                                t->collector);
+	return !c || c->kind != MON_K_LINK ||
+	       a->link_local(a->link_ctx, c->a, c->b);
+}
+
 int
 mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
                   const struct mon_tuple *t, size_t n)
@@ -89,7 +104,7 @@ mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
 		if (!rc)
 			rc = mon_timeline_feed(a->timeline, &a->pm, proc, ring,
 			                       u);
-		if (!rc)
+		if (!rc && joined_here(a, proc, u))
 			rc = mon_links_feed(a->links, &a->pm, proc, u);
 		if (!rc)
 			rc = a->err;

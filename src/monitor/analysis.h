@@ -36,6 +36,12 @@ struct mon_analysis_opts {
 	size_t order_keep;     /* instances kept per communicator (0: 16) */
 	size_t max_open;       /* open collective instances (0: 65536) */
 	size_t max_pending;    /* link ends waiting for the other (0: 4M) */
+	/* NULL, or whether both ends of link "link:from->to" are fed here:
+	 * a reader of one host's spaces (an event scope's) joins only the
+	 * messages whose both ends it reads, instead of keeping ends whose
+	 * other end is read elsewhere until max_pending is full. */
+	int (*link_local)(void *ctx, int64_t from, int64_t to);
+	void *link_ctx;
 };
 
 struct mon_analysis {
@@ -47,6 +53,8 @@ struct mon_analysis {
 	struct mon_timeline *timeline;
 	struct mon_order *order;
 	struct mon_clockcheck *clock;
+	int (*link_local)(void *ctx, int64_t from, int64_t to);
+	void *link_ctx;
 	uint64_t tuples;   /* fed */
 	uint64_t lost;     /* reported lost */
 	int err;           /* the first failure of a completion (ENOMEM) */

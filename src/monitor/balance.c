@@ -75,6 +75,13 @@ count(struct mon_balance *b, const char *scope, const char *parent,
 }
 
 int
+mon_balance_add(struct mon_balance *b, const char *scope, const char *parent,
+                const char *child, uint64_t k)
+{
+	return count(b, scope, parent, child, k);
+}
+
+int
 mon_balance_feed(struct mon_balance *b, const struct mon_pathmap *pm,
                  uint32_t proc, const struct mon_tuple *t)
 {

@@ -36,6 +36,10 @@ int mon_balance_feed(struct mon_balance *b, const struct mon_pathmap *pm,
                      uint32_t proc, const struct mon_tuple *t);
 /* One complete MPI collective instance.  GROVE_ENOMEM. */
 int mon_balance_instance(struct mon_balance *b, const struct mon_instance *in);
+/* k last arrivals of child at (scope, parent), counted elsewhere (an
+ * event scope's share).  GROVE_ENOMEM. */
+int mon_balance_add(struct mon_balance *b, const char *scope,
+                    const char *parent, const char *child, uint64_t k);
 /* a := a + b.  GROVE_ENOMEM. */
 int mon_balance_merge(struct mon_balance *a, const struct mon_balance *b);
 

@@ -211,7 +211,20 @@ mon_instances_merge(struct mon_instances *a, const struct mon_instances *b)
 	a->n.duplicates += b->n.duplicates;
 	a->n.skipped += b->n.skipped;
 	a->n.unpaired += b->n.unpaired;
+	a->n.open += b->n.open;
 	return 0;
+}
+
+void
+mon_instances_add_counts(struct mon_instances *in,
+                         const struct mon_instances_counts *c)
+{
+	in->n.complete += c->complete;
+	in->n.open += c->open;
+	in->n.dropped += c->dropped;
+	in->n.duplicates += c->duplicates;
+	in->n.skipped += c->skipped;
+	in->n.unpaired += c->unpaired;
 }
 
 void
@@ -219,5 +232,7 @@ mon_instances_counts(const struct mon_instances *in,
                      struct mon_instances_counts *out)
 {
 	*out = in->n;
-	out->open = mon_map_count(in->open);
+	/* n.open holds only what other readers counted open (an event
+	 * scope's shares carry counts, not the open instances). */
+	out->open = in->n.open + mon_map_count(in->open);
 }

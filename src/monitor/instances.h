@@ -76,5 +76,9 @@ struct mon_instances_counts {
 };
 void mon_instances_counts(const struct mon_instances *in,
                           struct mon_instances_counts *out);
+/* Adds counts made elsewhere (an event scope's share from another
+ * reader: it carries the counts, not the open instances themselves). */
+void mon_instances_add_counts(struct mon_instances *in,
+                              const struct mon_instances_counts *c);
 
 #endif

@@ -117,6 +117,44 @@ mon_pathstats_merge(struct mon_pathstats *a, const struct mon_pathstats *b)
 	return 0;
 }
 
+int
+mon_pathstats_put(struct mon_pathstats *s, const char *const part[5],
+                  const char *role, const struct mon_welford *w)
+{
+	char key[MON_LABEL_LEN + MON_NAME_LEN + MON_LAYER_LEN + MON_WHERE_LEN +
+	         32 + 8];
+	size_t kl = path_key(key, sizeof key, part);
+	int created;
+	struct path *p = mon_map_put(s->paths, key, kl, &created);
+	if (!p)
+		return GROVE_ENOMEM;
+	if (created)
+		snprintf(p->role, sizeof p->role, "%s", role);
+	mon_welford_merge(&p->w, w);
+	return 0;
+}
+
+int
+mon_pathstats_each(const struct mon_pathstats *s, mon_path_fn fn, void *ctx)
+{
+	size_t pos = 0, kl;
+	const char *key;
+	const struct path *p;
+	while ((p = mon_map_next(s->paths, &pos, &key, &kl))) {
+		/* key: the five parts, each with its NUL */
+		const char *part[5];
+		const char *k0 = key;
+		for (int f = 0; f < 5; f++) {
+			part[f] = k0;
+			k0 += strlen(k0) + 1;
+		}
+		int rc = fn(ctx, part, p->role, &p->w);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Sorting: by peer group first (to compute it), then for people. */
 static int
 group_cmp(const struct mon_path_stats *a, const struct mon_path_stats *b)

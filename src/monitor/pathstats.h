@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "monitor/pathmap.h"
+#include "monitor/welford.h"
 
 struct mon_pathstats;
 
@@ -45,6 +46,18 @@ int mon_pathstats_feed(struct mon_pathstats *s, const struct mon_pathmap *pm,
 int mon_pathstats_message(struct mon_pathstats *s, const char *to_label,
                           const char *to_role, const char *from_role,
                           const char *where, uint64_t latency_ns);
+/* The path (proc, name, layer, where, op) of a process of role `role`
+ * gets the samples summed up in w (an event scope's share: statistics
+ * made elsewhere).  GROVE_ENOMEM. */
+int mon_pathstats_put(struct mon_pathstats *s, const char *const part[5],
+                      const char *role, const struct mon_welford *w);
+/* Calls fn for every path with its parts (proc, name, layer, where, op),
+ * its process's role and its accumulator, until fn returns non-zero
+ * (that value is returned). */
+typedef int (*mon_path_fn)(void *ctx, const char *const part[5],
+                           const char *role, const struct mon_welford *w);
+int mon_pathstats_each(const struct mon_pathstats *s, mon_path_fn fn,
+                       void *ctx);
 /* a := a and b.  GROVE_ENOMEM. */
 int mon_pathstats_merge(struct mon_pathstats *a, const struct mon_pathstats *b);
 

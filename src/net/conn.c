@@ -208,21 +208,23 @@ on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 }
 
 /* The tracing machinery's own packets (event-space requests and
- * snapshots, clock-offset probes and their answers) are recorded with
+ * snapshots, clock-offset probes and their answers, event scopes' pulls
+ * and shares) are recorded with
  * their own ops: statistics of the workload's messages leave them out,
  * and a front-end collecting shipped event spaces would otherwise count
  * receives whose sends were never recorded (each sender had finished its
  * space before it sent). */
 _Static_assert(WIRE_T_TRACE_DATA == WIRE_T_TRACE_REQ + 1 &&
     WIRE_T_SKEW_REQ == WIRE_T_TRACE_REQ + 2 &&
-    WIRE_T_SKEW_RESULT == WIRE_T_TRACE_REQ + 5,
+    WIRE_T_SKEW_RESULT == WIRE_T_TRACE_REQ + 5 &&
+    WIRE_T_SCOPE_END == WIRE_T_TRACE_REQ + 8,
     "the tracing machinery's message types are one range");
 
 static inline uint16_t
 packet_op(const grove_packet *p, uint16_t op, uint16_t trace_op)
 {
 	uint16_t t = wire_packet_hdr(p)->type;
-	return t >= WIRE_T_TRACE_REQ && t <= WIRE_T_SKEW_RESULT ? trace_op : op;
+	return t >= WIRE_T_TRACE_REQ && t <= WIRE_T_SCOPE_END ? trace_op : op;
 }
 
 /* t_read: when the bytes were read; every packet of the read shares it

@@ -30,6 +30,7 @@
 #include "net/spawn.h"
 #include "net/uplink.h"
 #include "tbon/node.h"
+#include "tbon/node_scope.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
 #include "trace/space.h"
@@ -462,8 +463,11 @@ run(commnode *cn)
 	trace_tsc_hint(b->tsc_invariant);
 	grove_trace_init(b->netid, "cp", b->node);
 	node *n = &cn->n;
-	if ((rc = node_init(n, &cp_hooks, cn, topo, b->node, secret, b->netid,
-	    b->bind_addr, err, sizeof err)) != 0) {
+	rc = node_init(n, &cp_hooks, cn, topo, b->node, secret, b->netid,
+	    b->bind_addr, err, sizeof err);
+	if (rc == 0)
+		node_scope_enable(n);
+	if (rc != 0) {
 		fprintf(stderr, "grove-commnode: node %u: %s\n", b->node, err);
 		tell_parent_failed(n, &up, b->node, err);
 		uplink_close(&up);

@@ -659,6 +659,7 @@ grove_net_create(const grove_net_opts *o, grove_net **out)
 		return rc;
 	}
 	node *n = &net->n;
+	node_scope_enable(n);
 	n->attach = o->mode == GROVE_LAUNCH_ATTACH;
 	n->local_link_socket = local_link_socket(o->local_link);
 	n->heartbeat_ms = o->heartbeat_ms > 0 ? o->heartbeat_ms :

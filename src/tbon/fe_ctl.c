@@ -22,6 +22,8 @@
  *   "collect <timeout_ms>\n"  ->  "ok <copied> <answered> <expected>\n"
  *                                 "timeout <copied> <answered> <expected>\n"
  *                                 "error <text>\n"
+ * An event scope's monitor stays connected instead and sends several
+ * requests ("scope ...", "pull ...", "detach"; fe_scope.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,12 +41,8 @@
 
 static void client_close(fe_ctl_client *c);
 
-static void
-reply(fe_ctl_client *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-reply(fe_ctl_client *c, const char *fmt, ...)
+void
+fe_ctl_reply(fe_ctl_client *c, const char *fmt, ...)
 {
 	char line[256];
 	va_list ap;
@@ -67,7 +65,15 @@ on_client_closed(uv_handle_t *h)
 	fe_ctl_client *c = h->data;
 	close(c->fd);
 	c->fd = -1;
+	free(c->out);
+	c->out = NULL;
 	c->state = FE_CTL_FREE;
+}
+
+void
+fe_ctl_client_close(fe_ctl_client *c)
+{
+	client_close(c);
 }
 
 static void
@@ -75,6 +81,7 @@ client_close(fe_ctl_client *c)
 {
 	if (c->state == FE_CTL_FREE || c->state == FE_CTL_CLOSING)
 		return;
+	fe_scope_client_closed(c);
 	c->state = FE_CTL_CLOSING;
 	uv_poll_stop(&c->poll);
 	uv_close((uv_handle_t *)&c->poll, on_client_closed);
@@ -92,7 +99,7 @@ fe_ctl_trace_finished(grove_net *net, int rc)
 		fe_ctl_client *c = &ctl->cl[i];
 		if (c->state != FE_CTL_WAITING)
 			continue;
-		reply(c, "%s %u %u %u\n", rc == GROVE_ETIMEDOUT ? "timeout" :
+		fe_ctl_reply(c, "%s %u %u %u\n", rc == GROVE_ETIMEDOUT ? "timeout" :
 		    "ok", net->trace_copied, net->trace_answers,
 		    net->trace_expect);
 	}
@@ -134,7 +141,7 @@ start_collect(grove_net *net, fe_ctl_client *c, long timeout_ms)
 		return;
 	int rc = fe_trace_request(net);
 	if (rc != 0) {
-		reply(c, "error cannot send the request: %s\n",
+		fe_ctl_reply(c, "error cannot send the request: %s\n",
 		    grove_strerror(rc));
 		return;
 	}
@@ -159,7 +166,7 @@ on_sweep(uv_timer_t *t)
 		if (c->state != FE_CTL_READING)
 			continue;
 		if (now - c->accepted_ms >= FE_CTL_REQUEST_MS)
-			reply(c, "error no request within %d ms\n",
+			fe_ctl_reply(c, "error no request within %d ms\n",
 			    FE_CTL_REQUEST_MS);
 		else
 			reading = 1;
@@ -183,11 +190,15 @@ on_client_readable(uv_poll_t *p, int status, int events)
 {
 	fe_ctl_client *c = p->data;
 	grove_net *net = c->net;
-	(void)events;
 	if (status < 0) {
 		client_close(c);
 		return;
 	}
+	if (events & UV_WRITABLE)
+		fe_scope_write(c);
+	if (!(events & UV_READABLE) || c->state == FE_CTL_FREE ||
+	    c->state == FE_CTL_CLOSING)
+		return;
 	ssize_t n = recv(c->fd, c->buf + c->len, sizeof c->buf - 1 - c->len,
 	    MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -201,19 +212,27 @@ on_client_readable(uv_poll_t *p, int status, int events)
 	char *nl = strchr(c->buf, '\n');
 	if (!nl) {
 		if (c->len == sizeof c->buf - 1)
-			reply(c, "error request line too long\n");
+			fe_ctl_reply(c, "error request line too long\n");
 		return;
 	}
 	*nl = '\0';
 	long ms;
 	char extra;
-	if (sscanf(c->buf, "collect %ld %c", &ms, &extra) == 1 && ms > 0 &&
+	if (c->state == FE_CTL_READING &&
+	    sscanf(c->buf, "collect %ld %c", &ms, &extra) == 1 && ms > 0 &&
 	    ms <= 3600000) {
 		start_collect(net, c, ms);
 		return;
 	}
-	reply(c, "error unknown request \"%.60s\" (expected \"collect "
-	    "<timeout_ms>\")\n", c->buf);
+	if (fe_scope_request(c, c->buf)) {
+		/* A scope's monitor stays: the next request line follows. */
+		size_t used = (size_t)(nl + 1 - c->buf);
+		memmove(c->buf, nl + 1, c->len - used + 1);
+		c->len -= used;
+		return;
+	}
+	fe_ctl_reply(c, "error unknown request \"%.60s\" (expected \"collect "
+	    "<timeout_ms>\" or an event scope's \"scope ...\")\n", c->buf);
 }
 
 static void
@@ -315,6 +334,8 @@ fe_ctl_open(grove_net *net)
 	ctl->timer.data = net;
 	uv_timer_init(&net->n.loop, &ctl->sweep);
 	ctl->sweep.data = ctl;
+	uv_timer_init(&net->n.loop, &ctl->scope_timer);
+	ctl->scope_timer.data = net;
 	uv_poll_start(&ctl->lpoll, UV_READABLE, on_listen_readable);
 	watch_note_changed(&net->n.loop);
 	ctl->open = 1;
@@ -331,7 +352,7 @@ fe_ctl_close(grove_net *net)
 	}
 	for (int i = 0; i < FE_CTL_MAX_CLIENTS; i++)
 		if (ctl->cl[i].state == FE_CTL_WAITING)
-			reply(&ctl->cl[i], "error the network is shutting "
+			fe_ctl_reply(&ctl->cl[i], "error the network is shutting "
 			    "down\n");
 		else
 			client_close(&ctl->cl[i]);
@@ -339,6 +360,7 @@ fe_ctl_close(grove_net *net)
 	uv_close((uv_handle_t *)&ctl->lpoll, NULL);
 	uv_close((uv_handle_t *)&ctl->timer, NULL);
 	uv_close((uv_handle_t *)&ctl->sweep, NULL);
+	uv_close((uv_handle_t *)&ctl->scope_timer, NULL);
 	/* Let the closes finish before the descriptors go. */
 	uv_run(&net->n.loop, UV_RUN_NOWAIT);
 	close(ctl->lfd);

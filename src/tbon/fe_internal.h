@@ -7,6 +7,7 @@
 #include "grove/network.h"
 #include "net/boot.h"
 #include "tbon/node.h"
+#include "tbon/node_scope.h"
 #include "tbon/pktq.h"
 #include "tbon/waitfd.h"
 
@@ -45,6 +46,8 @@ typedef enum fe_ctl_state {
 	FE_CTL_READING,   /* reading the request line */
 	FE_CTL_WAITING,   /* a collection will answer it */
 	FE_CTL_CLOSING,
+	FE_CTL_SCOPE,     /* an event scope's monitor, between pulls */
+	FE_CTL_PULLING,   /* its pull is under way (fe_scope.c) */
 } fe_ctl_state;
 
 typedef struct fe_ctl_client {
@@ -55,6 +58,14 @@ typedef struct fe_ctl_client {
 	char buf[128];
 	size_t len;
 	uint64_t accepted_ms; /* sockio_now_ms() at accept */
+	/* An event scope's monitor (fe_scope.c): its scope (0: none), what
+	 * it selects, the pull under way and when the front-end stops
+	 * waiting for it, and the answer still being written. */
+	uint32_t scope, pull;
+	struct node_scope_params sp;
+	uint64_t pull_deadline_ms;
+	uint8_t *out;
+	size_t out_len, out_off;
 } fe_ctl_client;
 
 typedef struct fe_ctl {
@@ -64,6 +75,8 @@ typedef struct fe_ctl {
 	uv_timer_t timer;  /* deadline of a collection it started */
 	uv_timer_t sweep;  /* closes clients silent for FE_CTL_REQUEST_MS */
 	int collecting;    /* it started the collection under way */
+	uv_timer_t scope_timer; /* deadlines of scope pulls (fe_scope.c) */
+	uint32_t scope_next, pull_next; /* ids given so far */
 	fe_ctl_client cl[FE_CTL_MAX_CLIENTS];
 } fe_ctl;
 
@@ -253,6 +266,18 @@ int fe_ctl_open(grove_net *net);
 void fe_ctl_close(grove_net *net);
 void fe_ctl_trace_progress(grove_net *net);
 void fe_ctl_trace_finished(grove_net *net, int rc);
+/* Between fe_ctl.c and fe_scope.c: a client's request line that may be
+ * an event scope's ("scope ...", "pull ...", "detach"): 1 when it was
+ * (answered or under way), 0 when not; the client closed or detached
+ * (its scope ends at every node); its answer can be written further. */
+int fe_scope_request(fe_ctl_client *c, const char *line);
+void fe_scope_client_closed(fe_ctl_client *c);
+void fe_scope_write(fe_ctl_client *c);
+/* fe_ctl.c: closes a client after a last line (as every answer but a
+ * scope's does). */
+void fe_ctl_reply(fe_ctl_client *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void fe_ctl_client_close(fe_ctl_client *c);
 /* The link emulator's cluster map (fe_clusters.c): into the node and the
  * children's bootstrap; 0 when there is none. */
 int fe_load_clusters(grove_net *net, const grove_net_opts *o);

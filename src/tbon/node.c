@@ -21,6 +21,7 @@
 #include "grove/error.h"
 #include "net/sockio.h"
 #include "net/spawn.h"
+#include "tbon/node_scope.h"
 #include "tbon/proto.h"
 #include "tbon/skew.h"
 
@@ -216,6 +217,8 @@ child_lost(node *n, uint32_t idx, const char *why)
 		node_streams_child_gone(n, idx);
 	node_loads_child_gone(n, idx);
 	node_skew_child_gone(n, idx);
+	if (n->scope_ops)
+		n->scope_ops->child_gone(n, idx);
 	/* A loss with its children expected is told once they came or were
 	 * given up (REPARENTED), and so is an expected child given up. */
 	if (!adopting && !expected) {
@@ -382,6 +385,10 @@ child_on_packet(conn *c, grove_packet *p)
 		break;
 	case WIRE_T_WAVE_SHARE:
 		node_stream_share(n, idx, p);
+		break;
+	case WIRE_T_SCOPE_SHARE:
+		if (n->scope_ops)
+			n->scope_ops->share(n, idx, p);
 		break;
 	case WIRE_T_ADOPT:
 		node_adopt_msg(n, idx, p);
@@ -671,6 +678,8 @@ node_fini(node *n)
 	node_streams_free(n);
 	while (n->loads)
 		node_load_req_free(n, n->loads);
+	if (n->scope_ops)
+		n->scope_ops->fini(n);
 	for (uint32_t i = 0; i < n->n_children; i++)
 		n->children[i].c = NULL;
 	n->n_pending = 0;

@@ -282,6 +282,15 @@ struct node {
 	 * or through this node moved some (NULL until then): a lost CP's
 	 * children are those it has now, adopted ones included. */
 	uint32_t *moved_parent;
+	/* Event scopes this node reads or merges for (node_scope.c); NULL
+	 * until a monitor pulls.  scope_ops: how they are reached, set by
+	 * the front-end and grove-commnode (node_scope_enable); NULL, the
+	 * node's scope messages are dropped.  Through a table, so that a
+	 * program that links the node engine without serving scopes (a
+	 * back-end pulls it in with the clock-skew code) carries neither
+	 * the analysis nor libm (tests/cli/linkage.sh). */
+	struct node_scopes *scopes;
+	const struct node_scope_ops *scope_ops;
 };
 
 /* Set up a node (loop, listener, filter registry).  topo is taken over. */

@@ -20,7 +20,9 @@
  *   TRACE_DATA     the same, node ranks included: a process answers for
  *                  its own event space (the FE counts answers per
  *                  process, by source, and keeps only a copy named after
- *                  it: fe.c, ship.c).
+ *                  it: fe.c, ship.c);
+ *   SCOPE_SHARE    only from a CP (back-ends are never asked); one per
+ *                  pull that asked it, checked by node_scope.c.
  *
  * A message that fails is a protocol error of that child: its link is
  * closed, with a reason naming the child and the message, and the message
@@ -218,6 +220,12 @@ node_child_msg_wrong(const node *n, uint32_t idx, const grove_packet *p,
 		return 1;
 	case WIRE_T_FILTER_ERROR:
 		return filter_error_wrong(n, ch, p, why, len);
+	case WIRE_T_SCOPE_SHARE:
+		if (ch->role == GROVE_ROLE_CP)
+			return 0;
+		snprintf(why, len, "SCOPE_SHARE from node %u, a back-end (only "
+		    "CPs are asked)", ch->node_id);
+		return 1;
 	default:
 		return 0;
 	}

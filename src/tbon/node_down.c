@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "grove/error.h"
 #include "tbon/node.h"
+#include "tbon/node_scope.h"
 #include "tbon/proto.h"
 #include "tbon/ship.h"
 #include "tbon/skew.h"
@@ -210,6 +211,11 @@ node_from_parent(node *n, grove_packet *p)
 	case WIRE_T_SKEW_REQ:
 	case WIRE_T_SKEW_PROBE:
 		node_skew_from_parent(n, p);
+		break;
+	case WIRE_T_SCOPE_PULL:
+	case WIRE_T_SCOPE_END:
+		if (n->scope_ops)
+			n->scope_ops->from_parent(n, p);
 		break;
 	case WIRE_T_TRACE_REQ: {
 		/* Everyone below answers; so do we, unless we are the FE. */

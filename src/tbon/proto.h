@@ -103,6 +103,20 @@
  * See src/tbon/segment.h. */
 #define PROTO_SEGMENT "%ud %uld %uld %auc"
 
+/* Event scopes (tbon/node_scope.c, docs/monitoring.md).  SCOPE_PULL
+ * (tag = pull id, > 0), parent -> CP: scope id, share kind
+ * (monitor/share.h), readers (scope/placement.h), op (-1: any), layer
+ * and collector name ("": any), last arrivals only (0/1).  Every CP
+ * passes it to its CP children, reads the event spaces that are its to
+ * read, and answers once the children did. */
+#define PROTO_SCOPE_PULL "%ud %ud %ud %d %s %s %ud"
+/* SCOPE_SHARE (tag = the pull's id), CP -> parent: scope id, the share
+ * of its subtree (monitor/share.h). */
+#define PROTO_SCOPE_SHARE "%ud %auc"
+/* SCOPE_END, parent -> CP: scope id; the monitor left, the readers close
+ * what they held for it. */
+#define PROTO_SCOPE_END "%ud"
+
 /* Ranks that CPs and the FE put in packets they build: never a BE rank. */
 #define PROTO_NODE_RANK(node_id) (0x80000000u | (node_id))
 

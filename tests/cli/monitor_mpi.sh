@@ -27,6 +27,12 @@ expect_status 2 monitor stats --job abc --interval 0
 expect_status 2 monitor stats --job abc --op no-such-op
 expect_status 1 monitor stats --job "no-such-job-$$" --count 1
 grep -q "no event spaces" "$tmp/err" || fail "a job without spaces: $(cat "$tmp/err")"
+expect_status 2 monitor stats --net abc --local --raw
+expect_status 2 monitor stats --job abc --raw
+expect_status 2 monitor stats --net abc --readers some
+expect_status 1 monitor load-balance --net "no-such-net-$$" --count 1
+grep -q "no running front-end to attach to" "$tmp/err" ||
+	fail "a network without a front-end: $(cat "$tmp/err")"
 
 # ---- the job -------------------------------------------------------------------
 "$grove" run --verbose -n 4 "$prog" "$stop" >"$tmp/job.out" 2>"$tmp/job.err" &

@@ -1,4 +1,4 @@
-/* The event scope of grove monitor (tools/monitor/scope.c) against a live
+/* The event scope of grove monitor (src/scope/scope.c) against a live
  * writer in this process: nothing before a poll, each poll reads only
  * what is new, every tuple written is read or counted lost (before the
  * first read apart from while attached), the selection, collectors
@@ -19,7 +19,7 @@
 
 #include "grove/error.h"
 #include "grove/trace.h"
-#include "monitor/scope.h"
+#include "scope/scope.h"
 #include "trace/reader.h"
 
 #define SLOTS 64 /* GROVE_TRACE_SIZE of the writers here */
@@ -147,7 +147,7 @@ test_lost_before_attach_and_selection(void **state)
 	struct mon_analysis *a = mon_analysis_new(NULL);
 	assert_non_null(a);
 	struct scope s;
-	struct scope_select sel = {NULL, "work", -1};
+	struct scope_select sel = {NULL, "work", -1, 0};
 	assert_int_equal(scope_init(&s, net, &sel, a), 0);
 	assert_int_equal(scope_poll(&s), 0);
 	assert_int_equal(s.read, SLOTS - 1);
@@ -168,7 +168,7 @@ test_lost_before_attach_and_selection(void **state)
 	struct scope s2;
 	struct mon_analysis *a2 = mon_analysis_new(NULL);
 	assert_non_null(a2);
-	sel = (struct scope_select){NULL, NULL, scope_op_parse("send")};
+	sel = (struct scope_select){NULL, NULL, scope_op_parse("send"), 0};
 	assert_true(sel.op > 0);
 	assert_int_equal(scope_init(&s2, net, &sel, a2), 0);
 	assert_int_equal(scope_poll(&s2), 0);

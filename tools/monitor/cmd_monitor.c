@@ -19,7 +19,9 @@
 #include "grove/error.h"
 #include "cosched.h"
 #include "monitor_view.h"
-#include "scope.h"
+#include "scope/placement.h"
+#include "scope/scope.h"
+#include "tree_watch.h"
 
 #define CMD "grove monitor"
 
@@ -32,7 +34,7 @@ usage(FILE *f)
 	    "[--name N]\n"
 	    "                     [--op OP] [--sigma K] [--min-count N] "
 	    "[--rows N]\n"
-	    "                     [--cosched]\n\n"
+	    "                     [--cosched] [--local | --raw] [--readers host|node]\n\n"
 	    "Watches a running grove run job or Grove network: every interval "
 	    "it reads\nwhat the processes on this host recorded since the last "
 	    "one (their event\nspaces; the processes themselves are never "
@@ -45,7 +47,20 @@ usage(FILE *f)
 	    "                paths slower (!) or faster (-) than their peers\n"
 	    "and the tuples lost (overwritten before they were read).\n\n"
 	    "  -J, --job ID       the job (grove run --verbose names it)\n"
-	    "  -n, --net ID       the network (the same as --job)\n"
+	    "  -n, --net ID       the network, read through its tree: every "
+	    "host's CP or\n"
+	    "                     front-end reads and analyses its "
+	    "processes' spaces, and\n"
+	    "                     only merged results travel\n"
+	    "      --local        read --net's spaces on this host directly, "
+	    "as --job does\n"
+	    "      --raw          through the tree, gather the tuples "
+	    "unreduced (for\n"
+	    "                     load-balance: the last-arrival tuples) and "
+	    "analyse here\n"
+	    "      --readers R    host: one reader per host (default); node: "
+	    "every CP\n"
+	    "                     reads itself and its back-ends\n"
 	    "  -i, --interval S   seconds between views (default 1)\n"
 	    "  -p, --pull S       seconds between reads of the event spaces "
 	    "(default: the\n"
@@ -167,15 +182,19 @@ cmd_monitor(int argc, char **argv)
 		{"min-count", required_argument, 0, 'C'},
 		{"rows", required_argument, 0, 'R'},
 		{"cosched", no_argument, 0, 'K'},
+		{"local", no_argument, 0, 'l'},
+		{"raw", no_argument, 0, 'r'},
+		{"readers", required_argument, 0, 'e'},
 		CLI_OPT_HELP,
 		{0, 0, 0, 0},
 	};
 	const char *net = NULL;
-	struct scope_select sel = {NULL, NULL, -1};
+	struct scope_select sel = {NULL, NULL, -1, 0};
 	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20, NULL};
 	double interval = 1.0, pull = 0;
 	long count = 0, x;
 	int cosched = 0;
+	int by_net = 0, local = 0, raw = 0, readers = SCOPE_READERS_HOST;
 	char *end;
 	int c;
 	optind = 1;
@@ -188,6 +207,16 @@ cmd_monitor(int argc, char **argv)
 				return tool_usage_error(CMD, "--job and --net "
 				    "name the same thing; give one", optarg);
 			net = optarg;
+			by_net = c == 'n';
+			break;
+		case 'l': local = 1; break;
+		case 'r': raw = 1; break;
+		case 'e':
+			if (strcmp(optarg, "host") && strcmp(optarg, "node"))
+				return tool_usage_error(CMD, "--readers wants "
+				    "host or node", optarg);
+			readers = !strcmp(optarg, "node") ? SCOPE_READERS_NODE
+			                                  : SCOPE_READERS_HOST;
 			break;
 		case 'i':
 			errno = 0;
@@ -267,6 +296,24 @@ cmd_monitor(int argc, char **argv)
 	if (rc)
 		return rc;
 	v.redraw = !v.json && isatty(STDOUT_FILENO);
+	if (local && raw)
+		return tool_usage_error(CMD, "--raw reads through the tree; "
+		    "--local reads here", NULL);
+	/* A network is read through its tree; a grove run job (no CPs: its
+	 * launcher is the front-end of its ranks) by this monitor, the
+	 * reader of the launcher's host, as --local does. */
+	if (by_net && !local) {
+		if (cosched)
+			return tool_usage_error(CMD, "--cosched gates the reads "
+			    "of this host's ranks: --job, or --local", NULL);
+		/* The load balance needs the last arrivals only: the
+		 * readers analyse (or send) nothing else. */
+		sel.last_only = v.kind == MONITOR_BALANCE;
+		return monitor_watch_tree(net, &sel, &v, interval, count, raw,
+		                          readers);
+	}
+	if (raw)
+		return tool_usage_error(CMD, "--raw is for --net", NULL);
 	if (!cosched)
 		return watch(net, &sel, &v, interval, pull, count, NULL);
 	struct cosched cs;

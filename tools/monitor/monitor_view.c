@@ -17,6 +17,8 @@ unread_nodes(const struct scope *s)
 {
 	struct mon_topo_node *t;
 	size_t n, unread = 0;
+	if (s->unread_nodes >= 0)
+		return (size_t)s->unread_nodes; /* the tree's own count */
 	if (mon_topo_build(&s->a->pm, &t, &n) != 0)
 		return 0; /* out of memory: the note is left out */
 	for (size_t i = 0; i < n; i++)
@@ -36,9 +38,15 @@ head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 	        (unsigned long long)s->lost,
 	        (unsigned long long)s->lost_before,
 	        s->gone ? " (some spaces went away)" : "");
+	if (s->how)
+		fprintf(f, "through the tree (%s): %u of %u readers\n\n",
+		        strcmp(s->how, "raw") ? "distributed analysis" :
+		        "single scope, raw tuples", s->readers, s->readers_all);
 	if (unread)
-		fprintf(f, "%zu nodes of the tree not read here (on other "
-		        "hosts, or without an event space)\n\n", unread);
+		fprintf(f, "%zu nodes of the tree not read%s\n\n", unread,
+		        s->how ? " (a host without a reader, no event space, "
+		        "or no answer)" : " here (on other hosts, or without an "
+		        "event space)");
 }
 
 static void
@@ -57,6 +65,10 @@ head_json(FILE *f, const struct monitor_view *v, const struct scope *s,
 	fprintf(f, ",\"pulls\":%llu", (unsigned long long)s->polls);
 	if (v->cosched)
 		cosched_json(f, v->cosched);
+	if (s->how)
+		fprintf(f, ",\"event_scope\":\"%s\",\"readers\":%u,"
+		        "\"readers_all\":%u,\"sent\":%llu", s->how, s->readers,
+		        s->readers_all, (unsigned long long)s->sent);
 }
 
 /* The edge of (scope, parent) starting at e[i] with the most last

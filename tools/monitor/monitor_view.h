@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "scope.h"
+#include "scope/scope.h"
 
 struct cosched;
 

@@ -1,7 +1,10 @@
 /* An event scope on this host: the event spaces of one network's or
- * `grove run` job's processes here, read lazily by the monitor (never by
- * a monitored process), tuples selected where they are read and fed into
- * an analysis of src/monitor (docs/monitoring.md, "Live monitoring").
+ * `grove run` job's processes here, read lazily by a reader that is never
+ * a monitored process (the monitor itself, or a CP or front-end of the
+ * network answering a scope's pull: tbon/node_scope.c), tuples selected
+ * where they are read and fed into an analysis of src/monitor, or kept
+ * raw for a share (monitor/share.h; docs/monitoring.md, "Event
+ * scopes").
  *
  * Nothing is read until scope_poll is called; each poll reads what the
  * writers added since the last one (trace_seg_poll), picks up processes
@@ -16,6 +19,7 @@
 #include <stdint.h>
 
 #include "monitor/analysis.h"
+#include "monitor/share.h"
 
 /* What a scope passes on; NULL or -1 fields select anything.  A tuple
  * is selected when its collector's layer and name are these and its op
@@ -24,7 +28,17 @@ struct scope_select {
 	const char *layer;
 	const char *name;
 	int op;             /* enum grove_trace_op, or -1 */
+	/* Only what the load balance needs: last-arrival tuples of TBON
+	 * waves (wave.last_be, wave.last_cp), and MPI collective calls with
+	 * their communicator instants. */
+	int last_only;
 };
+
+/* Whether the process (role, rank) of the network is this reader's to
+ * read: 1 (with *node its TBON node id, or -1 when unknown) or 0.  A
+ * scope without one reads every process of the network here. */
+typedef int (*scope_admit_fn)(void *ctx, const char *role, uint32_t rank,
+                              int64_t *node);
 
 struct scope_proc;
 
@@ -40,10 +54,26 @@ struct scope {
 	uint64_t lost_before;       /* overwritten before the first read */
 	uint64_t lost;              /* overwritten while attached */
 	uint64_t gone;              /* processes whose space went away */
+	uint64_t sent;              /* tuples put in raw blocks */
+	scope_admit_fn admit;       /* NULL: every process here */
+	void *admit_ctx;
+	/* Not NULL: selected tuples are not fed into the analysis but put
+	 * here as raw blocks (monitor/share.h) with the lost counts; the
+	 * analysis then only keeps the processes and their collectors. */
+	struct mon_share_buf *raw;
+	/* A view of a scope read elsewhere (through the tree): the
+	 * processes read and the TBON nodes not read, as the front-end's
+	 * share said; unread_nodes < 0: from the links of the spaces read
+	 * here (monitor_view). */
+	size_t procs_remote;
+	int64_t unread_nodes;
+	uint32_t readers, readers_all; /* that answered, of the placement */
+	const char *how;               /* "tree" or "raw" for such a view */
 };
 
-/* A scope over network (or job) net, feeding a.  sel may be NULL.  Reads
- * nothing yet.  0 or GROVE_EINVAL (net too long). */
+/* A scope over network (or job) net, feeding a.  sel may be NULL (its
+ * strings must outlive the scope).  Reads nothing yet.  0 or
+ * GROVE_EINVAL (net too long). */
 int scope_init(struct scope *s, const char *net,
                const struct scope_select *sel, struct mon_analysis *a);
 
@@ -53,7 +83,11 @@ int scope_init(struct scope *s, const char *net,
  * more (removed and truncated) is counted in gone and left. */
 int scope_poll(struct scope *s);
 
-/* Processes being read. */
+/* The scope's counts, for a share. */
+void scope_counts(const struct scope *s, struct mon_share_counts *c);
+
+/* Processes being read (or, for a view of a scope read elsewhere, read
+ * there). */
 size_t scope_procs(const struct scope *s);
 
 /* Processes whose writer is still running, as of the last poll

@@ -25,6 +25,7 @@ struct scope_proc {
 	struct trace_seg_cursor cur;
 	struct trace_proc cal;      /* the header and tick conversion only */
 	uint32_t idx;               /* in the analysis's pathmap */
+	int64_t node;               /* its TBON node id, or -1 */
 	uint32_t n_coll;            /* registry entries taken so far */
 	uint8_t *keep;              /* per collector id: selected */
 	int polled;                 /* read once already */
@@ -52,15 +53,31 @@ scope_init(struct scope *s, const char *net, const struct scope_select *sel,
 	if (strlen(net) >= sizeof s->net)
 		return GROVE_EINVAL;
 	snprintf(s->net, sizeof s->net, "%s", net);
-	s->sel = sel ? *sel : (struct scope_select){NULL, NULL, -1};
+	s->sel = sel ? *sel : (struct scope_select){NULL, NULL, -1, 0};
 	s->a = a;
+	s->unread_nodes = -1;
 	return 0;
 }
 
 size_t
 scope_procs(const struct scope *s)
 {
-	return s->n;
+	return s->procs_remote ? s->procs_remote : s->n;
+}
+
+void
+scope_counts(const struct scope *s, struct mon_share_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	c->read = s->read;
+	c->selected = s->selected;
+	c->lost_before = s->lost_before;
+	c->lost = s->lost;
+	c->gone = s->gone;
+	c->sent = s->sent;
+	c->readers = 1;
+	for (size_t i = 0; i < s->n; i++)
+		c->procs += !s->p[i].gone || s->p[i].polled;
 }
 
 static int
@@ -70,6 +87,20 @@ known(const struct scope *s, const char *name)
 		if (strcmp(s->p[i].seg.name, name) == 0)
 			return 1;
 	return 0;
+}
+
+/* Whether the space `name` is this reader's, and its node id. */
+static int
+admitted(const struct scope *s, const char *name, int64_t *node)
+{
+	*node = -1;
+	if (!s->admit)
+		return 1;
+	char net[TRACE_NET_LEN], role[TRACE_ROLE_LEN];
+	uint32_t rank;
+	if (trace_parse_name(name, net, sizeof net, role, sizeof role, &rank))
+		return 0;
+	return s->admit(s->admit_ctx, role, rank, node);
 }
 
 /* Opens the segments of the network not open yet. */
@@ -82,7 +113,8 @@ add_new(struct scope *s)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (known(s, names[i]))
+		int64_t node;
+		if (known(s, names[i]) || !admitted(s, names[i], &node))
 			continue;
 		if (s->n == s->cap) {
 			size_t cap = s->cap ? 2 * s->cap : 16;
@@ -102,6 +134,9 @@ add_new(struct scope *s)
 		int r = mon_pathmap_proc(&s->a->pm, p->seg.hdr.role,
 		                         p->seg.hdr.rank, p->seg.hdr.hostname,
 		                         &p->idx);
+		p->node = node;
+		if (!r && node >= 0 && s->a->pm.p[p->idx].node < 0)
+			s->a->pm.p[p->idx].node = node;
 		if (r == GROVE_EINVAL) {
 			p->gone = 1; /* a role no label can hold: left out */
 		} else if (r) {
@@ -149,6 +184,15 @@ stage(void *ctx, uint32_t ring, const grove_trace_tuple *t, size_t n)
 	return 0;
 }
 
+/* Whether a collector's tuples are what the load balance needs. */
+static int
+last_arrival(const struct mon_collector *c)
+{
+	return c && (c->kind == MON_K_LAST_BE || c->kind == MON_K_LAST_CP ||
+	             c->kind == MON_K_MPI_COMM ||
+	             (c->kind == MON_K_MPI && c->collective));
+}
+
 /* Registers the collectors new since the last poll and marks which the
  * selection keeps. */
 static int
@@ -172,7 +216,9 @@ take_collectors(struct scope *s, struct scope_proc *p)
 		else if (!rc)
 			p->keep[id] =
 			    (!s->sel.layer || !strcmp(s->sel.layer, e[i].layer)) &&
-			    (!s->sel.name || !strcmp(s->sel.name, e[i].name));
+			    (!s->sel.name || !strcmp(s->sel.name, e[i].name)) &&
+			    (!s->sel.last_only ||
+			     last_arrival(mon_pathmap_get(&s->a->pm, p->idx, id)));
 	}
 	if (!rc)
 		p->n_coll = n;
@@ -180,9 +226,13 @@ take_collectors(struct scope *s, struct scope_proc *p)
 	return rc;
 }
 
-/* Feeds the staged tuples the selection keeps, ring by ring runs. */
+/* Feeds the staged tuples the selection keeps, ring by ring runs (or,
+ * raw, puts them in blocks, the first with the tuples lost since the
+ * last poll; a block of no tuples carries a loss alone, or announces
+ * the process at its first poll). */
 static int
-feed(struct scope *s, struct scope_proc *p, struct staged *st)
+feed(struct scope *s, struct scope_proc *p, struct staged *st,
+     uint64_t lost)
 {
 	size_t k = 0;
 	int rc = 0;
@@ -198,12 +248,24 @@ feed(struct scope *s, struct scope_proc *p, struct staged *st)
 		}
 	}
 	s->selected += k;
+	/* A process's first block, even empty, says it was read. */
+	if (s->raw && !k && (lost || !p->polled))
+		return mon_share_raw_block(s->raw, &s->a->pm, p->idx, p->node,
+		                           0, lost, NULL, 0);
 	for (size_t i = 0; i < k && !rc;) {
 		size_t j = i;
 		while (j < k && st->ring[j] == st->ring[i])
 			j++;
-		rc = mon_analysis_feed(s->a, p->idx, st->ring[i], &st->t[i],
-		                       j - i);
+		if (s->raw) {
+			rc = mon_share_raw_block(s->raw, &s->a->pm, p->idx,
+			                         p->node, st->ring[i], lost,
+			                         &st->t[i], j - i);
+			lost = 0;
+			s->sent += j - i;
+		} else {
+			rc = mon_analysis_feed(s->a, p->idx, st->ring[i],
+			                       &st->t[i], j - i);
+		}
 		i = j;
 	}
 	return rc;
@@ -230,12 +292,12 @@ static int
 feed_proc(struct scope *s, struct scope_proc *p)
 {
 	int rc;
-	if ((rc = take_collectors(s, p)) || (rc = feed(s, p, &p->st)))
-		return rc;
 	uint64_t lost = 0;
 	for (uint32_t r = 0; r < TRACE_MAX_RINGS; r++)
 		lost += p->cur.ring[r].lost;
 	uint64_t d = lost - p->lost_seen;
+	if ((rc = take_collectors(s, p)) || (rc = feed(s, p, &p->st, d)))
+		return rc;
 	if (d) {
 		mon_analysis_lost(s->a, p->idx, d);
 		if (p->polled)
