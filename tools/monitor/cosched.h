@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "scope.h"
+#include "scope/scope.h"
 
 struct cosched {
 	int sched_idle;             /* SCHED_IDLE is in effect */
