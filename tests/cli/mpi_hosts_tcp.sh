@@ -6,9 +6,9 @@
 #   * placement: with -n 8, ranks 2k and 2k+1 report host k+1;
 #   * traffic across hosts: a token around the ring, 1 MiB from every
 #     rank to the next (rendezvous in chunks), allreduces: right results;
-#   * the MPI test programs (tests/mpi/progs: point-to-point, sizes,
-#     order, requests, collectives, communicators, datatypes) print OK with
-#     8 ranks over the 4 hosts, and with 5 (uneven blocks) and a host file;
+#   * every MPI test program (tests/mpi/progs) prints OK with its largest
+#     rank count (8: two ranks a host) over the 4 hosts, and a ring with 5
+#     ranks (uneven blocks) from a host file;
 #   * a rank killed on another host ends the job: non-zero status, a
 #     message naming that rank, and no process of the job left on any
 #     host;
@@ -99,17 +99,25 @@ grep -qx "ring 56 big OK allreduce 28" "$out" ||
 	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results"; }
 
 # --- the MPI test programs across the hosts -------------------------------
-progs=(p2p_basic p2p_sizes p2p_order p2p_requests coll_basic coll_gather
-	coll_nonblocking comm_groups datatypes_derived ops topology)
-for p in "${progs[@]}"; do
+# Every program of tests/mpi/progs, at the largest rank count its first
+# line declares ("grove-mpi-test ranks=1,2,3,4,8": 8 ranks, two a host;
+# "ranks=2,3": 3 ranks on the first three hosts).
+nprogs=0
+for c in "$src"/tests/mpi/progs/*.c; do
+	p=$(basename "$c" .c)
+	ranks=$(sed -n '1s/.*grove-mpi-test ranks=\([0-9,]*\).*/\1/p' "$c")
+	[[ -n $ranks ]] || continue
+	n=${ranks##*,}
 	exe=$build/mpitest_$p
 	[[ -x $exe ]] || fail "$exe not built"
-	on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 8 "$exe" \
+	on "$h1" "$grove" run --timeout 120 --hosts "$list" -n "$n" "$exe" \
 		>"$tmp/$p.out" 2>"$tmp/$p.err" ||
-		{ cat "$tmp/$p.out" "$tmp/$p.err" >&2; fail "$p with 8 ranks on 4 hosts"; }
+		{ cat "$tmp/$p.out" "$tmp/$p.err" >&2; fail "$p with $n ranks on 4 hosts"; }
 	grep -qx "OK $p" "$tmp/$p.out" ||
 		{ cat "$tmp/$p.out" "$tmp/$p.err" >&2; fail "$p did not say OK"; }
+	nprogs=$((nprogs + 1))
 done
+((nprogs >= 16)) || fail "only $nprogs MPI test programs found in tests/mpi/progs"
 # Uneven blocks from a host file: 5 ranks, 2 on the first host; -H FILE
 # as in the other commands.
 # (A host list's host:slots lines are taken; the slots are not used.)
