@@ -193,10 +193,12 @@ mpi_cluster_from_hosts(const char *const *hosts, int size, int *cluster_of,
 const char *
 mpi_cluster_card_host(const char *card)
 {
-	/* "pid flags boot host": the host is what follows the third blank
-	 * run (host names have no blanks; wireup.c replaces them). */
+	/* "pid flags boot-id tcp host" (wireup.h): the host is what follows
+	 * the fourth blank run (host names have no blanks; wireup.c replaces
+	 * them).  The tcp field differs between every two ranks, so a host
+	 * taken with it would make a cluster of each rank. */
 	const char *p = card;
-	for (int field = 0; field < 3; field++) {
+	for (int field = 0; field < 4; field++) {
 		while (*p == ' ')
 			p++;
 		if (!*p)

@@ -35,7 +35,8 @@ int mpi_cluster_parse(const char *spec, int size, int *cluster_of,
 void mpi_cluster_from_hosts(const char *const *hosts, int size,
                             int *cluster_of, int *nclusters);
 
-/* The host name of a wire-up card ("pid flags boot-id host"), or NULL
+/* The host name of a wire-up card ("pid flags boot-id tcp host",
+ * src/mpi/wireup.h), or NULL
  * when the card is malformed. */
 const char *mpi_cluster_card_host(const char *card);
 

@@ -12,6 +12,8 @@
 #   * a rank killed on another host ends the job: non-zero status, a
 #     message naming that rank, and no process of the job left on any
 #     host;
+#   * the four hosts are the four clusters of the hierarchical
+#     collectives;
 #   * the launcher killed with SIGKILL: the ranks of every host go;
 #   * --stats with --hosts is refused, saying why.
 # Exits 77 (a skip) with the reason where no test bed can be made.
@@ -97,6 +99,16 @@ done
 # Ring: two laps of adding 1..7 = 56; allreduce of 0..7 = 28.
 grep -qx "ring 56 big OK allreduce 28" "$out" ||
 	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results"; }
+
+# The hosts are the clusters of the hierarchical collectives (docs/mpi.md,
+# Clusters): two ranks on each of the four hosts make four clusters.
+on "$h1" "$grove" run --timeout 120 --hosts "$list" -n 8 \
+	-x GROVE_MPI_VERBOSE=1 "$build/mpitest_coll_basic" \
+	>"$tmp/clusters.out" 2>"$tmp/clusters.err" ||
+	{ cat "$tmp/clusters.out" "$tmp/clusters.err" >&2; fail "coll_basic, verbose"; }
+grep -q "grove-mpi: 4 clusters (by host); broadcasts between them: plogp" \
+	"$tmp/clusters.err" ||
+	{ cat "$tmp/clusters.err" >&2; fail "the four hosts are not four clusters"; }
 
 # --- the MPI test programs across the hosts -------------------------------
 # Every program of tests/mpi/progs, at the largest rank count its first

@@ -94,11 +94,18 @@ test_hosts_and_cards(void **state)
 	int want[] = {0, 1, 0, 2, 1};
 	for (int r = 0; r < 5; r++)
 		assert_int_equal(cl[r], want[r]);
-	assert_string_equal(mpi_cluster_card_host("123 1 abcdef node-7"),
+	assert_string_equal(mpi_cluster_card_host("123 1 abcdef - node-7"),
 	                    "node-7");
-	assert_string_equal(mpi_cluster_card_host("1 0 -   h"), "h");
+	assert_string_equal(mpi_cluster_card_host("1 0 - -   h"), "h");
+	/* Two ranks of one host over TCP: their listeners differ, their
+	 * host does not. */
+	assert_string_equal(mpi_cluster_card_host("7 1 ab 10.0.0.1:4001 h1"),
+	                    "h1");
+	assert_string_equal(mpi_cluster_card_host("8 1 ab 10.0.0.1:4002 h1"),
+	                    "h1");
+	assert_null(mpi_cluster_card_host("123 1 abcdef -"));
+	assert_null(mpi_cluster_card_host("123 1 abcdef - "));
 	assert_null(mpi_cluster_card_host("123 1 abcdef"));
-	assert_null(mpi_cluster_card_host("123 1 abcdef "));
 	assert_null(mpi_cluster_card_host(""));
 }
 
