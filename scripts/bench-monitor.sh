@@ -4,7 +4,7 @@
 #
 #   scripts/bench-monitor.sh [--reps N] [--iters N] [--compute-iters N]
 #                            [--ranks "2 8"] [--out FILE] [--build DIR]
-#                            [--timeout S]
+#                            [--timeout S] [--wan LATENCY,BANDWIDTH]
 #
 # gsum and compute-gsum (bench/monitor/, built into BUILD/bench-monitor/)
 # under grove run, at each number of ranks (default 2 and 8: one rank per
@@ -19,6 +19,12 @@
 #                  their default settings (a view and a read every second)
 #   lb-cosched,    the same with --cosched (SCHED_IDLE, reads while ranks
 #   stats-cosched  are blocked, at most 0.1 s apart)
+#
+# --wan (for example 1ms,10MB/s) is the paper's two-cluster WAN setup:
+# the ranks are split into two clusters (GROVE_MPI_CLUSTERS=2xHALF, so the
+# allreduces run hierarchically) and every message between them goes
+# through Grove MPI's WAN emulation (GROVE_MPI_WAN, docs/mpi.md
+# "Clusters"); the JSON lines then carry "wan".
 #
 # A monitor attaches as soon as the job's event spaces exist (grove run
 # --verbose names the job; the paper started its monitors before the
@@ -48,7 +54,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=build reps=3 iters=20000 citers=5000 ranks_list="2 8"
 out=docs/results/monitor-bench.jsonl
-limit=120
+limit=120 wan=""
 while (($#)); do
 	case $1 in
 	--reps) reps=${2:?--reps needs a number}; shift ;;
@@ -58,6 +64,7 @@ while (($#)); do
 	--out) out=${2:?--out needs a file}; shift ;;
 	--build) build=${2:?--build needs a directory}; shift ;;
 	--timeout) limit=${2:?--timeout needs seconds}; shift ;;
+	--wan) wan=${2:?--wan needs LATENCY,BANDWIDTH}; shift ;;
 	-h | --help) usage ;;
 	*) echo "bench-monitor: unknown option $1" >&2; usage ;;
 	esac
@@ -93,12 +100,22 @@ mkdir -p "$(dirname "$out")"
 
 now() { date +%s.%N; }
 
+# wan_env RANKS: the environment of the two-cluster WAN setup (--wan), as
+# NAME=VALUE words, or nothing.
+wan_env() {
+	[ -n "$wan" ] || return 0
+	(($1 % 2 == 0)) || { echo "bench-monitor: --wan needs an even number of ranks, not $1" >&2; exit 2; }
+	echo "GROVE_MPI_CLUSTERS=2x$(($1 / 2)) GROVE_MPI_WAN=$wan"
+}
+
 # run PROG RANKS WAY REP: one run, one JSON line.
 run() {
 	local prog=$1 n=$2 way=$3 rep=$4 args=() envs=() mon="" i
 	args=(-n "$iters")
 	[ "$prog" = compute_gsum ] && args=(-n "$citers" -c "${grain[$n]}")
 	[ "$way" = off ] && envs=(GROVE_TRACE=0)
+	# shellcheck disable=SC2207
+	envs+=($(wan_env "$n"))
 	case $way in
 	lb) mon="load-balance" ;;
 	stats) mon="stats" ;;
@@ -137,13 +154,15 @@ run() {
 	fi
 	python3 - "$tmp" "$prog" "$n" "$way" "$rep" "$st" "$ms" "$load" \
 	    "$t0" "$t1" "${mt0:-0}" "${mt1:-0}" "$commit" "$machine" \
-	    "${grain[$n]}" "$mon" >>"$out" <<'PY'
+	    "${grain[$n]}" "$mon" "$wan" >>"$out" <<'PY'
 import json, os, re, sys
 (tmp, prog, n, way, rep, st, ms, load, t0, t1, mt0, mt1, commit, machine,
- grain, mon) = sys.argv[1:]
+ grain, mon, wan) = sys.argv[1:]
 r = {"commit": commit, "machine": machine, "load": float(load),
      "prog": prog, "ranks": int(n), "way": way, "rep": int(rep),
      "wall": round(float(t1) - float(t0), 4)}
+if wan:
+    r["wan"] = wan
 out = open(os.path.join(tmp, "job.out")).read()
 m = re.search(r"seconds=([0-9.]+) .*sums=(\w+)", out)
 status = "ok"
@@ -184,7 +203,8 @@ PY
 declare -A grain
 for n in $ranks_list; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-monitor: --ranks wants whole numbers" >&2; exit 2; }
-	g=$(timeout "$limit" "$grove" run -n "$n" "$bin/compute_gsum" -n 2000 |
+	# shellcheck disable=SC2046
+	g=$(env $(wan_env "$n") timeout "$limit" "$grove" run -n "$n" "$bin/compute_gsum" -n 2000 |
 	    sed -n 's/.* compute_us=\([0-9.]*\) .*/\1/p')
 	[ -n "$g" ] || { echo "bench-monitor: calibrating compute_gsum on $n ranks failed" >&2; exit 1; }
 	grain[$n]=$g
