@@ -12,6 +12,8 @@
 #   * a rank killed on another host ends the job: non-zero status, a
 #     message naming that rank, and no process of the job left on any
 #     host;
+#   * in a Slurm allocation of the four hosts (SLURM_* set by hand),
+#     grove run without -n or --hosts places its tasks on them;
 #   * the four hosts are the four clusters of the hierarchical
 #     collectives;
 #   * the launcher killed with SIGKILL: the ranks of every host go;
@@ -99,6 +101,21 @@ done
 # Ring: two laps of adding 1..7 = 56; allreduce of 0..7 = 28.
 grep -qx "ring 56 big OK allreduce 28" "$out" ||
 	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results"; }
+
+# Inside a Slurm allocation of the four hosts (its variables set by hand,
+# as salloc would: no Slurm daemons span the test bed), grove run without
+# -n or --hosts runs the allocation's tasks on its hosts.
+on "$h1" env SLURM_JOB_ID=77 "SLURM_JOB_NODELIST=${prefix}[1-4]" \
+	SLURM_NTASKS=8 "$grove" run --timeout 120 \
+	"$build/mpilaunch_hosts_ring" >"$out" 2>"$tmp/ring.err" ||
+	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring in an allocation of 4 hosts"; }
+for r in 0 1 2 3 4 5 6 7; do
+	want=${hosts[r / 2]}
+	grep -qx "rank $r of 8 on $want" "$out" ||
+		{ cat "$out" >&2; fail "in the allocation, rank $r is not on $want"; }
+done
+grep -qx "ring 56 big OK allreduce 28" "$out" ||
+	{ cat "$out" "$tmp/ring.err" >&2; fail "hosts_ring results in the allocation"; }
 
 # The hosts are the clusters of the hierarchical collectives (docs/mpi.md,
 # Clusters): two ranks on each of the four hosts make four clusters.

@@ -2,8 +2,8 @@
 # grove run without -n inside a Slurm allocation, as its environment says
 # (no Slurm needed: the variables salloc sets are set here by hand):
 # the task count on this one host; refusals, each saying what to do, for
-# several hosts, another host, no task count and a host list that does
-# not parse; -n always wins.  (A real salloc: tests/cli/slurm_salloc.sh.)
+# --bcs on several hosts, another host, no task count and a host list
+# that does not parse; -n always wins.  (A real salloc: tests/cli/slurm_salloc.sh.)
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -36,8 +36,12 @@ refused() {
 		{ cat "$tmp/err" >&2; fail "$*: exit $st, wanted 2 and '$want'"; }
 	[ ! -s "$tmp/out" ] || fail "$*: ranks ran"
 }
-refused "grove run: Slurm job 41 has 3 hosts (h1, h2, ...): grove run starts the ranks of a job on this host only; give -n N to run N here" \
-	SLURM_JOB_ID=41 "SLURM_JOB_NODELIST=h[1-2],x7" SLURM_NTASKS=3
+# An allocation of several hosts places the ranks on them as --hosts
+# would (run on the test bed by mpi_hosts_tcp.sh); BCS mode cannot.
+env SLURM_JOB_ID=41 "SLURM_JOB_NODELIST=h[1-2],x7" SLURM_NTASKS=3 \
+	"$grove" run --bcs "$probe" "$tag" hello >"$tmp/out" 2>"$tmp/err" && st=0 || st=$?
+[ "$st" -eq 2 ] && grep -qF "grove run: --bcs runs on one host only; this Slurm allocation has several" "$tmp/err" ||
+	{ cat "$tmp/err" >&2; fail "--bcs in an allocation of 3 hosts: exit $st"; }
 refused "grove run: Slurm job 41 runs on not-$me, this is $me: start grove run there" \
 	SLURM_JOB_ID=41 "SLURM_JOB_NODELIST=not-$me" SLURM_NTASKS=3
 refused "grove run: Slurm job 41 has no task count (SLURM_NTASKS): allocate with -n N, or give -n N" \

@@ -43,6 +43,8 @@ struct run_opts {
 	bool tcp;                /* --transport tcp (or --hosts) */
 	const char *hosts;       /* --hosts H1,H2,... */
 	const char *hostfile;    /* --hostfile FILE */
+	char *hosts_alloc;       /* a Slurm allocation's hosts, owned (hosts
+	                            points here then) */
 	uint64_t slice_ns;       /* --slice */
 	const char *record;      /* --record FILE */
 	const char *replay;      /* --replay FILE */

@@ -175,10 +175,10 @@ cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
 	int rc = run_parse(argc, argv, &o);
-	if (rc == 1)
-		return 0;
-	if (rc != 0)
-		return rc;
+	if (rc != 0) {
+		run_opts_free(&o);
+		return rc == 1 ? 0 : rc;
+	}
 	std_fds_open();
 	if ((rc = run_resolve_program(&o)) != 0) {
 		run_opts_free(&o);

@@ -20,11 +20,11 @@ run_usage(FILE *f)
 	    "       (also as mpiexec and mpirun)\n"
 	    "\n"
 	    "Start N ranks of an MPI program linked with Grove MPI on this host\n"
-	    "(or on the hosts of --hosts).\n"
+	    "(or on the hosts of --hosts, or of the Slurm allocation).\n"
 	    "\n"
 	    "  -n, -np, --np N      number of ranks (1..%d); default inside a\n"
-	    "                       Slurm allocation on this host (salloc -n N):\n"
-	    "                       its task count\n"
+	    "                       Slurm allocation (salloc -n N): its task\n"
+	    "                       count, on its hosts when it has several\n"
 	    "  --tag-output         prefix each line with [1,RANK]<stdout>: or\n"
 	    "                       [1,RANK]<stderr>: (as Open MPI does)\n"
 	    "  -x VAR[=VAL]         pass VAR (its value here, or VAL) to the ranks\n"
@@ -261,17 +261,23 @@ run_parse(int argc, char **argv, struct run_opts *o)
 		}
 #undef IS
 	}
-	if (!have_n) {
-		/* Inside a Slurm allocation: its task count (run_slurm.c). */
+	if (!o->hosts && !o->hostfile) {
+		/* Inside a Slurm allocation: its task count and hosts
+		 * (run_slurm.c). */
 		char err[512];
-		int rc = run_slurm_ranks(&o->n, RUN_MAX_RANKS, err, sizeof err);
+		int rc = run_slurm_apply(&o->n, have_n, &o->hosts_alloc,
+		                         RUN_MAX_RANKS, err, sizeof err);
 		if (rc < 0) {
 			fprintf(stderr, "%s: %s\n", RUN_CMD, err);
 			return 2;
 		}
-		if (rc > 0)
+		if (rc > 0 && !have_n)
 			return usage_error("the number of ranks is missing (-n N)",
 			                   NULL);
+		if (o->hosts_alloc)
+			o->hosts = o->hosts_alloc;
+	} else if (!have_n) {
+		return usage_error("the number of ranks is missing (-n N)", NULL);
 	}
 	if (i >= argc)
 		return usage_error("the program to run is missing", NULL);
@@ -284,8 +290,9 @@ run_parse(int argc, char **argv, struct run_opts *o)
 		                               : "--emds needs --bcs", NULL);
 	bool across = o->hosts || o->hostfile;
 	if (across && o->bcs)
-		return usage_error("--bcs runs on one host only; it cannot be "
-		    "used with --hosts", NULL);
+		return usage_error(o->hosts_alloc ? "--bcs runs on one host only; "
+		    "this Slurm allocation has several" : "--bcs runs on one host "
+		    "only; it cannot be used with --hosts", NULL);
 	if (across && (o->stats || o->stats_json || o->keep_trace))
 		return usage_error(o->keep_trace ? "--keep-trace is not supported "
 		    "with --hosts (the event spaces of ranks on other hosts stay "
@@ -322,6 +329,8 @@ nomem:
 void
 run_opts_free(struct run_opts *o)
 {
+	free(o->hosts_alloc);
+	o->hosts_alloc = NULL;
 	for (size_t i = 0; i < o->n_env_set; i++)
 		free(o->env_set[i]);
 	free(o->env_set);
