@@ -141,8 +141,11 @@ l = d["losses"]
 assert [x["node"] for x in l] == [2, 1, 8], l
 assert [x["new_parent"] for x in l] == [1, 0, 0], l
 assert [x["backends_moved"] for x in l] == [2, 4, 2], l
+# A killed CP's connection ends (closed, or reset when the kernel still
+# held data the process had not read); it is not found by the heartbeat.
 for x in l:
-    assert "connection closed" in x["text"], x
+    assert "lost: connection" in x["text"], x
+    assert "heartbeat" not in x["text"], x
 PY
 echo "kills: $(grep -o '"losses": \[[^]]*\]' "$tmp/kills" | grep -o '"node": [0-9]*, "new_parent": [0-9]*' | tr '\n' ' ')"
 
