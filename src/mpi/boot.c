@@ -213,14 +213,17 @@ mpi_boot_ready(char *err, size_t errlen)
 	 * control block. */
 	if (boot.kvs.fence(err, errlen))
 		return -1;
-	if (boot.named) {
-		boot.named = false;
-		int rc = mpi_boot_shm_unlink(boot.shm);
-		if (rc != 0) {
-			snprintf(err, errlen, "cannot remove the job segment's name "
-			    "%s: %s", boot.shm, strerror(-rc));
-			return -1;
-		}
+	/* Every rank removes the name, not only its creator: a rank that
+	 * leaves this fence first and then fails (MPI_Abort, a crash) gets
+	 * the job killed, perhaps before the creator has run again, and the
+	 * name would stay.  Each rank has removed it before it can fail;
+	 * all but the first find it gone. */
+	boot.named = false;
+	int rc = mpi_boot_shm_unlink(boot.shm);
+	if (rc != 0 && rc != -ENOENT) {
+		snprintf(err, errlen, "cannot remove the job segment's name "
+		    "%s: %s", boot.shm, strerror(-rc));
+		return -1;
 	}
 	if (boot.rank == 0 && getenv("GROVE_MPI_VERBOSE"))
 		fprintf(stderr, "grove-mpi: start-up of %d ranks through %s: "
