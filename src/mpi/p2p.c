@@ -17,14 +17,12 @@
  * Records that cannot enter a full ring wait in a per-destination outbox,
  * in order; later sends to that destination queue behind them.
  *
- * Channels.  A peer is reached through its ring pair in the job segment
- * or, with the TCP transport (tcp_chan.h), through a socket that carries
- * the same records: chan_reserve/chan_commit write a record either way,
- * and records from sockets come to the same handle() as records from
- * rings, so matching, the protocols and the outboxes are one engine.
- * Over TCP the eager limit is the transport's, and large messages always
- * go as CTS and DATA chunks (no process_vm_readv between hosts).  A
- * rank's messages to itself stay in its own ring.
+ * Channels (p2p_chan.h).  A peer is reached through its ring pair in
+ * the job segment or through a TCP socket that carries the same records;
+ * records from sockets come to the same handle() as records from rings,
+ * so matching, the protocols and the outboxes are one engine.  Over TCP
+ * the eager limit is the transport's, and large messages always go as
+ * CTS and DATA chunks (no process_vm_readv between hosts).
  */
 #define _GNU_SOURCE
 #include "mpi/p2p.h"
@@ -32,14 +30,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "mpi/bcs_rank.h"
 #include "mpi/clusters.h"
-#include "mpi/job.h"
-#include "mpi/ring.h"
-#include "mpi/tcp_chan.h"
+#include "mpi/p2p_chan.h"
 
 /* An entry of a destination's outbox: a request whose first record (EAGER
  * or RTS) did not fit, or a copied control record. */
@@ -55,82 +49,14 @@ struct mpi_outbox {
 
 /* The engine's state: per process, like MPI's (see mpi_proc). */
 static struct {
-	struct mpi_job *job;
-	int me, n;
-	uint32_t cap, eager;
-	int *pids;
-	bool cma;
-	const char *cma_why;
+	struct mpi_chans ch;   /* its channels, CMA */
+	int n;
 	MPI_Request posted_head, posted_tail;
 	struct mpi_unexp *unexp_head, *unexp_tail;
 	struct mpi_outbox *out;
 	int out_busy;          /* outboxes that are not empty */
-	uint64_t *head_cache;  /* per destination: its ring's head as last
-	                          read (mpi_ring_reserve) */
 	MPI_Request chunk_head; /* sends streaming chunks (no CMA) */
-	bool tcp;              /* peers other than this rank are on TCP */
-	uint32_t tcp_eager;
 } E;
-
-static inline struct mpi_ring_hdr *
-ring_to(int w)
-{
-	return mpi_job_ring(E.job, (uint32_t)w, (uint32_t)E.me);
-}
-
-/* ---- channels ---------------------------------------------------------- */
-
-static inline bool
-chan_tcp(int w)
-{
-	return E.tcp && w != E.me;
-}
-
-static inline uint64_t
-chan_eager(int w)
-{
-	return chan_tcp(w) ? E.tcp_eager : E.eager;
-}
-
-/* The largest DATA payload of one record to w. */
-static inline size_t
-chan_chunk(int w)
-{
-	return chan_tcp(w) ? MPI_TCP_CHUNK : E.cap / 4 - MPI_WIRE_HDR;
-}
-
-/* Room for a record of `payload` bytes to w, or NULL when its channel is
- * full (a ring without room, a socket's queue over its high-water
- * mark): the caller then queues in the outbox, or retries. */
-static inline struct mpi_wire *
-chan_reserve(int w, size_t payload)
-{
-	if (chan_tcp(w))
-		return mpi_tcp_reserve(w, payload);
-	return mpi_ring_reserve(ring_to(w), E.cap, mpi_wire_rec_bytes(payload),
-	                        &E.head_cache[w]);
-}
-
-/* Publishes the record; wake: wake the ring's consumer now (a batch of
- * ring records wakes once at its end, with chan_wake). */
-static inline void
-chan_commit(int w, struct mpi_wire *rec, bool wake)
-{
-	if (chan_tcp(w)) {
-		mpi_tcp_commit(w, rec);
-		return;
-	}
-	mpi_ring_commit(ring_to(w), E.cap, rec);
-	if (wake)
-		mpi_wake_published(w);
-}
-
-static inline void
-chan_wake(int w)
-{
-	if (!chan_tcp(w))
-		mpi_wake_published(w);
-}
 
 static inline uint64_t
 req_id(MPI_Request r)
@@ -147,54 +73,16 @@ int
 mpi_p2p_init(struct mpi_job *job, int rank, int size, const int *pids)
 {
 	memset(&E, 0, sizeof(E));
-	E.job = job;
-	E.me = rank;
 	E.n = size;
-	E.cap = job->hdr->ring_bytes;
-	E.eager = job->hdr->eager_limit;
-	E.pids = calloc((size_t)size, sizeof(int));
 	E.out = calloc((size_t)size, sizeof(*E.out));
-	E.head_cache = calloc((size_t)size, sizeof(*E.head_cache));
-	if (!E.pids || !E.out || !E.head_cache) {
-		free(E.pids);
-		free(E.out);
-		free(E.head_cache);
+	if (!E.out)
 		return MPI_ERR_NO_MEM;
+	int rc = mpi_chans_init(&E.ch, job, rank, size, pids);
+	if (rc != MPI_SUCCESS) {
+		free(E.out);
+		E.out = NULL;
 	}
-	memcpy(E.pids, pids, (size_t)size * sizeof(int));
-	E.cma = true;
-	E.tcp = mpi_tcp_active();
-	E.tcp_eager = mpi_tcp_eager();
-	const char *env = getenv("GROVE_MPI_CMA");
-	if (E.tcp) {
-		E.cma = false;
-		E.cma_why = "TCP transport: rendezvous in chunks";
-	} else if (env && strcmp(env, "0") == 0) {
-		E.cma = false;
-		E.cma_why = "GROVE_MPI_CMA=0";
-	} else {
-		/* Read a word a peer published (its probe word): the same
-		 * permission check as a real transfer. */
-		int peer = (rank + 1) % size;
-		struct mpi_rank_ctl *c = mpi_job_ctl(job, (uint32_t)peer);
-		uint64_t addr = __atomic_load_n(&c->probe_addr, __ATOMIC_ACQUIRE);
-		uint64_t got = 0;
-		struct iovec l = {&got, sizeof(got)};
-		struct iovec r = {(void *)(uintptr_t)addr, sizeof(got)};
-		if (addr == 0) {
-			E.cma = false;
-			E.cma_why = "the peer published no probe address";
-		} else if (process_vm_readv(pids[peer], &l, 1, &r, 1, 0) !=
-		               (ssize_t)sizeof(got) ||
-		           got != c->probe_value) {
-			E.cma = false;
-			E.cma_why = errno == EPERM ? "process_vm_readv refused (EPERM: "
-			                             "ptrace restrictions)"
-			            : errno == ENOSYS ? "process_vm_readv not in this kernel"
-			                              : "process_vm_readv failed";
-		}
-	}
-	return MPI_SUCCESS;
+	return rc;
 }
 
 void
@@ -217,23 +105,22 @@ mpi_p2p_fini(void)
 		}
 	}
 	free(E.out);
-	free(E.pids);
-	free(E.head_cache);
+	mpi_chans_fini(&E.ch);
 	memset(&E, 0, sizeof(E));
 }
 
 bool
 mpi_p2p_waits_for_space(void)
 {
-	return E.out_busy > 0 || E.chunk_head != NULL || mpi_tcp_backlogged();
+	return E.out_busy > 0 || E.chunk_head != NULL || mpi_chans_backlogged();
 }
 
 bool
 mpi_p2p_cma(const char **why)
 {
 	if (why)
-		*why = E.cma_why;
-	return E.cma;
+		*why = E.ch.cma_why;
+	return E.ch.cma;
 }
 
 void
@@ -280,12 +167,12 @@ static void
 send_ctl(int w, const struct mpi_wire *ctl)
 {
 	if (E.out[w].head == NULL) {
-		struct mpi_wire *rec = chan_reserve(w, 0);
+		struct mpi_wire *rec = mpi_chan_reserve(&E.ch, w, 0);
 		if (rec) {
 			uint32_t rb = rec->rec_bytes;
 			*rec = *ctl;
 			rec->rec_bytes = rb;
-			chan_commit(w, rec, true);
+			mpi_chan_commit(&E.ch, w, rec, true);
 			return;
 		}
 	}
@@ -316,8 +203,8 @@ contig_start(MPI_Request req)
 static bool
 push_first(MPI_Request req, int w)
 {
-	bool eager = req->bytes <= chan_eager(w);
-	struct mpi_wire *rec = chan_reserve(w, eager ? req->bytes : 0);
+	bool eager = req->bytes <= mpi_chan_eager(&E.ch, w);
+	struct mpi_wire *rec = mpi_chan_reserve(&E.ch, w, eager ? req->bytes : 0);
 	if (!rec)
 		return false;
 	rec->type = eager ? MPI_W_EAGER : MPI_W_RTS;
@@ -345,7 +232,7 @@ push_first(MPI_Request req, int w)
 		                                            : contig_start(req));
 	}
 	bool sync = rec->flags & MPI_W_F_SYNC; /* rec is the channel's now */
-	chan_commit(w, rec, true);
+	mpi_chan_commit(&E.ch, w, rec, true);
 	if (eager) {
 		if (sync)
 			req->state = MPI_RS_SEND_WAIT_ACK;
@@ -373,7 +260,8 @@ mpi_p2p_start_send(MPI_Request req)
 	req->status.MPI_TAG = req->tag;
 	if (__builtin_expect(mpi_wan_crosses(w), 0))
 		return mpi_wan_defer(req); /* emulated WAN (wan_shaper.c) */
-	if (req->bytes > chan_eager(w) && !dt_contig(req->dt, req->count)) {
+	if (req->bytes > mpi_chan_eager(&E.ch, w) &&
+	    !dt_contig(req->dt, req->count)) {
 		/* The receiver reads one contiguous run: pack it once. */
 		req->pack = malloc(req->bytes);
 		if (!req->pack)
@@ -407,13 +295,13 @@ flush_outboxes(void)
 				if (!push_first(o->req, w))
 					break;
 			} else {
-				struct mpi_wire *rec = chan_reserve(w, 0);
+				struct mpi_wire *rec = mpi_chan_reserve(&E.ch, w, 0);
 				if (!rec)
 					break;
 				uint32_t rb = rec->rec_bytes;
 				*rec = o->ctl;
 				rec->rec_bytes = rb;
-				chan_commit(w, rec, true);
+				mpi_chan_commit(&E.ch, w, rec, true);
 			}
 			b->head = o->next;
 			if (!b->head) {
@@ -436,13 +324,13 @@ push_chunks(void)
 	while (*link) {
 		MPI_Request req = *link;
 		int w = mpi_comm_world_rank(req->comm, req->peer);
-		size_t chunk = chan_chunk(w);
+		size_t chunk = mpi_chan_chunk(&E.ch, w);
 		const char *src = req->pack ? req->pack : contig_start(req);
 		while (req->moved < req->bytes) {
 			size_t n = req->bytes - req->moved;
 			if (n > chunk)
 				n = chunk;
-			struct mpi_wire *rec = chan_reserve(w, n);
+			struct mpi_wire *rec = mpi_chan_reserve(&E.ch, w, n);
 			if (!rec)
 				break;
 			rec->type = MPI_W_DATA;
@@ -450,12 +338,12 @@ push_chunks(void)
 			rec->addr = req->moved;
 			rec->bytes = n;
 			memcpy((char *)rec + MPI_WIRE_HDR, src + req->moved, n);
-			chan_commit(w, rec, false);
+			mpi_chan_commit(&E.ch, w, rec, false);
 			req->moved += n;
 			moved++;
 		}
 		if (moved)
-			chan_wake(w);
+			mpi_chan_wake(&E.ch, w);
 		if (req->moved >= req->bytes) {
 			*link = req->next;
 			req->next = NULL;
@@ -536,36 +424,16 @@ deliver_eager(MPI_Request req, int src_world, int src, int tag,
 	mpi_request_complete(req);
 }
 
-/* Reads n bytes at addr of pid into dst; 0 or an errno. */
-static int
-cma_read(int pid, void *dst, uint64_t addr, size_t n)
-{
-	size_t done = 0;
-	while (done < n) {
-		struct iovec l = {(char *)dst + done, n - done};
-		struct iovec r = {(void *)(uintptr_t)(addr + done), n - done};
-		ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (got == 0)
-			return EIO;
-		done += (size_t)got;
-	}
-	return 0;
-}
-
 static void
 deliver_rts(MPI_Request req, int src_world, int src, int tag, uint64_t sreq,
             uint64_t addr, uint64_t bytes)
 {
 	size_t n = recv_status(req, src, tag, bytes);
 	bool contig = dt_contig(req->dt, req->count);
-	if (E.cma && !chan_tcp(src_world)) {
+	if (E.ch.cma && !mpi_chan_tcp(&E.ch, src_world)) {
 		void *dst = contig ? contig_start(req) : malloc(n ? n : 1);
-		int e = dst ? cma_read(E.pids[src_world], dst, addr, n) : ENOMEM;
+		int e = dst ? mpi_chan_cma_read(&E.ch, src_world, dst, addr, n)
+		            : ENOMEM;
 		if (e == 0) {
 			if (!contig) {
 				mpi_dt_unpack(req->dt, req->buf, req->count, dst, 0, n);
@@ -578,13 +446,7 @@ deliver_rts(MPI_Request req, int src_world, int src, int tag, uint64_t sreq,
 		}
 		if (!contig)
 			free(dst);
-		if (e == EPERM || e == ENOSYS || e == EACCES) {
-			/* Refused now (a security module, a changed policy): copy
-			 * through the rings from here on. */
-			E.cma = false;
-			E.cma_why = e == ENOSYS ? "process_vm_readv not in this kernel"
-			                        : "process_vm_readv refused";
-		} else {
+		if (!mpi_chan_cma_refused(e)) {
 			req->status.MPI_ERROR = MPI_ERR_OTHER;
 			req->status.grove_count_ = 0;
 			struct mpi_wire fin = {.type = MPI_W_FIN, .sreq = sreq};
@@ -592,6 +454,8 @@ deliver_rts(MPI_Request req, int src_world, int src, int tag, uint64_t sreq,
 			mpi_request_complete(req);
 			return;
 		}
+		/* Refused now (a security module, a changed policy): CMA is
+		 * off, and the data comes through the rings from here on. */
 	}
 	/* Chunks through the ring: into the buffer, or a packed copy. */
 	req->bytes = n;
@@ -728,15 +592,18 @@ handle(const struct mpi_wire *w, int s)
 	}
 }
 
+/* Handles the records in the ring from world rank s, in order, and
+ * wakes s when it waits for room.  The loop of every message received
+ * on this host: handle() is inlined here. */
 static int
 drain(int s)
 {
-	struct mpi_ring_hdr *r = mpi_job_ring(E.job, (uint32_t)E.me, (uint32_t)s);
+	struct mpi_ring_hdr *r = mpi_chan_ring_from(&E.ch, s);
 	int n = 0;
 	struct mpi_wire *w;
-	while ((w = mpi_ring_peek(r, E.cap)) != NULL) {
+	while ((w = mpi_ring_peek(r, E.ch.cap)) != NULL) {
 		handle(w, s);
-		mpi_ring_release(r, E.cap, w);
+		mpi_ring_release(r, E.ch.cap, w);
 		n++;
 	}
 	if (n && mpi_ring_space_wanted(r))
@@ -749,12 +616,12 @@ mpi_progress(void)
 {
 	if (__builtin_expect(mpi_bcs_mode, 0))
 		return mpi_bcs_progress();
-	int ev = 0;
-	if (!E.job)
+	if (!E.ch.job)
 		return 0;
-	if (E.tcp) {
-		ev += drain(E.me);
-		ev += mpi_tcp_progress(handle);
+	int ev = 0;
+	if (E.ch.tcp) {
+		ev += drain(E.ch.me);
+		ev += mpi_chans_poll_sockets(handle);
 	} else {
 		for (int s = 0; s < E.n; s++)
 			ev += drain(s);
@@ -772,18 +639,18 @@ static bool
 quiet(void *arg)
 {
 	(void)arg;
-	return E.out_busy == 0 && E.chunk_head == NULL && !mpi_tcp_backlogged() &&
+	return E.out_busy == 0 && E.chunk_head == NULL && !mpi_chans_backlogged() &&
 	       mpi_wan_idle();
 }
 
 void
 mpi_p2p_quiesce(void)
 {
-	if (!E.job)
+	if (!E.ch.job)
 		return;
 	mpi_progress_until(quiet, NULL);
 	/* TCP: the peers' BYEs, then the sockets close. */
-	mpi_tcp_fini(handle);
+	mpi_chans_close(handle);
 }
 
 /* ---- posting receives --------------------------------------------------- */
