@@ -1,8 +1,8 @@
 #define _GNU_SOURCE /* cpu_set_t in net/spawn.h */
 /* The TBON node: connections, children, dispatch, periodic work.
  * Authenticating children is in node_accept.c, their READY reports in
- * node_ready.c, streams and waves in node_stream.c, launching in
- * node_launch.c. */
+ * node_ready.c, streams in node_stream.c and their waves in
+ * node_stream_up.c, launching in node_launch.c. */
 #include "tbon/node.h"
 
 #include <errno.h>
@@ -702,7 +702,7 @@ node_fini(node *n)
 		n->adoptions = a->next;
 		free(a);
 	}
-	free(n->gaps.g); /* the wave accounts' buffer (node_stream.c) */
+	free(n->gaps.g); /* the wave accounts' buffer (node_stream_up.c) */
 	free(n->pending);
 	free(n->pending_nonce);
 	free(n->pending_since);

@@ -223,7 +223,7 @@ struct node {
 
 	flt_registry *filters;
 	flt_out fout;
-	wave_gaps gaps;         /* the wave being released (node_stream.c) */
+	wave_gaps gaps;         /* the wave being released (node_stream_up.c) */
 	/* Data on a stream this node does not have: the last report of it
 	 * sent up, so that a child that keeps sending is reported once a
 	 * second, not per packet. */
@@ -250,7 +250,7 @@ struct node {
 	int parent_paused;      /* a child link is over its limit */
 	int children_paused;    /* the parent link is over its limit */
 	uint32_t *sync_paused;  /* children whose reads a wait_for_all
-	                           stream stopped (node_stream.c) */
+	                           stream stopped (node_stream_up.c) */
 	uint32_t n_sync_paused;
 	/* A child link kept bytes after a flush.  Only then can a child link
 	 * be over its limit, so node_check_pressure looks at them only while
@@ -388,14 +388,64 @@ void node_flush_all(node *n);
 /* Send a packet to every live child of a stream, or to all live children
  * when s is NULL. */
 void node_send_down(node *n, node_stream *s, grove_packet *p, int cp_only);
-/* node_stream.c, for node_down.c: a filter of s failed (reported up as a
- * filter error); the sync timeout of s changed (a waiting wave goes by
- * the new window). */
+/* node_stream_up.c, for node_down.c: a filter of s failed (reported up
+ * as a filter error); the sync timeout of s changed (a waiting wave goes
+ * by the new window). */
 void node_stream_filter_error(node *n, node_stream *s, int rc,
     const char *what);
 void node_stream_timeout_changed(node *n, node_stream *s);
+/* node_stream_up.c, for the membership changes of node_stream.c: the
+ * parent is told once when no member of s is left below this node; the
+ * waves that s's changed slots completed at time now (ns) go, then that
+ * check; reads from a child paused by a deep sync queue go on. */
+void node_stream_check_empty(node *n, node_stream *s);
+void node_stream_slots_changed(node *n, node_stream *s, uint64_t now);
+void node_streams_resume_child(node *n, uint32_t child);
 
-node_stream *node_stream_find(node *n, uint32_t id);
+/* The stream table, n->streams (node_stream.c): open addressing on the
+ * id.  A removed stream leaves a tombstone (the node pointer) so the
+ * probe chains through its slot stay intact.  Tombstones count against
+ * the load like live streams: a table whose every slot is live or a
+ * tombstone would leave a lookup of an absent id no empty slot to stop
+ * at, so the table is rebuilt, without them, before that can happen. */
+#define NODE_STREAM_TOMBSTONE(n) ((node_stream *)(n))
+
+static inline size_t
+node_stream_slot_of(uint32_t id, size_t cap)
+{
+	return (id * 2654435761u) & (cap - 1);
+}
+
+/* The stream with this id, or NULL.  Inline: every packet up or down
+ * looks its stream up. */
+static inline node_stream *
+node_stream_find(node *n, uint32_t id)
+{
+	size_t cap = n->stream_cap;
+	size_t i = cap ? node_stream_slot_of(id, cap) : 0;
+	for (size_t probes = 0; probes < cap; probes++, i = (i + 1) & (cap - 1)) {
+		node_stream *s = n->streams[i];
+		if (!s)
+			return NULL;
+		if (s != NODE_STREAM_TOMBSTONE(n) && s->id == id)
+			return s;
+	}
+	return NULL;
+}
+
+/* Visit the streams (pos from 0; NULL at the end).  Inline, as find. */
+static inline node_stream *
+node_stream_next(node *n, size_t *pos)
+{
+	for (; *pos < n->stream_cap; (*pos)++) {
+		node_stream *s = n->streams[*pos];
+		if (s && s != NODE_STREAM_TOMBSTONE(n)) {
+			(*pos)++;
+			return s;
+		}
+	}
+	return NULL;
+}
 /* A back-end child attached: it is told of the streams it is a member of
  * that were created before (STREAM_NEW, its rank alone). */
 void node_streams_child_attached(node *n, uint32_t child);
@@ -476,7 +526,7 @@ void node_describe_child(const node *n, const node_child *ch, char *out,
  * topology has no such node). */
 void node_describe_id(const node *n, uint32_t id, char *out, size_t len);
 
-/* Wave accounts (node_wave.c), for the wave release of node_stream.c:
+/* Wave accounts (node_wave.c), for the wave release of node_stream_up.c:
  * the gaps of the wave just popped from s into n->gaps (returns the
  * wave's tag as its first share says, or tag); the gaps when this node's
  * filter failed on it (rc); and the share announcement to the parent
@@ -522,8 +572,6 @@ void node_outlive_parent(node *n);
  * `lost`, slots for the expected children [first, first + k) (padded to
  * wave R) and the lost child's slot given up, replaced. */
 void node_streams_adopt(node *n, uint32_t lost, uint32_t first, uint32_t k);
-/* Visit the streams (pos from 0; NULL at the end). */
-node_stream *node_stream_next(node *n, size_t *pos);
 /* STREAM_NEW for s to child idx, with its members. */
 void node_stream_tell_child(node *n, node_stream *s, uint32_t idx);
 

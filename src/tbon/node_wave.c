@@ -1,6 +1,6 @@
 /* A node's account of each wave it releases: which back-ends are missing
  * from it and why (the gaps), and the share announcement that carries
- * them to the parent (WAVE_SHARE).  Called by node_stream.c's wave
+ * them to the parent (WAVE_SHARE).  Called by node_stream_up.c's wave
  * release; declared in tbon/node.h. */
 #include <stdio.h>
 #include <stdlib.h>
