@@ -139,7 +139,8 @@ if(GROVE_FUZZ)
     grove_link_internal(${name})
     if(name MATCHES "^fuzz_mpi_")
       # Grove MPI's pure parsers, compiled into the fuzzer (instrumented).
-      target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src/mpi/cluster_map.c)
+      target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src/mpi/cluster_map.c
+                     ${CMAKE_SOURCE_DIR}/src/mpi/card.c)
       target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
     elseif(name STREQUAL "fuzz_hostlist")
       # grove run's Slurm host lists, from its own source.

@@ -1,24 +1,22 @@
 /* Start-up under srun (PMI-2) and mpirun (PMIx): the launcher-neutral
  * part, see boot.h for the order of fences.
  *
- * A card here is "pid boot-id host" (as in wireup.h, without flags: the
- * transport learns CMA itself from the control blocks).  Ranks of one
- * job on several hosts are refused: the only transport is shared
- * memory. */
+ * The cards are those of the tree's wire-up (card.h), with no TCP
+ * listener: ranks of one job on several hosts are refused, the only
+ * transport here is shared memory.  Their flags go unread: the
+ * transport learns CMA itself from the control blocks. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mpi/boot.h"
+#include "mpi/card.h"
 #include "mpi/job.h"
 
 #define CARD_KEY "grove-card"
-#define CARD_MAX 400
 
 /* Process-wide on purpose, like mpi_proc: one MPI_Init per process. */
 static struct {
@@ -39,89 +37,32 @@ now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-struct boot_card {
-	long pid;
-	char boot[40];
-	char host[256];
-};
-
-/* The first 32 hex digits of the kernel's boot id, or "-". */
-static void
-boot_id(char *out, size_t len)
-{
-	snprintf(out, len, "-");
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char b[64];
-	ssize_t n = read(fd, b, sizeof b - 1);
-	close(fd);
-	size_t o = 0;
-	for (ssize_t i = 0; i < n && o + 1 < len && o < 32; i++)
-		if ((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f'))
-			out[o++] = b[i];
-	if (o)
-		out[o] = '\0';
-}
-
-static void
-my_card(struct boot_card *c)
-{
-	c->pid = (long)getpid();
-	boot_id(c->boot, sizeof c->boot);
-	if (gethostname(c->host, sizeof c->host - 1) != 0 || !c->host[0])
-		snprintf(c->host, sizeof c->host, "localhost");
-	c->host[sizeof c->host - 1] = '\0';
-	for (char *p = c->host; *p; p++)
-		if (*p == ' ' || *p == '\t' || *p == '\n')
-			*p = '_';
-}
-
-static int
-parse_card(const char *s, struct boot_card *c)
-{
-	int used = 0;
-	if (sscanf(s, "%ld %39s %n", &c->pid, c->boot, &used) < 2 ||
-	    used <= 0 || !s[used] || c->pid <= 0)
-		return -1;
-	snprintf(c->host, sizeof c->host, "%s", s + used);
-	return 0;
-}
-
-static bool
-same_host(const struct boot_card *a, const struct boot_card *b)
-{
-	return !strcmp(a->host, b->host) &&
-	    (!strcmp(a->boot, "-") || !strcmp(b->boot, "-") ||
-	     !strcmp(a->boot, b->boot));
-}
-
 /* Fence 1: every rank's card.  Sets *leader to the lowest rank on this
  * host and *leader_pid to its pid; refuses ranks on other hosts. */
 static int
 exchange_cards(int *leader, long *leader_pid, char *err, size_t errlen)
 {
-	struct boot_card mine;
-	my_card(&mine);
-	char card[CARD_MAX], key[64];
-	snprintf(card, sizeof card, "%ld %s %s", mine.pid, mine.boot, mine.host);
+	struct mpi_card mine;
+	mpi_card_mine(&mine, NULL);
+	char card[MPI_CARD_MAX], key[64];
+	mpi_card_format(&mine, card, sizeof card);
 	snprintf(key, sizeof key, "%s-%d", CARD_KEY, boot.rank);
 	if (boot.kvs.put(key, card, err, errlen) || boot.kvs.fence(err, errlen))
 		return -1;
 	*leader = -1;
 	for (int r = 0; r < boot.size; r++) {
-		struct boot_card c;
+		struct mpi_card c;
 		snprintf(key, sizeof key, "%s-%d", CARD_KEY, r);
 		if (r == boot.rank)
 			c = mine;
 		else if (boot.kvs.get(r, key, card, sizeof card, err, errlen))
 			return -1;
-		else if (parse_card(card, &c)) {
+		else if (mpi_card_parse(card, &c)) {
 			snprintf(err, errlen, "rank %d's card is not one: '%.80s'", r,
 			    card);
 			return -1;
 		}
-		if (!same_host(&c, &mine)) {
+		if (!mpi_card_same_kernel(&c, &mine)) {
 			snprintf(err, errlen, "rank %d runs on %s and rank %d on %s%s: "
 			    "Grove MPI runs the ranks of a job on one host only "
 			    "(ranks share memory); %s",

@@ -190,27 +190,6 @@ mpi_cluster_from_hosts(const char *const *hosts, int size, int *cluster_of,
 	*nclusters = nc;
 }
 
-const char *
-mpi_cluster_card_host(const char *card)
-{
-	/* "pid flags boot-id tcp host" (wireup.h): the host is what follows
-	 * the fourth blank run (host names have no blanks; wireup.c replaces
-	 * them).  The tcp field differs between every two ranks, so a host
-	 * taken with it would make a cluster of each rank. */
-	const char *p = card;
-	for (int field = 0; field < 4; field++) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			return NULL;
-		while (*p && *p != ' ')
-			p++;
-	}
-	while (*p == ' ')
-		p++;
-	return *p ? p : NULL;
-}
-
 /* A number with a unit from units[] (names with their factors); the
  * unit is required. */
 struct unit {

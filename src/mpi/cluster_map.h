@@ -5,8 +5,8 @@
  * A cluster is a set of ranks whose links are cheap compared with the
  * links between clusters (the P-LogP paper's LAN and WAN).  By default
  * the ranks of one host form a cluster (host names from the wire-up
- * cards); GROVE_MPI_CLUSTERS names clusters explicitly so that tests and
- * benchmarks can emulate several clusters on one host:
+ * cards, card.h); GROVE_MPI_CLUSTERS names clusters explicitly so that
+ * tests and benchmarks can emulate several clusters on one host:
  *
  *   "0-3,4-7"       clusters separated by ',', each a rank or a range;
  *   "0+2+4,1+3+5"   '+' joins ranks and ranges into one cluster;
@@ -34,11 +34,6 @@ int mpi_cluster_parse(const char *spec, int size, int *cluster_of,
  * numbered in the order of their first rank. */
 void mpi_cluster_from_hosts(const char *const *hosts, int size,
                             int *cluster_of, int *nclusters);
-
-/* The host name of a wire-up card ("pid flags boot-id tcp host",
- * src/mpi/wireup.h), or NULL
- * when the card is malformed. */
-const char *mpi_cluster_card_host(const char *card);
 
 /* Parses GROVE_MPI_WAN: latency in microseconds and bandwidth in bytes
  * per second (both > 0).  0, or -1 with the reason in why. */

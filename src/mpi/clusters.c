@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/card.h"
 #include "mpi/cluster_map.h"
 #include "mpi/clusters.h"
 #include "mpi/coll_hier.h"
@@ -40,9 +41,10 @@ mpi_clusters_note_cards(const char *const *cards, const uint32_t *ranks,
 	if (!C.hosts)
 		return; /* then the default is one cluster */
 	for (uint64_t i = 0; i < n; i++) {
-		const char *h = mpi_cluster_card_host(cards[i]);
-		if (ranks[i] < (uint32_t)size && h && !C.hosts[ranks[i]])
-			C.hosts[ranks[i]] = strdup(h);
+		struct mpi_card c;
+		if (ranks[i] < (uint32_t)size && !C.hosts[ranks[i]] &&
+		    mpi_card_parse(cards[i], &c) == 0)
+			C.hosts[ranks[i]] = strdup(c.host);
 	}
 	for (int r = 0; r < size; r++)
 		if (!C.hosts[r]) {

@@ -6,7 +6,9 @@
  * the even one's data and goes on, the even one waits for the result),
  * leaving p participants that exchange and combine with partner
  * newrank ^ 2^k for log2 p rounds; combination is always lower op higher
- * in rank order, so non-commutative ops are right.
+ * in rank order, so non-commutative ops are right.  The same schedule
+ * (mpi_list_allreduce) runs between the clusters' leaders of a
+ * hierarchical allreduce (coll_hier.c), over their list of ranks.
  * Large (at least ALLREDUCE_LARGE bytes, commutative op, count >= n):
  * a reduce-scatter then an allgather, 2 (n-1)/n of the data per rank
  * instead of log2(n) times all of it: Rabenseifner's recursive halving
@@ -24,57 +26,93 @@
 
 #define ALLREDUCE_LARGE (64 * 1024)
 
-static void
-build_recursive_doubling(struct mpi_sched *s, void *recvbuf, size_t count,
-                         MPI_Datatype dt, MPI_Op op)
+/* Rank of index i of a builder's list; NULL stands for the
+ * communicator's ranks in order (the flat collectives), so that they
+ * need no identity list built on every call. */
+static inline int
+peer(const int *list, int i)
 {
-	int n = s->comm->size, me = s->comm->rank;
+	return list ? list[i] : i;
+}
+
+/* The largest power of two <= n. */
+static int
+pow2_floor(int n)
+{
 	int p = 1;
 	while (p * 2 <= n)
 		p *= 2;
-	int rem = n - p;
+	return p;
+}
+
+/* Index in the list of participant nr once the first 2 rem have folded
+ * (the odd one of each pair goes on). */
+static int
+unfolded(int nr, int rem)
+{
+	return nr < rem ? nr * 2 + 1 : nr + rem;
+}
+
+/* MPICH's fold when n is not a power of two: of the first 2 rem
+ * indices, each even one hands its data to the odd one after it, which
+ * combines it (lower index op higher) and goes on.  Returns this rank's
+ * index among the p = n - rem participants, or -1 when it waits for
+ * fold_out. */
+static int
+fold_in(struct mpi_sched *s, const int *list, int rem, int idx, void *buf,
+        void *tmp, size_t count, MPI_Datatype dt, MPI_Op op)
+{
+	if (idx >= 2 * rem)
+		return idx - rem;
+	if (idx % 2 == 0) {
+		mpi_sched_send(s, buf, count, dt, peer(list, idx + 1));
+		mpi_sched_fence(s);
+		return -1;
+	}
+	mpi_sched_recv(s, tmp, count, dt, peer(list, idx - 1));
+	mpi_sched_fence(s);
+	mpi_sched_reduce(s, tmp, buf, count, dt, op);
+	return idx / 2;
+}
+
+/* The fold undone: each odd index hands the result to the even one. */
+static void
+fold_out(struct mpi_sched *s, const int *list, int rem, int idx, void *buf,
+         size_t count, MPI_Datatype dt)
+{
+	if (idx >= 2 * rem)
+		return;
+	if (idx % 2)
+		mpi_sched_send(s, buf, count, dt, peer(list, idx - 1));
+	else
+		mpi_sched_recv(s, buf, count, dt, peer(list, idx + 1));
+	mpi_sched_fence(s);
+}
+
+void
+mpi_list_allreduce(struct mpi_sched *s, const int *list, int n, int idx,
+                   void *buf, size_t count, MPI_Datatype dt, MPI_Op op)
+{
+	int p = pow2_floor(n), rem = n - p;
 	void *tmp = mpi_sched_tmpbuf(s, count, dt);
 	if (!tmp)
 		return;
-	int newrank;
-	if (me < 2 * rem) {
-		if (me % 2 == 0) {
-			mpi_sched_send(s, recvbuf, count, dt, me + 1);
-			mpi_sched_fence(s);
-			newrank = -1;
-		} else {
-			mpi_sched_recv(s, tmp, count, dt, me - 1);
-			mpi_sched_fence(s);
-			mpi_sched_reduce(s, tmp, recvbuf, count, dt, op);
-			newrank = me / 2;
-		}
-	} else {
-		newrank = me - rem;
-	}
-	if (newrank >= 0) {
-		for (int mask = 1; mask < p; mask <<= 1) {
-			int newdst = newrank ^ mask;
-			int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-			mpi_sched_recv(s, tmp, count, dt, dst);
-			mpi_sched_send(s, recvbuf, count, dt, dst);
-			mpi_sched_fence(s);
-			if (dst < me || op->commute) {
-				/* theirs op mine */
-				mpi_sched_reduce(s, tmp, recvbuf, count, dt, op);
-			} else {
-				/* mine op theirs, then back into recvbuf */
-				mpi_sched_reduce(s, recvbuf, tmp, count, dt, op);
-				mpi_sched_copy(s, tmp, count, dt, recvbuf, count, dt);
-			}
-		}
-	}
-	if (me < 2 * rem) {
-		if (me % 2)
-			mpi_sched_send(s, recvbuf, count, dt, me - 1);
-		else
-			mpi_sched_recv(s, recvbuf, count, dt, me + 1);
+	int newidx = fold_in(s, list, rem, idx, buf, tmp, count, dt, op);
+	for (int mask = 1; newidx >= 0 && mask < p; mask <<= 1) {
+		int d = unfolded(newidx ^ mask, rem);
+		mpi_sched_recv(s, tmp, count, dt, peer(list, d));
+		mpi_sched_send(s, buf, count, dt, peer(list, d));
 		mpi_sched_fence(s);
+		if (d < idx || op->commute) {
+			/* theirs op mine */
+			mpi_sched_reduce(s, tmp, buf, count, dt, op);
+		} else {
+			/* mine op theirs, then back into buf */
+			mpi_sched_reduce(s, buf, tmp, count, dt, op);
+			mpi_sched_copy(s, tmp, count, dt, buf, count, dt);
+		}
 	}
+	fold_out(s, list, rem, idx, buf, count, dt);
 }
 
 /* Ring reduce-scatter + ring allgather on n segments of the items. */
@@ -125,40 +163,22 @@ build_rabenseifner(struct mpi_sched *s, void *recvbuf, size_t count,
                    MPI_Datatype dt, MPI_Op op)
 {
 	int n = s->comm->size, me = s->comm->rank;
-	int p = 1;
-	while (p * 2 <= n)
-		p *= 2;
-	int rem = n - p;
+	int p = pow2_floor(n), rem = n - p;
 	void *tmp = mpi_sched_tmpbuf(s, count, dt);
 	size_t *cnts = mpi_sched_alloc(s, 2 * (size_t)p * sizeof(size_t));
 	if (!tmp || !cnts)
 		return;
 	size_t *disps = cnts + p;
-	int newrank;
-	if (me < 2 * rem) {
-		if (me % 2 == 0) {
-			mpi_sched_send(s, recvbuf, count, dt, me + 1);
-			mpi_sched_fence(s);
-			newrank = -1;
-		} else {
-			mpi_sched_recv(s, tmp, count, dt, me - 1);
-			mpi_sched_fence(s);
-			mpi_sched_reduce(s, tmp, recvbuf, count, dt, op);
-			newrank = me / 2;
-		}
-	} else {
-		newrank = me - rem;
-	}
+	int newrank = fold_in(s, NULL, rem, me, recvbuf, tmp, count, dt, op);
 	if (newrank >= 0) {
 		for (int i = 0; i < p; i++) {
 			cnts[i] = count / (size_t)p + ((size_t)i < count % (size_t)p);
 			disps[i] = i ? disps[i - 1] + cnts[i - 1] : 0;
 		}
-#define REAL(nr) ((nr) < rem ? (nr) * 2 + 1 : (nr) + rem)
 #define SUM(a, b, out) do { out = 0; for (int i_ = (a); i_ < (b); i_++) out += cnts[i_]; } while (0)
 		int send_idx = 0, recv_idx = 0, last_idx = p, mask = 1;
 		while (mask < p) {
-			int newdst = newrank ^ mask, dst = REAL(newdst);
+			int newdst = newrank ^ mask, dst = unfolded(newdst, rem);
 			size_t scnt, rcnt;
 			if (newrank < newdst) {
 				send_idx = recv_idx + p / (mask * 2);
@@ -184,7 +204,7 @@ build_rabenseifner(struct mpi_sched *s, void *recvbuf, size_t count,
 				last_idx = recv_idx + p / mask;
 		}
 		for (mask >>= 1; mask > 0; mask >>= 1) {
-			int newdst = newrank ^ mask, dst = REAL(newdst);
+			int newdst = newrank ^ mask, dst = unfolded(newdst, rem);
 			size_t scnt, rcnt;
 			if (newrank < newdst) {
 				if (mask != p / 2)
@@ -207,16 +227,9 @@ build_rabenseifner(struct mpi_sched *s, void *recvbuf, size_t count,
 			if (newrank > newdst)
 				send_idx = recv_idx;
 		}
-#undef REAL
 #undef SUM
 	}
-	if (me < 2 * rem) {
-		if (me % 2)
-			mpi_sched_send(s, recvbuf, count, dt, me - 1);
-		else
-			mpi_sched_recv(s, recvbuf, count, dt, me + 1);
-		mpi_sched_fence(s);
-	}
+	fold_out(s, NULL, rem, me, recvbuf, count, dt);
 }
 
 static int
@@ -266,7 +279,8 @@ allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
 		         n >= (size_t)comm->size)
 			build_ring(s, recvbuf, n, dt, op);
 		else
-			build_recursive_doubling(s, recvbuf, n, dt, op);
+			mpi_list_allreduce(s, NULL, comm->size, comm->rank,
+			                   recvbuf, n, dt, op);
 	}
 	rc = req ? mpi_sched_start(s, req) : mpi_sched_run(s);
 	if (rc)

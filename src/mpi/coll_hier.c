@@ -103,53 +103,6 @@ list_dissemination(struct mpi_sched *s, const int *list, int n, int idx)
 	}
 }
 
-/* Recursive doubling (commutative op) over list, in place in buf, with
- * MPICH's fold of the ranks beyond the largest power of two. */
-static void
-list_allreduce(struct mpi_sched *s, const int *list, int n, int idx,
-               void *buf, size_t count, MPI_Datatype dt, MPI_Op op)
-{
-	int p = 1;
-	while (p * 2 <= n)
-		p *= 2;
-	int rem = n - p;
-	void *tmp = mpi_sched_tmpbuf(s, count, dt);
-	if (!tmp)
-		return;
-	int newidx;
-	if (idx < 2 * rem) {
-		if (idx % 2 == 0) {
-			mpi_sched_send(s, buf, count, dt, list[idx + 1]);
-			mpi_sched_fence(s);
-			newidx = -1;
-		} else {
-			mpi_sched_recv(s, tmp, count, dt, list[idx - 1]);
-			mpi_sched_fence(s);
-			mpi_sched_reduce(s, tmp, buf, count, dt, op);
-			newidx = idx / 2;
-		}
-	} else {
-		newidx = idx - rem;
-	}
-	if (newidx >= 0) {
-		for (int mask = 1; mask < p; mask <<= 1) {
-			int nd = newidx ^ mask;
-			int d = nd < rem ? nd * 2 + 1 : nd + rem;
-			mpi_sched_recv(s, tmp, count, dt, list[d]);
-			mpi_sched_send(s, buf, count, dt, list[d]);
-			mpi_sched_fence(s);
-			mpi_sched_reduce(s, tmp, buf, count, dt, op);
-		}
-	}
-	if (idx < 2 * rem) {
-		if (idx % 2)
-			mpi_sched_send(s, buf, count, dt, list[idx - 1]);
-		else
-			mpi_sched_recv(s, buf, count, dt, list[idx + 1]);
-		mpi_sched_fence(s);
-	}
-}
-
 void
 mpi_hier_build_reduce(struct mpi_sched *s, const void *sendbuf,
                       void *recvbuf, size_t count, MPI_Datatype dt,
@@ -183,8 +136,8 @@ mpi_hier_build_allreduce(struct mpi_sched *s, const void *sendbuf,
 	mpi_list_reduce(s, h.members, h.nmembers, h.member_idx, sendbuf,
 	                recvbuf, count, dt, op);
 	if (h.leader_idx >= 0)
-		list_allreduce(s, h.leaders, h.nleaders, h.leader_idx, recvbuf,
-		               count, dt, op);
+		mpi_list_allreduce(s, h.leaders, h.nleaders, h.leader_idx,
+		                   recvbuf, count, dt, op);
 	mpi_list_bcast(s, h.members, h.nmembers, h.member_idx, recvbuf, count,
 	               dt);
 }

@@ -29,6 +29,14 @@ void mpi_list_bcast(struct mpi_sched *s, const int *list, int n, int idx,
 void mpi_list_reduce(struct mpi_sched *s, const int *list, int n, int idx,
                      const void *src, void *dst, size_t count,
                      MPI_Datatype dt, MPI_Op op);
+/* Recursive doubling allreduce of buf, in place, with MPICH's fold of
+ * the indices beyond the largest power of two; partners combine lower
+ * index op higher, so a non-commutative op is right in list order.
+ * list NULL: the communicator's ranks in order (idx is then the rank).
+ * One schedule for the flat and the hierarchical allreduce
+ * (coll_allreduce.c). */
+void mpi_list_allreduce(struct mpi_sched *s, const int *list, int n, int idx,
+                        void *buf, size_t count, MPI_Datatype dt, MPI_Op op);
 
 /* The hierarchical collectives (commutative ops only: the caller keeps
  * the flat algorithms, which respect rank order, for the others). */

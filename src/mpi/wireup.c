@@ -24,16 +24,15 @@
  * it when grove run --keep-trace asked (GROVE_MPI_TRACE_KEEP). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <grove/backend.h>
 #include <grove/trace.h>
 
+#include "mpi/card.h"
 #include "mpi/clusters.h"
 #include "mpi/job.h"
 #include "mpi/mpi_impl.h"
@@ -53,54 +52,6 @@ now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-/* The first 32 hex digits of the kernel's boot id, or "-". */
-static void
-boot_id(char *out, size_t len)
-{
-	snprintf(out, len, "-");
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char b[64];
-	ssize_t n = read(fd, b, sizeof b - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	size_t o = 0;
-	for (ssize_t i = 0; i < n && o + 1 < len && o < 32; i++)
-		if ((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f'))
-			out[o++] = b[i];
-	out[o] = '\0';
-	if (o == 0)
-		snprintf(out, len, "-");
-}
-
-/* Whether Yama lets a rank read a sibling's memory (CMA): scope 0, or 1
- * with the PR_SET_PTRACER that MPI_Init sets; 2 and 3 forbid it. */
-static unsigned
-cma_flag(void)
-{
-	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return MPI_WIRE_F_CMA; /* no Yama */
-	char c = '0';
-	ssize_t n = read(fd, &c, 1);
-	close(fd);
-	return n == 1 && c >= '2' ? 0 : MPI_WIRE_F_CMA;
-}
-
-static void
-host_name(char *out, size_t len)
-{
-	if (gethostname(out, len - 1) != 0 || !out[0])
-		snprintf(out, len, "localhost");
-	out[len - 1] = '\0';
-	/* A card's fields are separated by blanks. */
-	for (char *p = out; *p; p++)
-		if (*p == ' ' || *p == '\t' || *p == '\n')
-			*p = '_';
 }
 
 /* Receives the next packet of tag `want`, whatever else comes first
@@ -126,31 +77,12 @@ recv_tag(int32_t want, uint32_t *stream, grove_packet **p, char *err,
 	}
 }
 
-struct card {
-	long pid;
-	unsigned flags;
-	char boot[40];
-	char tcp[64];    /* "address:port", or "-" */
-	char host[256];
-};
-
-static int
-parse_card(const char *s, struct card *c)
-{
-	int used = 0;
-	if (sscanf(s, "%ld %u %39s %63s %n", &c->pid, &c->flags, c->boot,
-	    c->tcp, &used) < 4 || used <= 0 || !s[used])
-		return -1;
-	snprintf(c->host, sizeof c->host, "%s", s + used);
-	return 0;
-}
-
 /* Checks the gathered cards: one per rank, every rank on this host, the
  * pids those the ranks wrote into the job segment. */
 static int
 check_cards(struct mpi_job *job, int rank, int size, const char *const *cards,
     uint64_t ncards, const uint32_t *ranks, uint64_t nranks,
-    const struct card *mine, char *err, size_t errlen)
+    const struct mpi_card *mine, char *err, size_t errlen)
 {
 	if (ncards != nranks || ncards != (uint64_t)size) {
 		snprintf(err, errlen, "got %llu cards for %d ranks",
@@ -164,21 +96,20 @@ check_cards(struct mpi_job *job, int rank, int size, const char *const *cards,
 	}
 	int rc = 0;
 	int other = -1;
-	struct card oc = {0};
+	struct mpi_card oc = {0};
 	host_leader = rank;
 	for (uint64_t i = 0; i < ncards && rc == 0; i++) {
-		struct card c;
+		struct mpi_card c;
 		uint32_t r = ranks[i];
-		if (r >= (uint32_t)size || seen[r] || parse_card(cards[i], &c)) {
+		if (r >= (uint32_t)size || seen[r] ||
+		    mpi_card_parse(cards[i], &c)) {
 			snprintf(err, errlen, "bad card %llu (rank %u): '%.80s'",
 			    (unsigned long long)i, r, cards[i]);
 			rc = -1;
 			break;
 		}
 		seen[r] = 1;
-		bool same_host = !strcmp(c.host, mine->host) &&
-		    (!strcmp(c.boot, "-") || !strcmp(mine->boot, "-") ||
-		     !strcmp(c.boot, mine->boot));
+		bool same_host = mpi_card_same_kernel(&c, mine);
 		if (!same_host && other < 0) {
 			other = (int)r;
 			oc = c;
@@ -248,12 +179,10 @@ mpi_wireup(struct mpi_job *job, int rank, int size, char *err, size_t errlen)
 	if (recv_tag(MPI_WIRE_TAG_GO, &stream, &p, err, errlen, "the start"))
 		return -1;
 	grove_packet_unref(p);
-	struct card mine = {.pid = (long)getpid(), .flags = cma_flag()};
-	boot_id(mine.boot, sizeof mine.boot);
-	host_name(mine.host, sizeof mine.host);
-	char card[400];
-	snprintf(card, sizeof card, "%ld %u %s %s %s", mine.pid, mine.flags,
-	    mine.boot, mpi_tcp_endpoint(), mine.host);
+	struct mpi_card mine;
+	mpi_card_mine(&mine, mpi_tcp_endpoint());
+	char card[MPI_CARD_MAX];
+	mpi_card_format(&mine, card, sizeof card);
 	if ((rc = grove_be_send(wire_be, stream, MPI_WIRE_TAG_CARD, "%s", card))) {
 		snprintf(err, errlen, "sending this rank's card: %s",
 		    grove_strerror(rc));

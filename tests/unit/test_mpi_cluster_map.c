@@ -1,7 +1,7 @@
 /* Grove MPI cluster maps (src/mpi/cluster_map.c): the GROVE_MPI_CLUSTERS
  * and GROVE_MPI_WAN parsers with their error messages, clusters from
- * host names and from wire-up cards, and the layout of hierarchical
- * collectives (leaders, members, who leads). */
+ * host names (the cards' are tested in test_mpi_card.c), and the layout
+ * of hierarchical collectives (leaders, members, who leads). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,7 +84,7 @@ test_parse_errors(void **state)
 }
 
 static void
-test_hosts_and_cards(void **state)
+test_hosts(void **state)
 {
 	(void)state;
 	const char *hosts[] = {"b", "a", "b", "c", "a"};
@@ -94,19 +94,6 @@ test_hosts_and_cards(void **state)
 	int want[] = {0, 1, 0, 2, 1};
 	for (int r = 0; r < 5; r++)
 		assert_int_equal(cl[r], want[r]);
-	assert_string_equal(mpi_cluster_card_host("123 1 abcdef - node-7"),
-	                    "node-7");
-	assert_string_equal(mpi_cluster_card_host("1 0 - -   h"), "h");
-	/* Two ranks of one host over TCP: their listeners differ, their
-	 * host does not. */
-	assert_string_equal(mpi_cluster_card_host("7 1 ab 10.0.0.1:4001 h1"),
-	                    "h1");
-	assert_string_equal(mpi_cluster_card_host("8 1 ab 10.0.0.1:4002 h1"),
-	                    "h1");
-	assert_null(mpi_cluster_card_host("123 1 abcdef -"));
-	assert_null(mpi_cluster_card_host("123 1 abcdef - "));
-	assert_null(mpi_cluster_card_host("123 1 abcdef"));
-	assert_null(mpi_cluster_card_host(""));
 }
 
 static void
@@ -204,7 +191,7 @@ main(void)
 		cmocka_unit_test(test_parse_ranges),
 		cmocka_unit_test(test_parse_blocks),
 		cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_hosts_and_cards),
+		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_wan),
 		cmocka_unit_test(test_layout),
 	};
