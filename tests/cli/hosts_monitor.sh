@@ -17,50 +17,19 @@
 # Exits 77 (a skip) with the reason where no test bed can be made.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-grove=$build/grove
-testbed=$src/scripts/testbed.sh
-prefix=sc
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/testbed_common.sh"
+net=
+
+# After down (which ends every process in the hosts, the network's too):
+# the network's event spaces.
+testbed_after_down() {
+	[[ -n $net ]] && "$grove" trace clean --net "$net" >/dev/null 2>&1
+}
+
+testbed_prefix m
 h1=${prefix}1 h2=${prefix}2 h3=${prefix}3
-tmp=$(mktemp -d)
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-cleanup() {
-	local rc=$?
-	# down ends every process in the hosts, the network's too.
-	"$testbed" down --prefix "$prefix" || rc=1
-	[[ -n ${net:-} ]] && "$grove" trace clean --net "$net" >/dev/null 2>&1
-	rm -rf "$tmp"
-	exit $rc
-}
-trap 'rm -rf "$tmp"' EXIT
-
-skip_on_77() { # STATUS OUTFILE
-	if (($1 == 77)); then
-		cat "$2" >&2
-		echo "SKIP: no multi-host test bed here" >&2
-		exit 77
-	fi
-}
-
-on() { # HOST CMD...
-	"$testbed" exec --prefix "$prefix" "$@"
-}
-
-status=0
-"$testbed" down --prefix "$prefix" >"$tmp/down.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/down.out"
-((status == 0)) || { cat "$tmp/down.out" >&2; fail "testbed.sh down (before)"; }
-trap cleanup EXIT
-"$testbed" up 3 --prefix "$prefix" >"$tmp/up.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/up.out"
-((status == 0)) || { cat "$tmp/up.out" >&2; fail "testbed.sh up 3"; }
-cfg=$("$testbed" ssh-config --prefix "$prefix")
+testbed_up 3
 
 cat >"$tmp/tree.top" <<EOF
 $h1:0 => $h1:1 $h2:0 $h3:0 ;
@@ -75,7 +44,6 @@ on "$h1" env GROVE_RSH="ssh -F $cfg" bash -c "echo \$\$ >$tmp/fe.pid; exec \
 	$grove bench micro -f $tmp/tree.top --rt-iters 100000000" \
 	>"$tmp/bench.out" 2>&1 &
 fe=$!
-net=
 for _ in $(seq 300); do
 	if [[ -s $tmp/fe.pid ]]; then
 		pid=$(cat "$tmp/fe.pid")

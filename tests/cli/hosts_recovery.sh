@@ -23,40 +23,8 @@
 # Exits 77 (a skip) where no test bed can be made.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-grove=$build/grove
-testbed=$src/scripts/testbed.sh
-# A prefix of this build directory's own, not hosts_tbon's.
-prefix=g$(printf %s "$build" | cksum | cut -c1-5)r
-h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
-hosts=("$h1" "$h2" "$h3" "$h4")
-tmp=$(mktemp -d)
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-cleanup() {
-	local rc=$?
-	"$testbed" down --prefix "$prefix" || rc=1
-	rm -rf "$tmp"
-	exit $rc
-}
-trap 'rm -rf "$tmp"' EXIT
-
-skip_on_77() { # STATUS OUTFILE
-	if (($1 == 77)); then
-		cat "$2" >&2
-		echo "SKIP: no multi-host test bed here" >&2
-		exit 77
-	fi
-}
-
-on() { # HOST CMD...: run CMD in HOST
-	"$testbed" exec --prefix "$prefix" "$@"
-}
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/testbed_common.sh"
 
 # grove-commnode processes in a host's network namespace.
 commnodes_in() { # HOST
@@ -68,18 +36,11 @@ commnodes_in() { # HOST
 	echo "$n"
 }
 
-status=0
-"$testbed" down --prefix "$prefix" >"$tmp/down.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/down.out"
-((status == 0)) || { cat "$tmp/down.out" >&2; fail "testbed.sh down (before)"; }
-trap cleanup EXIT
-"$testbed" up 4 --prefix "$prefix" >"$tmp/up.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/up.out"
-((status == 0)) || { cat "$tmp/up.out" >&2; fail "testbed.sh up 4"; }
-ns_ids=()
-for h in "${hosts[@]}"; do
-	ns_ids+=("$(stat -L -c %i "/run/netns/$h")")
-done
+# A prefix of this build directory's own, not hosts_tbon's.
+testbed_prefix r
+h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
+hosts=("$h1" "$h2" "$h3" "$h4")
+testbed_up 4
 
 # Node ids in pre-order: 0 the FE ($h1), 1 the CP to cut off ($h2), 2
 # and 5 its CPs ($h3, $h4) with back-ends 0-1 and 2-3, 8 the FE's other
@@ -221,12 +182,5 @@ done
 	fail "${#left[@]} CPs or agents outlived the front-end by 5 s: ${left[*]}"
 echo "front-end lost: its ${#procs[@]} CPs and agents on four hosts gone"
 
-"$testbed" down --prefix "$prefix" || fail "testbed.sh down"
-for p in /proc/[0-9]*; do
-	id=$(stat -L -c %i "$p/ns/net" 2>/dev/null) || continue
-	for n in "${ns_ids[@]}"; do
-		[[ $id != "$n" ]] ||
-			fail "process ${p#/proc/} ($(cat "$p/comm" 2>/dev/null)) left in a test bed namespace"
-	done
-done
+testbed_down_checked
 echo "hosts_recovery OK"

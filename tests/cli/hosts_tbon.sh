@@ -23,62 +23,14 @@
 # root, no network namespaces, no openssh-server).
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-grove=$build/grove
-testbed=$src/scripts/testbed.sh
-# A prefix of this build directory's own: the next run here removes what
-# a killed run left, and runs of other builds do not meet it.
-prefix=g$(printf %s "$build" | cksum | cut -c1-5)h
-h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
-hosts=("$h1" "$h2" "$h3" "$h4")
-tmp=$(mktemp -d)
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-# Runs on every exit once the test bed may exist: it goes, whatever
-# happened.
-cleanup() {
-	local rc=$?
-	"$testbed" down --prefix "$prefix" || rc=1
-	rm -rf "$tmp"
-	exit $rc
-}
-trap 'rm -rf "$tmp"' EXIT
-
-# testbed.sh exits 77 where it cannot run: the test is then skipped.
-skip_on_77() { # STATUS OUTFILE
-	if (($1 == 77)); then
-		cat "$2" >&2
-		echo "SKIP: no multi-host test bed here" >&2
-		exit 77
-	fi
-}
-
-on() { # HOST CMD...: run CMD in HOST
-	"$testbed" exec --prefix "$prefix" "$@"
-}
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/testbed_common.sh"
 
 # --- the test bed --------------------------------------------------------
-# First what a killed run of this build may have left.
-status=0
-"$testbed" down --prefix "$prefix" >"$tmp/down.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/down.out"
-((status == 0)) || { cat "$tmp/down.out" >&2; fail "testbed.sh down (before)"; }
-trap cleanup EXIT
-"$testbed" up 4 --prefix "$prefix" --rate 200mbit >"$tmp/up.out" 2>&1 ||
-	status=$?
-skip_on_77 $status "$tmp/up.out"
-((status == 0)) || { cat "$tmp/up.out" >&2; fail "testbed.sh up 4"; }
-cfg=$("$testbed" ssh-config --prefix "$prefix")
-# The namespaces, to look for processes left in them at the end.
-ns_ids=()
-for h in "${hosts[@]}"; do
-	ns_ids+=("$(stat -L -c %i "/run/netns/$h")")
-done
+testbed_prefix h
+h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
+hosts=("$h1" "$h2" "$h3" "$h4")
+testbed_up 4 --rate 200mbit
 for h in "${hosts[@]}"; do
 	got=$(on "$h1" ssh "$h" hostname) || fail "ssh $h from $h1"
 	[[ $got == "$h" ]] || fail "ssh $h hostname said '$got'"
@@ -264,20 +216,14 @@ assert rx["min_rank"] not in (4, 5) and tx["min_rank"] not in (6, 7), (rx, tx)
 EOF
 
 # --- teardown: nothing left ----------------------------------------------
-"$testbed" down --prefix "$prefix" || fail "testbed.sh down"
+# down; no process left in the hosts' namespaces.
+testbed_down_checked
 for h in "${hosts[@]}" "$prefix-br"; do
 	[[ ! -e /run/netns/$h ]] || fail "namespace $h left"
 	[[ ! -e /etc/netns/$h ]] || fail "/etc/netns/$h left"
 done
 for f in "${GROVE_TESTBED_DIR:-/run/grove-testbed}/$prefix"{,.lock}; do
 	[[ ! -e $f ]] || fail "$f left"
-done
-for p in /proc/[0-9]*; do
-	id=$(stat -L -c %i "$p/ns/net" 2>/dev/null) || continue
-	for n in "${ns_ids[@]}"; do
-		[[ $id != "$n" ]] ||
-			fail "process ${p#/proc/} ($(cat "$p/comm" 2>/dev/null)) left in a test bed namespace"
-	done
 done
 # down again: nothing to do, still fine.
 "$testbed" down --prefix "$prefix" || fail "a second testbed.sh down"

@@ -21,55 +21,12 @@
 # Exits 77 (a skip) with the reason where no test bed can be made.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-grove=$build/grove
-testbed=$src/scripts/testbed.sh
-# A prefix of this build directory's own (tt + 4 digits): a killed run's
-# test bed is removed by the next run here, and other builds' test beds
-# are not met.
-prefix=tt$(printf %s "$build" | cksum | cut -c1-4)
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/testbed_common.sh"
+testbed_prefix t
 h1=${prefix}1 h2=${prefix}2 h3=${prefix}3 h4=${prefix}4
 hosts=("$h1" "$h2" "$h3" "$h4")
-tmp=$(mktemp -d)
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-cleanup() {
-	local rc=$?
-	"$testbed" down --prefix "$prefix" >/dev/null || rc=1
-	rm -rf "$tmp"
-	exit $rc
-}
-trap 'rm -rf "$tmp"' EXIT
-
-skip_on_77() { # STATUS OUTFILE
-	if (($1 == 77)); then
-		cat "$2" >&2
-		echo "SKIP: no multi-host test bed here" >&2
-		exit 77
-	fi
-}
-
-on() { # HOST CMD...
-	"$testbed" exec --prefix "$prefix" "$@"
-}
-
-status=0
-"$testbed" down --prefix "$prefix" >"$tmp/down.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/down.out"
-((status == 0)) || { cat "$tmp/down.out" >&2; fail "testbed.sh down (before)"; }
-trap cleanup EXIT
-"$testbed" up 4 --prefix "$prefix" >"$tmp/up.out" 2>&1 || status=$?
-skip_on_77 $status "$tmp/up.out"
-((status == 0)) || { cat "$tmp/up.out" >&2; fail "testbed.sh up 4"; }
-ns_ids=()
-for h in "${hosts[@]}"; do
-	ns_ids+=("$(stat -L -c %i "/run/netns/$h")")
-done
+testbed_up 4
 # The job's directory (connection file) must be seen by every host: the
 # test bed's hosts share this machine's file system.
 export TMPDIR=$tmp

@@ -11,11 +11,10 @@ set -Eeuo pipefail
 trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/launcher_common.sh"
-src=$2
 probe="$build/mpilaunch_probe"
 tag="ompitest$$"
 
-if ! bash "$src/scripts/install-deps.sh" --launchers >"$tmp/deps.log" 2>&1; then
+if ! bash "$2/scripts/install-deps.sh" --launchers >"$tmp/deps.log" 2>&1; then
 	cat "$tmp/deps.log" >&2
 	echo "SKIP: cannot install openmpi-bin and libpmix-dev" >&2
 	exit 77
@@ -27,12 +26,12 @@ mpirun=("$ompirun" --oversubscribe)
 # Open MPI refuses root unless told; the tests may run as root.
 [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
 
+launcher=("${mpirun[@]}")
+
 shm_snapshot "$tmp/shm.before"
+# Event spaces of the ranks the failure cases killed.
 cleanup() {
-	local f
-	for f in $(shm_new_since "$tmp/shm.before" 2>/dev/null); do
-		rm -f "/dev/shm/$f"
-	done
+	shm_remove_new_since "$tmp/shm.before"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -54,22 +53,7 @@ left=$(shm_new_since "$tmp/shm.before")
 [ -z "$left" ] || fail "left in /dev/shm after jobs that finished: $left"
 
 # ---- failures ------------------------------------------------------------
-launch() {
-	st=0
-	timeout 60 "${mpirun[@]}" "$@" >"$tmp/out" 2>"$tmp/err" || st=$?
-	[ "$st" -ne 124 ] || { cat "$tmp/err" >&2; fail "mpirun $* did not end"; }
-}
-no_ranks_left() {
-	local i
-	for i in $(seq 50); do
-		pgrep -f "mpilaunch_probe $tag" >/dev/null || break
-		sleep 0.1
-	done
-	! pgrep -af "mpilaunch_probe $tag" >&2 || fail "$1: ranks still run"
-	! ls /dev/shm | grep -q '^grove-mpi\.' ||
-		{ ls /dev/shm | grep '^grove-mpi\.' >&2; fail "$1: job segment left"; }
-}
-
+# mpirun with the probe (launch, no_ranks_left: lib/launcher_common.sh).
 launch -n 4 "$probe" "$tag" abort 1 7
 [ "$st" -eq 7 ] || { cat "$tmp/err" >&2; fail "MPI_Abort(7): mpirun exited $st"; }
 grep -q '^grove-mpi: rank 1 called MPI_Abort with code 7$' "$tmp/err" ||

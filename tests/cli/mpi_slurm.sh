@@ -14,35 +14,16 @@ set -Eeuo pipefail
 trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/launcher_common.sh"
-src=$2
-slurm="$src/scripts/slurm-local.sh"
-sdir="$tmp/slurm"
+. "$(dirname "$0")/lib/slurm_common.sh"
 probe="$build/mpilaunch_probe"
 tag="slurmtest$$"
+launcher=(srun)
 shm_snapshot "$tmp/shm.before"
-
-cleanup() {
-	bash "$slurm" down --dir "$sdir" >/dev/null 2>&1 || true
-	# Event spaces of the ranks the failure cases killed (a killed
-	# process cannot remove its own).
-	local f
-	for f in $(shm_new_since "$tmp/shm.before" 2>/dev/null); do
-		rm -f "/dev/shm/$f"
-	done
-	rm -rf "$tmp"
+# Event spaces of the ranks the failure cases killed.
+slurm_after_down() {
+	shm_remove_new_since "$tmp/shm.before"
 }
-trap cleanup EXIT
-
-rc=0
-bash "$slurm" up --dir "$sdir" >"$tmp/up.log" 2>&1 || rc=$?
-if [ "$rc" -eq 77 ]; then
-	cat "$tmp/up.log" >&2
-	exit 77
-elif [ "$rc" -ne 0 ]; then
-	cat "$tmp/up.log" >&2
-	fail "slurm-local.sh up exited $rc"
-fi
-export SLURM_CONF=$sdir/slurm.conf
+slurm_up
 
 # ---- programs of tests/mpi/progs -----------------------------------------
 run_progs 4 srun -n 4 --mpi=pmi2
@@ -60,23 +41,7 @@ left=$(shm_new_since "$tmp/shm.before")
 [ -z "$left" ] || fail "left in /dev/shm after jobs that finished: $left"
 
 # ---- failures ------------------------------------------------------------
-# Runs srun with the probe; $tmp/out, $tmp/err; status in $st.
-launch() {
-	st=0
-	timeout 60 srun "$@" >"$tmp/out" 2>"$tmp/err" || st=$?
-	[ "$st" -ne 124 ] || { cat "$tmp/err" >&2; fail "srun $* did not end"; }
-}
-no_ranks_left() {
-	local i
-	for i in $(seq 50); do
-		pgrep -f "mpilaunch_probe $tag" >/dev/null || break
-		sleep 0.1
-	done
-	! pgrep -af "mpilaunch_probe $tag" >&2 || fail "$1: ranks still run"
-	! ls /dev/shm | grep -q '^grove-mpi\.' ||
-		{ ls /dev/shm | grep '^grove-mpi\.' >&2; fail "$1: job segment left"; }
-}
-
+# srun with the probe (launch, no_ranks_left: lib/launcher_common.sh).
 launch -n 4 --mpi=pmi2 "$probe" "$tag" abort 1 7
 [ "$st" -ne 0 ] || fail "MPI_Abort: srun exited 0"
 grep -q '^grove-mpi: rank 1 called MPI_Abort with code 7$' "$tmp/err" ||

@@ -10,27 +10,13 @@ set -Eeuo pipefail
 # A command that ends the test through set -e says which.
 trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
-src=$2
-slurm="$src/scripts/slurm-local.sh"
-sdir="$tmp/slurm"
+. "$(dirname "$0")/lib/slurm_common.sh"
 fe=""
-cleanup() {
+# The front-end, if it still runs.
+slurm_after_down() {
 	[ -z "$fe" ] || kill "$fe" 2>/dev/null || true
-	bash "$slurm" down --dir "$sdir" >/dev/null 2>&1 || true
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-
-rc=0
-bash "$slurm" up --dir "$sdir" >"$tmp/up.log" 2>&1 || rc=$?
-if [ "$rc" -eq 77 ]; then
-	cat "$tmp/up.log" >&2
-	exit 77
-elif [ "$rc" -ne 0 ]; then
-	cat "$tmp/up.log" >&2
-	fail "slurm-local.sh up exited $rc"
-fi
-export SLURM_CONF=$sdir/slurm.conf
+slurm_up
 
 conn=$tmp/conn
 # The front-end: not a Slurm job.

@@ -10,26 +10,9 @@ set -Eeuo pipefail
 trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited $?" >&2' ERR
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/launcher_common.sh"
-src=$2
-slurm="$src/scripts/slurm-local.sh"
-sdir="$tmp/slurm"
+. "$(dirname "$0")/lib/slurm_common.sh"
 probe="$build/mpilaunch_probe"
-cleanup() {
-	bash "$slurm" down --dir "$sdir" >/dev/null 2>&1 || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-rc=0
-bash "$slurm" up --dir "$sdir" >"$tmp/up.log" 2>&1 || rc=$?
-if [ "$rc" -eq 77 ]; then
-	cat "$tmp/up.log" >&2
-	exit 77
-elif [ "$rc" -ne 0 ]; then
-	cat "$tmp/up.log" >&2
-	fail "slurm-local.sh up exited $rc"
-fi
-export SLURM_CONF=$sdir/slurm.conf
+slurm_up
 
 timeout 60 salloc -n 4 "$grove" run "$probe" salloctest hello >"$tmp/out" 2>"$tmp/err" ||
 	{ cat "$tmp/out" "$tmp/err" >&2; fail "salloc -n 4 grove run"; }
