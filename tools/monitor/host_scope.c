@@ -449,7 +449,7 @@ host_scope_pull(struct host_scope *h, struct mon_analysis *raw_into,
 		r->answered = 0;
 		if (!r->failed &&
 		    sockio_write_all(r->to, pull, sizeof pull - 1, 2000) < 0)
-			fail(r, "its reader is gone (%s)", strerror(errno));
+			fail(r, "its reader ended (%s)", strerror(errno));
 	}
 	/* Every reader was asked before any is waited for: they read their
 	 * hosts at the same time. */

@@ -48,6 +48,9 @@ print_view(struct host_scope *h, struct scope *s, struct mon_analysis *va,
 	if (!unread)
 		return GROVE_ENOMEM;
 	uint32_t answered = 0;
+	/* The ranks are the nodes of the launcher's flat network: those of
+	 * the hosts not read are its nodes not read. */
+	view.unread_nodes = 0;
 	for (size_t k = 0; k < h->n; k++) {
 		const struct host_reader *r = &h->r[k];
 		answered += r->answered != 0;
@@ -56,6 +59,7 @@ print_view(struct host_scope *h, struct scope *s, struct mon_analysis *va,
 		if (r->answered || (raw && r->c.readers))
 			mon_share_counts_add(&sum, &r->c);
 		if (r->failed || !r->answered) {
+			view.unread_nodes += r->ranks.n;
 			if (*unread)
 				strcat(unread, ",");
 			strcat(unread, r->host);

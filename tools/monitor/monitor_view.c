@@ -43,8 +43,10 @@ head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 		        strcmp(s->how, "hosts-raw") ? "distributed analysis" :
 		        "single scope, raw tuples", s->readers, s->readers_all);
 		if (s->unread_hosts && *s->unread_hosts)
-			fprintf(f, "hosts not read: %s (their ranks are missing "
-			        "from this view)\n\n", s->unread_hosts);
+			fprintf(f, "hosts not read: %s (their %zu ranks are "
+			        "missing from this view)\n\n", s->unread_hosts,
+			        unread);
+		return;
 	} else if (s->how) {
 		fprintf(f, "through the tree (%s): %u of %u readers\n\n",
 		        strcmp(s->how, "raw") ? "distributed analysis" :
