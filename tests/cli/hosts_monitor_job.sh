@@ -13,10 +13,15 @@
 #     7 last in all of them;
 #   * grove monitor stats --job --op mpi_call: the MPI_Iallreduce path of
 #     each of the 8 ranks, exactly ITERS calls each;
+#   * a host's reader (grove monitor --serve-share) by itself: without a
+#     pull it writes nothing and ends with its input; two pulls, two
+#     framed analysis shares; another line than "pull" is an error that
+#     names the host;
 #   * a reader killed on the third host while the monitor watches: the
 #     next view has 3 of 4 readers, names the host unread, and standard
-#     error says why; a host whose remote shell cannot reach it and one
-#     that answers garbage: unread from the first view on, named;
+#     error says why; a host whose remote shell cannot reach it, one
+#     that answers garbage and one whose frame is cut short: unread from
+#     the first view on, each named with what went wrong;
 #   * no reader is left on any host when the monitor has gone, and the
 #     job ends normally when told to.
 # Exits 77 (a skip) with the reason where no test bed can be made.
@@ -149,6 +154,36 @@ PY
 [[ -z $(in_testbed "serve-share") ]] ||
 	fail "readers left after the monitor: $(in_testbed serve-share)"
 
+# --- a host's reader by itself ---------------------------------------------
+# Nothing before a pull: without one it ends with its input, silent.
+on "$h2" "$grove" monitor --serve-share --ranks 2:2 --job "$id" stats \
+	</dev/null >"$tmp/serve0.out" 2>"$tmp/serve0.err" ||
+	fail "a reader without pulls failed: $(cat "$tmp/serve0.err")"
+[[ ! -s $tmp/serve0.out && ! -s $tmp/serve0.err ]] ||
+	fail "a reader wrote before a pull: $(cat "$tmp/serve0.out" "$tmp/serve0.err")"
+# Two pulls, two frames (the second: nothing new since the first).
+printf 'pull\npull\n' | on "$h2" "$grove" monitor --serve-share --ranks 2:2 \
+	--job "$id" --op mpi_call stats >"$tmp/serve2.out" 2>"$tmp/serve2.err" ||
+	fail "a reader pulled twice failed: $(cat "$tmp/serve2.err")"
+python3 - "$tmp/serve2.out" <<'PY' || fail "the reader's frames are not two shares"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+at, n = 0, 0
+while at < len(b):
+    assert b[at:at + 4] == b"GMSF", b[at:at + 8]
+    (ln,) = struct.unpack("<I", b[at + 4:at + 8])
+    assert b[at + 8:at + 12] == b"GMSH" and b[at + 13] == 0, b[at:at + 16]
+    at += 8 + ln
+    n += 1
+assert at == len(b) and n == 2, (at, len(b), n)
+PY
+status=0
+echo hello | on "$h2" "$grove" monitor --serve-share --ranks 2:2 --job "$id" \
+	stats >/dev/null 2>"$tmp/serve.err" || status=$?
+((status == 1)) || fail "a reader sent a bad line: status $status"
+grep -q "grove monitor --serve-share on $h2: the monitor sent \"hello\", not a pull" \
+	"$tmp/serve.err" || fail "a bad line to a reader: $(cat "$tmp/serve.err")"
+
 # --- a reader killed while watched ------------------------------------------
 on "$h1" timeout 120 "$grove" monitor load-balance --job "$id" --json \
 	--count 3 --interval 2 >"$tmp/kill.json" 2>"$tmp/kill.err" &
@@ -183,6 +218,7 @@ cat >"$tmp/rsh" <<EOF
 case "\$1" in
 $h4) echo "ssh: connect to host $h4 port 22: No route to host" >&2; exit 255 ;;
 $h2) echo "Welcome to $h2, have a nice day"; exec cat >/dev/null ;;
+$h3) read -r _; printf 'GMSF@\\000\\000\\000GMSH'; exit 0 ;;
 esac
 exec ssh "\$@"
 EOF
@@ -190,17 +226,19 @@ chmod +x "$tmp/rsh"
 on "$h1" env GROVE_RSH="$tmp/rsh" timeout 120 "$grove" monitor stats \
 	--job "$id" --json --count 1 --op mpi_call >"$tmp/bad.json" \
 	2>"$tmp/bad.err" || fail "the monitor failed with hosts unread: $(cat "$tmp/bad.err")"
-python3 - "$tmp/bad.json" "$h2" "$h4" <<'PY' || fail "view with hosts unread: $(cat "$tmp/bad.json")"
+python3 - "$tmp/bad.json" "$h2" "$h3" "$h4" <<'PY' || fail "view with hosts unread: $(cat "$tmp/bad.json")"
 import json, sys
 v = json.loads(open(sys.argv[1]).readline())
-assert v["readers"] == 2 and v["readers_all"] == 4, v
+assert v["readers"] == 1 and v["readers_all"] == 4, v
 assert sorted(v["unread_hosts"]) == sorted(sys.argv[2:]), v
-assert v["unread_nodes"] == 4 and v["procs"] == 5, v
+assert v["unread_nodes"] == 6 and v["procs"] == 3, v
 calls = sorted(p["proc"] for p in v["paths"] if p["name"] == "MPI_Iallreduce")
-assert calls == ["mpi 0", "mpi 1", "mpi 4", "mpi 5"], calls
+assert calls == ["mpi 0", "mpi 1"], calls
 PY
 grep -q "host $h2: not a share frame" "$tmp/bad.err" ||
 	fail "garbage from $h2 not named: $(cat "$tmp/bad.err")"
+grep -q "host $h3: its reader ended in the middle of a share (a share of 64 bytes announced)" "$tmp/bad.err" ||
+	fail "a frame cut short from $h3 not named: $(cat "$tmp/bad.err")"
 grep -q "host $h4: its reader ended" "$tmp/bad.err" ||
 	fail "unreachable $h4 not named: $(cat "$tmp/bad.err")"
 grep -q "No route to host" "$tmp/bad.err" ||

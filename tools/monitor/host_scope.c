@@ -406,8 +406,9 @@ take(struct host_scope *h, struct host_reader *r, struct mon_analysis *raw,
 	}
 	h->bytes += len + sizeof head;
 	/* Byte 5 is the share's kind (share.h): a share of another kind
-	 * would be merged, or fed, as what it is not. */
-	if (len < 6 || p[5] != (uint8_t)h->kind) {
+	 * would be merged, or fed, as what it is not.  A shorter one is
+	 * refused by the decoder. */
+	if (len >= 6 && p[5] != (uint8_t)h->kind) {
 		free(p);
 		fail(r, "not a share of the kind asked for");
 		return;
