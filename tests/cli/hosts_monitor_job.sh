@@ -151,6 +151,13 @@ calls = {p["proc"]: p["count"] for p in v["paths"] if p["name"] == "MPI_Iallredu
 assert calls == {"mpi %d" % r: iters for r in range(8)}, calls
 assert all(p["op"] == "mpi_call" for p in v["paths"]), v["paths"]
 PY
+# The text view says where it read.
+on "$h1" timeout 120 "$grove" monitor load-balance --job "$id" --count 1 \
+	>"$tmp/lb.txt" 2>"$tmp/lb.err" || fail "the text view: $(cat "$tmp/lb.err")"
+grep -q "^across hosts (single scope, raw tuples): 4 of 4 readers$" "$tmp/lb.txt" ||
+	fail "the text view: $(cat "$tmp/lb.txt")"
+grep -q "^comm:1:0 .* mpi 7 .* $iters .* $iters .*100.0%" "$tmp/lb.txt" ||
+	fail "the text view's last arrivals: $(cat "$tmp/lb.txt")"
 [[ -z $(in_testbed "serve-share") ]] ||
 	fail "readers left after the monitor: $(in_testbed serve-share)"
 

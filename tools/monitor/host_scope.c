@@ -20,6 +20,8 @@
 
 #define CMD "grove monitor"
 
+extern char **environ;
+
 static int
 say(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -190,7 +192,6 @@ remote_line(const struct host_scope *h, const struct host_reader *r,
 		"ASAN_OPTIONS=", "UBSAN_OPTIONS=", "LSAN_OPTIONS=",
 		"LD_LIBRARY_PATH=", "GROVE_",
 	};
-	extern char **environ;
 	struct words w = {0};
 	char buf[64];
 	push(&w, strdup("exec env"));
