@@ -22,8 +22,9 @@
 #     error says why; a host whose remote shell cannot reach it, one
 #     that answers garbage and one whose frame is cut short: unread from
 #     the first view on, each named with what went wrong;
-#   * no reader is left on any host when the monitor has gone, and the
-#     job ends normally when told to.
+#   * no reader is left on any host when the monitor has gone; the job
+#     ends normally when told to, and a monitor without --count leaves
+#     by itself at its end, leaving no reader.
 # Exits 77 (a skip) with the reason where no test bed can be made.
 # Arguments: $1 build directory, $2 source directory.
 set -euo pipefail
@@ -258,6 +259,16 @@ for _ in $(seq 50); do
 done
 [[ -z $(in_testbed "serve-share") ]] ||
 	fail "readers left after the monitors: $(in_testbed serve-share)"
+# A monitor without --count stays until the job is over, then leaves,
+# ending its readers.
+on "$h1" timeout 120 "$grove" monitor stats --job "$id" --json \
+	--interval 0.5 >"$tmp/end.json" 2>"$tmp/end.err" &
+mon=$!
+for _ in $(seq 300); do
+	[[ -s $tmp/end.json ]] && break
+	sleep 0.1
+done
+[[ -s $tmp/end.json ]] || fail "the last monitor showed nothing: $(cat "$tmp/end.err")"
 touch "$stop"
 st=0
 wait "$job" || st=$?
@@ -265,4 +276,14 @@ job=
 ((st == 0)) || { cat "$tmp/job.out" "$tmp/job.err" >&2; fail "grove run exited $st"; }
 grep -qx "monitor_prog: stopped after $iters iterations" "$tmp/job.out" ||
 	fail "the job's output: $(cat "$tmp/job.out")"
+st=0
+wait "$mon" || st=$?
+((st == 0)) || fail "the monitor at the job's end exited $st: $(cat "$tmp/end.err")"
+[[ ! -s $tmp/end.err ]] || fail "the monitor at the job's end said: $(cat "$tmp/end.err")"
+for _ in $(seq 50); do
+	[[ -z $(in_testbed "serve-share") ]] && break
+	sleep 0.1
+done
+[[ -z $(in_testbed "serve-share") ]] ||
+	fail "readers left after the job's end: $(in_testbed serve-share)"
 echo "hosts_monitor_job OK"
