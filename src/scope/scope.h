@@ -68,7 +68,11 @@ struct scope {
 	size_t procs_remote;
 	int64_t unread_nodes;
 	uint32_t readers, readers_all; /* that answered, of the placement */
-	const char *how;               /* "tree" or "raw" for such a view */
+	const char *how;               /* "tree" or "raw" for such a view,
+	                                  "hosts" or "hosts-raw" for a job
+	                                  read by a reader per host */
+	const char *unread_hosts;      /* "hosts": the hosts not read,
+	                                  comma-separated ("" none) */
 };
 
 /* A scope over network (or job) net, feeding a.  sel may be NULL (its

@@ -18,6 +18,8 @@
 #include "../trace_select.h"
 #include "grove/error.h"
 #include "cosched.h"
+#include "host_serve.h"
+#include "host_watch.h"
 #include "monitor_view.h"
 #include "scope/placement.h"
 #include "scope/scope.h"
@@ -36,8 +38,8 @@ usage(FILE *f)
 	    "[--rows N]\n"
 	    "                     [--cosched] [--local | --raw] [--readers host|node]\n\n"
 	    "Watches a running grove run job or Grove network: every interval "
-	    "it reads\nwhat the processes on this host recorded since the last "
-	    "one (their event\nspaces; the processes themselves are never "
+	    "it reads\nwhat the processes recorded since the last "
+	    "one (their event spaces; the\nprocesses themselves are never "
 	    "asked), and shows\n"
 	    "  load-balance  who arrives last in each collective (MPI "
 	    "communicator or\n"
@@ -46,7 +48,14 @@ usage(FILE *f)
 	    "hotspots:\n"
 	    "                paths slower (!) or faster (-) than their peers\n"
 	    "and the tuples lost (overwritten before they were read).\n\n"
-	    "  -J, --job ID       the job (grove run --verbose names it)\n"
+	    "  -J, --job ID       the job (grove run --verbose names it); "
+	    "a job of grove run\n"
+	    "                     --hosts is read on every host: here, and "
+	    "elsewhere by a\n"
+	    "                     reader started over $GROVE_RSH (else ssh) "
+	    "that sends\n"
+	    "                     its share (run this on grove run's host, "
+	    "same TMPDIR)\n"
 	    "  -n, --net ID       the network, read through its tree: every "
 	    "host's CP or\n"
 	    "                     front-end reads and analyses its "
@@ -54,10 +63,13 @@ usage(FILE *f)
 	    "                     only merged results travel\n"
 	    "      --local        read --net's spaces on this host directly, "
 	    "as --job does\n"
-	    "      --raw          through the tree, gather the tuples "
-	    "unreduced (for\n"
-	    "                     load-balance: the last-arrival tuples) and "
-	    "analyse here\n"
+	    "      --raw          through the tree, or from the hosts of a job, "
+	    "gather the\n"
+	    "                     tuples unreduced (for load-balance: the "
+	    "last-arrival\n"
+	    "                     tuples) and analyse here; always so for "
+	    "load-balance\n"
+	    "                     of a job across hosts\n"
 	    "      --readers R    host: one reader per host (default); node: "
 	    "every CP\n"
 	    "                     reads itself and its back-ends\n"
@@ -185,6 +197,11 @@ cmd_monitor(int argc, char **argv)
 		{"local", no_argument, 0, 'l'},
 		{"raw", no_argument, 0, 'r'},
 		{"readers", required_argument, 0, 'e'},
+		/* A host's reader of a job across hosts, started by the
+		 * monitor over the remote shell (host_serve.h). */
+		{"serve-share", no_argument, 0, 'Z'},
+		{"ranks", required_argument, 0, 'Y'},
+		{"last-only", no_argument, 0, 'X'},
 		CLI_OPT_HELP,
 		{0, 0, 0, 0},
 	};
@@ -195,6 +212,8 @@ cmd_monitor(int argc, char **argv)
 	long count = 0, x;
 	int cosched = 0;
 	int by_net = 0, local = 0, raw = 0, readers = SCOPE_READERS_HOST;
+	int serve = 0, last_only = 0;
+	struct host_ranks ranks = {0, 0};
 	char *end;
 	int c;
 	optind = 1;
@@ -270,6 +289,16 @@ cmd_monitor(int argc, char **argv)
 			v.rows = (unsigned)x;
 			break;
 		case 'K': cosched = 1; break;
+		case 'Z': serve = 1; break;
+		case 'X': last_only = 1; break;
+		case 'Y': {
+			char extra;
+			if (sscanf(optarg, "%u:%u%c", &ranks.first, &ranks.n,
+			           &extra) != 2 || !ranks.n)
+				return tool_usage_error(CMD, "--ranks wants "
+				    "FIRST:COUNT", optarg);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -296,6 +325,13 @@ cmd_monitor(int argc, char **argv)
 	if (rc)
 		return rc;
 	v.redraw = !v.json && isatty(STDOUT_FILENO);
+	if (serve) {
+		if (by_net || !ranks.n)
+			return tool_usage_error(CMD, "--serve-share reads "
+			    "--job's --ranks FIRST:COUNT", NULL);
+		sel.last_only = last_only;
+		return monitor_serve_share(net, &sel, raw, ranks);
+	}
 	if (local && raw)
 		return tool_usage_error(CMD, "--raw reads through the tree; "
 		    "--local reads here", NULL);
@@ -312,8 +348,33 @@ cmd_monitor(int argc, char **argv)
 		return monitor_watch_tree(net, &sel, &v, interval, count, raw,
 		                          readers);
 	}
+	/* A job of grove run --hosts: a reader on every other host. */
+	struct host_scope hs;
+	char err[600];
+	/* The last arrival of a collective is found where all its calls
+	 * meet: for load-balance the readers send the selected tuples. */
+	int kind = raw || v.kind == MONITOR_BALANCE ? MON_SHARE_RAW
+	                                            : MON_SHARE_ANALYSIS;
+	if (!by_net && host_scope_load(&hs, net, kind, err, sizeof err)) {
+		fprintf(stderr, CMD ": %s\n", err);
+		return 1;
+	}
+	if (!by_net && hs.n) {
+		if (cosched) {
+			host_scope_stop(&hs);
+			return tool_usage_error(CMD, "--cosched gates the reads "
+			    "of this host's ranks; the job runs on several "
+			    "hosts", NULL);
+		}
+		sel.last_only = v.kind == MONITOR_BALANCE;
+		return monitor_watch_hosts(&hs, net, &sel, &v, interval, pull,
+		                           count);
+	}
+	if (!by_net)
+		host_scope_stop(&hs);
 	if (raw)
-		return tool_usage_error(CMD, "--raw is for --net", NULL);
+		return tool_usage_error(CMD, "--raw is for --net, or a job "
+		    "across hosts", NULL);
 	if (!cosched)
 		return watch(net, &sel, &v, interval, pull, count, NULL);
 	struct cosched cs;

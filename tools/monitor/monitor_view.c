@@ -38,10 +38,20 @@ head_text(FILE *f, const struct scope *s, unsigned i, const char *what)
 	        (unsigned long long)s->lost,
 	        (unsigned long long)s->lost_before,
 	        s->gone ? " (some spaces went away)" : "");
-	if (s->how)
+	if (s->how && !strncmp(s->how, "hosts", 5)) {
+		fprintf(f, "across hosts (%s): %u of %u readers\n\n",
+		        strcmp(s->how, "hosts-raw") ? "distributed analysis" :
+		        "single scope, raw tuples", s->readers, s->readers_all);
+		if (s->unread_hosts && *s->unread_hosts)
+			fprintf(f, "hosts not read: %s (their %zu ranks are "
+			        "missing from this view)\n\n", s->unread_hosts,
+			        unread);
+		return;
+	} else if (s->how) {
 		fprintf(f, "through the tree (%s): %u of %u readers\n\n",
 		        strcmp(s->how, "raw") ? "distributed analysis" :
 		        "single scope, raw tuples", s->readers, s->readers_all);
+	}
 	if (unread)
 		fprintf(f, "%zu nodes of the tree not read%s\n\n", unread,
 		        s->how ? " (a host without a reader, no event space, "
@@ -69,6 +79,20 @@ head_json(FILE *f, const struct monitor_view *v, const struct scope *s,
 		fprintf(f, ",\"event_scope\":\"%s\",\"readers\":%u,"
 		        "\"readers_all\":%u,\"sent\":%llu", s->how, s->readers,
 		        s->readers_all, (unsigned long long)s->sent);
+	if (s->unread_hosts) {
+		/* Host names hold no comma (grove run refuses them). */
+		fputs(",\"unread_hosts\":[", f);
+		for (const char *h = s->unread_hosts; *h;) {
+			size_t n = strcspn(h, ",");
+			char name[256];
+			snprintf(name, sizeof name, "%.*s", (int)n, h);
+			if (h != s->unread_hosts)
+				fputc(',', f);
+			trace_json_str(f, name);
+			h += n + (h[n] == ',');
+		}
+		fputc(']', f);
+	}
 }
 
 /* The edge of (scope, parent) starting at e[i] with the most last

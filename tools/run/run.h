@@ -189,6 +189,11 @@ const char *run_hosts_tcp_name(const struct run_hosts *h, unsigned host);
  * (NULL-terminated, malloc'd; NULL when out of memory). */
 char **run_hosts_argv(const struct run_job *job, unsigned r, unsigned host);
 void run_hosts_argv_free(char **argv);
+/* Writes the job's placement to DIR/hosts for grove monitor --job (one
+ * line a host: "HOST FIRST_RANK RANKS local|remote", after a comment
+ * line), when a host is not this machine; nothing otherwise.  0, or -1
+ * after saying why. */
+int run_hosts_write_file(const struct run_job *job);
 
 /* run_spawn.c: whether entry ("VAR=VAL") is a variable grove run sets
  * itself for the ranks. */

@@ -21,6 +21,7 @@
  * program's status (128+N for signal N), which is what grove run sees. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -276,6 +277,43 @@ run_hosts_argv(const struct run_job *job, unsigned r, unsigned host)
 		return NULL;
 	}
 	return words.v;
+}
+
+/* The placement, where grove monitor --job on this host finds the hosts
+ * it has to start readers on (docs/monitoring.md, "Jobs across hosts").
+ * Written to a temporary name and renamed: a monitor never reads half a
+ * file. */
+int
+run_hosts_write_file(const struct run_job *job)
+{
+	const struct run_hosts *h = job->hosts;
+	bool remote = false;
+	for (unsigned i = 0; h && i < h->n; i++)
+		remote = remote || !h->local[i];
+	if (!remote)
+		return 0;
+	char path[4200], tmp[4220];
+	snprintf(path, sizeof path, "%.4000s/hosts", job->dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "wxe");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", RUN_CMD, tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# grove run --hosts: host first-rank ranks local|remote\n");
+	for (unsigned i = 0, r = 0; i < h->n; i++) {
+		unsigned first = r;
+		while (r < job->n && run_hosts_of_rank(h, job->n, r) == i)
+			r++;
+		fprintf(f, "%s %u %u %s\n", h->names[i], first, r - first,
+		    h->local[i] ? "local" : "remote");
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", RUN_CMD, path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -233,6 +233,8 @@ cmd_run(int argc, char **argv)
 		tell(&job, "%s", "keep");
 	if (make_dir(&job) != 0)
 		goto out;
+	if (job.hosts && run_hosts_write_file(&job) != 0)
+		goto out;
 	/* The launcher's event space is the job's too (grove.<id>.run.0),
 	 * opened before the network, which joins it: a space named after
 	 * the network's id, which the watchdog cannot know before the
