@@ -74,6 +74,7 @@ struct scope {
 	int64_t unread_nodes;
 	uint32_t readers, readers_all; /* that answered, of the placement */
 	const char *how;               /* "tree" or "raw" for such a view */
+	uint64_t share_bytes;          /* the shares it received, all pulls */
 };
 
 /* A scope over network (or job) net, feeding a.  sel may be NULL (its

@@ -70,8 +70,10 @@ head_json(FILE *f, const struct monitor_view *v, const struct scope *s,
 		cosched_json(f, v->cosched);
 	if (s->how)
 		fprintf(f, ",\"event_scope\":\"%s\",\"readers\":%u,"
-		        "\"readers_all\":%u,\"sent\":%llu", s->how, s->readers,
-		        s->readers_all, (unsigned long long)s->sent);
+		        "\"readers_all\":%u,\"sent\":%llu,\"share_bytes\":%llu",
+		        s->how, s->readers, s->readers_all,
+		        (unsigned long long)s->sent,
+		        (unsigned long long)s->share_bytes);
 }
 
 /* The edge of (scope, parent) starting at e[i] with the most last
