@@ -6,8 +6,9 @@
  * busy job (tuples lost) or wasteful for a quiet one.  The pace instead
  * measures, at every pull, how fast the busiest ring filled since the one
  * before (the share of its slots written, lost ones included) and puts
- * the next pull where that ring is expected to be `fill` full: half full
- * by default, so that a burst of twice the rate seen is still read whole.
+ * the next pull where that ring is expected to be `fill` full (grove
+ * monitor: a quarter, so that a burst of four times the rate seen is
+ * still read whole).
  * The period shrinks at once when the rate rises and grows at most
  * twofold per pull when it falls, so one quiet moment does not open a
  * long gap; it stays within [min_s, max_s].

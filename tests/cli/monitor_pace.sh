@@ -7,8 +7,8 @@
 # 4 s apart:
 #   - the default (--pull auto) must read more often than it shows views,
 #     its period must come below the interval, and it must lose nothing:
-#     it reads a ring about half full, so only a monitor kept off the CPU
-#     for half a second or more would lose tuples;
+#     it reads a ring about a quarter full, so only a monitor kept off
+#     the CPU for half a second or more would lose tuples;
 #   - --pull 4 (a read per view) must lose tuples, counted, since a ring
 #     holds far less than 4 s of the job, and must read once per view.
 # Both must see the same collectives complete.  Also: --pull's errors.

@@ -1,6 +1,6 @@
 /* When grove monitor reads its scope between two views: paced by the
  * rates of the rings (scope/pace.h: by default the busiest ring is read
- * when about half full; --pull S fixes the period), and with --cosched
+ * when about a quarter full; --pull S fixes the period), and with --cosched
  * gated by the job's processes being blocked (cosched.h): a pull waits
  * for a blocked moment in the second half of its period, and is made
  * anyway (forced) when the period is over. */
