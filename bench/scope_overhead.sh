@@ -11,8 +11,12 @@
 #              raw to the monitor
 # The modes alternate within each round; per mode it prints the median
 # over rounds of the round trips' mean and median, the ratio to
-# unwatched, and what the monitor saw (views, tuples lost while
-# attached).  The monitor attaches once the network is up, so the first
+# unwatched, and what the monitor saw: views, the gather rate (the
+# paper's Tables 1 and 2: tuples read of those written while attached,
+# read + lost), the bytes a pull brought to the monitor (mean), and the
+# tuples lost while attached.  One reader per host reads every space of
+# the host in turn, as the paper's sequential gather; a reader per node
+# reads in parallel, as its gather wrappers with helper threads.  The monitor attaches once the network is up, so the first
 # round trips of each run are unwatched.
 #   bench/scope_overhead.sh BUILD_DIR [ROUNDS (5)] [RT_ITERS (20000)]
 set -euo pipefail
@@ -59,7 +63,7 @@ import json, statistics, sys, os
 tmp, rounds, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 res = {}
 for m in modes:
-    means, meds, views, lost = [], [], [], []
+    means, meds, views, lost, rate, sent = [], [], [], [], [], []
     for r in range(1, rounds + 1):
         with open(f"{tmp}/{m}.{r}.json") as f:
             j = json.loads(f.read().strip().splitlines()[-1])
@@ -69,12 +73,22 @@ for m in modes:
             lines = [json.loads(l) for l in open(mon) if l.strip()]
             views.append(len(lines))
             lost.append(lines[-1]["lost"] if lines else 0)
-    res[m] = (statistics.median(means), statistics.median(meds), views, lost)
+            if lines and lines[-1]["tuples"] + lines[-1]["lost"] > 0:
+                v = lines[-1]
+                rate.append(v["tuples"] / (v["tuples"] + v["lost"]))
+            if lines and lines[-1].get("pulls"):
+                sent.append(lines[-1]["share_bytes"] / lines[-1]["pulls"])
+    res[m] = (statistics.median(means), statistics.median(meds), views, lost,
+              statistics.median(rate) if rate else None,
+              statistics.median(sent) if sent else None)
 base = res["none"]
 print(f"kary:2, 8 back-ends, {rounds} rounds of {modes}, medians over rounds")
-print(f"{'mode':10} {'rt mean us':>11} {'ratio':>6} {'rt median us':>13} {'ratio':>6}  views  lost while attached")
+print(f"{'mode':10} {'rt mean us':>11} {'ratio':>6} {'rt median us':>13} {'ratio':>6}  "
+      f"{'gather':>7} {'bytes/pull':>10}  views  lost while attached")
 for m in modes:
-    mean, med, views, lost = res[m]
+    mean, med, views, lost, rate, sent = res[m]
     print(f"{m:10} {mean*1e6:11.1f} {mean/base[0]:6.3f} {med*1e6:13.1f} {med/base[1]:6.3f}  "
+          f"{(f'{rate*100:.1f}%' if rate is not None else '-'):>7} "
+          f"{(f'{sent:.0f}' if sent is not None else '-'):>10}  "
           f"{','.join(map(str, views)) or '-':5}  {','.join(map(str, lost)) or '-'}")
 PY

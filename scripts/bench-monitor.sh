@@ -5,6 +5,7 @@
 #   scripts/bench-monitor.sh [--reps N] [--iters N] [--compute-iters N]
 #                            [--ranks "2 8"] [--out FILE] [--build DIR]
 #                            [--timeout S] [--wan LATENCY,BANDWIDTH]
+#                            [--transport shm|tcp] [--ways "off collectors ..."]
 #
 # gsum and compute-gsum (bench/monitor/, built into BUILD/bench-monitor/)
 # under grove run, at each number of ranks (default 2 and 8: one rank per
@@ -25,6 +26,12 @@
 # allreduces run hierarchically) and every message between them goes
 # through Grove MPI's WAN emulation (GROVE_MPI_WAN, docs/mpi.md
 # "Clusters"); the JSON lines then carry "wan".
+#
+# --transport tcp runs the ranks over TCP (grove run --transport tcp), as
+# the paper's ranks were, on separate hosts: each allreduce then takes
+# tens of microseconds instead of a fraction of one, and waiting ranks
+# sleep in poll() instead of spinning.  --ways runs a subset of the six
+# ways (collectors, the baseline, is always run).
 #
 # A monitor attaches as soon as the job's event spaces exist (grove run
 # --verbose names the job; the paper started its monitors before the
@@ -54,7 +61,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=build reps=3 iters=20000 citers=5000 ranks_list="2 8"
 out=docs/results/monitor-bench.jsonl
-limit=120 wan=""
+limit=120 wan="" transport=shm ways_arg=""
 while (($#)); do
 	case $1 in
 	--reps) reps=${2:?--reps needs a number}; shift ;;
@@ -65,6 +72,8 @@ while (($#)); do
 	--build) build=${2:?--build needs a directory}; shift ;;
 	--timeout) limit=${2:?--timeout needs seconds}; shift ;;
 	--wan) wan=${2:?--wan needs LATENCY,BANDWIDTH}; shift ;;
+	--transport) transport=${2:?--transport needs shm or tcp}; shift ;;
+	--ways) ways_arg=${2:?--ways needs a list}; shift ;;
 	-h | --help) usage ;;
 	*) echo "bench-monitor: unknown option $1" >&2; usage ;;
 	esac
@@ -73,6 +82,7 @@ done
 for v in "$reps" "$iters" "$citers" "$limit"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "bench-monitor: --reps, --iters, --compute-iters and --timeout want whole numbers >= 1" >&2; exit 2; }
 done
+case $transport in shm | tcp) ;; *) echo "bench-monitor: --transport wants shm or tcp" >&2; exit 2 ;; esac
 grove="$build/grove"
 bin="$build/bench-monitor"
 for f in "$grove" "$bin/gsum" "$bin/compute_gsum"; do
@@ -126,7 +136,8 @@ run() {
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	t0=$(now)
 	env "${envs[@]}" timeout "$limit" "$grove" run --verbose -n "$n" \
-		"$bin/$prog" "${args[@]}" >"$tmp/job.out" 2>"$tmp/job.err" &
+		--transport "$transport" "$bin/$prog" "${args[@]}" \
+		>"$tmp/job.out" 2>"$tmp/job.err" &
 	local gp=$!
 	pids+=("$gp")
 	if [ -n "$mon" ]; then
@@ -154,13 +165,13 @@ run() {
 	fi
 	python3 - "$tmp" "$prog" "$n" "$way" "$rep" "$st" "$ms" "$load" \
 	    "$t0" "$t1" "${mt0:-0}" "${mt1:-0}" "$commit" "$machine" \
-	    "${grain[$n]}" "$mon" "$wan" >>"$out" <<'PY'
+	    "${grain[$n]}" "$mon" "$wan" "$transport" >>"$out" <<'PY'
 import json, os, re, sys
 (tmp, prog, n, way, rep, st, ms, load, t0, t1, mt0, mt1, commit, machine,
- grain, mon, wan) = sys.argv[1:]
+ grain, mon, wan, transport) = sys.argv[1:]
 r = {"commit": commit, "machine": machine, "load": float(load),
      "prog": prog, "ranks": int(n), "way": way, "rep": int(rep),
-     "wall": round(float(t1) - float(t0), 4)}
+     "transport": transport, "wall": round(float(t1) - float(t0), 4)}
 if wan:
     r["wan"] = wan
 out = open(os.path.join(tmp, "job.out")).read()
@@ -190,7 +201,8 @@ if mon:
         life = float(mt1) - float(mt0)
         r.update({"views": len(views), "tuples": v["tuples"], "lost": v["lost"],
                   "lost_before_attach": v["lost_before_attach"],
-                  "pulls": v.get("pulls"), "monitor_seconds": round(life, 4),
+                  "pulls": v.get("pulls"), "pull_period_s": v.get("pull_period_s"),
+                  "monitor_seconds": round(life, 4),
                   "read_per_s": round(v["tuples"] / life) if life > 0 else None})
         if "cosched" in v:
             r["cosched"] = v["cosched"]
@@ -204,7 +216,8 @@ declare -A grain
 for n in $ranks_list; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-monitor: --ranks wants whole numbers" >&2; exit 2; }
 	# shellcheck disable=SC2046
-	g=$(env $(wan_env "$n") timeout "$limit" "$grove" run -n "$n" "$bin/compute_gsum" -n 2000 |
+	g=$(env $(wan_env "$n") timeout "$limit" "$grove" run -n "$n" \
+	    --transport "$transport" "$bin/compute_gsum" -n 2000 |
 	    sed -n 's/.* compute_us=\([0-9.]*\) .*/\1/p')
 	[ -n "$g" ] || { echo "bench-monitor: calibrating compute_gsum on $n ranks failed" >&2; exit 1; }
 	grain[$n]=$g
@@ -212,6 +225,14 @@ for n in $ranks_list; do
 done
 
 ways=(off collectors lb lb-cosched stats stats-cosched)
+if [ -n "$ways_arg" ]; then
+	sel=(collectors)
+	for w in $ways_arg; do
+		[[ " ${ways[*]} " == *" $w "* ]] || { echo "bench-monitor: --ways: no way '$w' (${ways[*]})" >&2; exit 2; }
+		[ "$w" = collectors ] || sel+=("$w")
+	done
+	ways=("${sel[@]}")
+fi
 for rep in $(seq 1 "$reps"); do
 	for prog in gsum compute_gsum; do
 		for n in $ranks_list; do

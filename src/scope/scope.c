@@ -280,10 +280,22 @@ read_proc(struct scope *s, struct scope_proc *p)
 	trace_proc_calibrate(&p->cal);
 	p->st.n = 0;
 	p->st.cal = &p->cal;
+	uint64_t before[TRACE_MAX_RINGS];
+	for (uint32_t r = 0; r < TRACE_MAX_RINGS; r++)
+		before[r] = p->cur.ring[r].next;
 	int rc = trace_seg_poll(&p->seg, &p->cur, stage, &p->st);
 	if (rc)
 		return rc;
 	s->read += p->st.n;
+	/* A process read for the first time wrote its rings over its whole
+	 * life so far, not since the last poll: it says nothing of rates. */
+	double slots = (double)p->seg.hdr.ring_slots;
+	for (uint32_t r = 0; p->polled && slots > 0 && r < TRACE_MAX_RINGS;
+	     r++) {
+		double f = (double)(p->cur.ring[r].next - before[r]) / slots;
+		if (p->cur.ring[r].next > before[r] && f > s->peak_fill)
+			s->peak_fill = f;
+	}
 	return 0;
 }
 
@@ -323,6 +335,7 @@ int
 scope_poll(struct scope *s)
 {
 	int rc = add_new(s);
+	s->peak_fill = 0;
 	/* Every process's rings first, all analysis after: the rings of the
 	 * processes are then read as close together in time as can be, so
 	 * that they cover the same stretch of the run (a collective whose

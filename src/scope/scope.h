@@ -55,6 +55,11 @@ struct scope {
 	uint64_t lost;              /* overwritten while attached */
 	uint64_t gone;              /* processes whose space went away */
 	uint64_t sent;              /* tuples put in raw blocks */
+	/* Of the last poll: the largest share of a ring's slots written
+	 * since the poll before (lost tuples included; above 1 when the
+	 * ring wrapped), over the rings of processes read before: what
+	 * paces the pulls (scope/pace.h).  0 when nothing was written. */
+	double peak_fill;
 	scope_admit_fn admit;       /* NULL: every process here */
 	void *admit_ctx;
 	/* Not NULL: selected tuples are not fed into the analysis but put
@@ -73,6 +78,7 @@ struct scope {
 	                                  read by a reader per host */
 	const char *unread_hosts;      /* "hosts": the hosts not read,
 	                                  comma-separated ("" none) */
+	uint64_t share_bytes;          /* the shares it received, all pulls */
 };
 
 /* A scope over network (or job) net, feeding a.  sel may be NULL (its

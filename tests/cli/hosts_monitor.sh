@@ -84,6 +84,8 @@ check_views() { # NAME FILE MODE
 		done
 		w=$(num "$line" waves)
 		((w > last)) || fail "$1: waves did not grow ($last, $w)"
+		[[ $(num "$line" pulls) == "$views" ]] || fail "$1: not a pull per view: $line"
+		(($(num "$line" share_bytes) > 0)) || fail "$1: no share bytes: $line"
 		last=$w
 	done <"$2"
 	((views == 3)) || fail "$1: $views views, not 3"

@@ -105,12 +105,18 @@ test_pulls_and_lost(void **state)
 	assert_int_equal(s.read, 10);
 	assert_int_equal(s.lost + s.lost_before, 0);
 	assert_int_equal(scope_running(&s), 1);
+	/* A process read for the first time says nothing of rates. */
+	assert_true(s.peak_fill == 0);
 
-	/* Only what is new. */
+	/* Only what is new; the busiest ring's share of its slots written
+	 * since the last pull paces the next one. */
 	record(&work, 5);
 	assert_int_equal(scope_poll(&s), 0);
 	assert_int_equal(s.read, 15);
 	assert_int_equal(s.lost, 0);
+	assert_true(s.peak_fill == 5.0 / SLOTS);
+	assert_int_equal(scope_poll(&s), 0);
+	assert_true(s.peak_fill == 0);
 
 	/* Five rings' worth between two pulls: the ring keeps its newest
 	 * slots - 1 (live), the rest is lost while attached, exactly. */
@@ -118,6 +124,8 @@ test_pulls_and_lost(void **state)
 	assert_int_equal(scope_poll(&s), 0);
 	assert_int_equal(s.read, 15 + SLOTS - 1);
 	assert_int_equal(s.lost, 5 * SLOTS - (SLOTS - 1));
+	/* Lost tuples count in the fill: the ring wrapped five times. */
+	assert_true(s.peak_fill == 5.0);
 	assert_int_equal(s.read + s.lost + s.lost_before, written(name));
 	assert_int_equal(a->lost, s.lost + s.lost_before);
 	assert_int_equal(a->tuples, s.selected);

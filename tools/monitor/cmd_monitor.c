@@ -21,6 +21,7 @@
 #include "host_serve.h"
 #include "host_watch.h"
 #include "monitor_view.h"
+#include "pull.h"
 #include "scope/placement.h"
 #include "scope/scope.h"
 #include "tree_watch.h"
@@ -32,15 +33,15 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: grove monitor load-balance|stats (--job ID | --net ID) "
 	    "[--interval S]\n"
-	    "                     [--pull S] [--count N] [--json] [--layer L] "
+	    "                     [--pull S|auto] [--count N] [--json] [--layer L] "
 	    "[--name N]\n"
 	    "                     [--op OP] [--sigma K] [--min-count N] "
 	    "[--rows N]\n"
 	    "                     [--cosched] [--local | --raw] [--readers host|node]\n\n"
-	    "Watches a running grove run job or Grove network: every interval "
-	    "it reads\nwhat the processes recorded since the last "
-	    "one (their event spaces; the\nprocesses themselves are never "
-	    "asked), and shows\n"
+	    "Watches a running grove run job or Grove network: it reads what "
+	    "its processes\nrecorded (their event spaces, as often as their "
+	    "rings need; the processes\nthemselves are never asked), and "
+	    "every interval shows\n"
 	    "  load-balance  who arrives last in each collective (MPI "
 	    "communicator or\n"
 	    "                TBON stream and node), with counts\n"
@@ -74,10 +75,12 @@ usage(FILE *f)
 	    "every CP\n"
 	    "                     reads itself and its back-ends\n"
 	    "  -i, --interval S   seconds between views (default 1)\n"
-	    "  -p, --pull S       seconds between reads of the event spaces "
-	    "(default: the\n"
-	    "                     interval); shorter loses fewer tuples of "
-	    "busy rings\n"
+	    "  -p, --pull S|auto  seconds between reads of the event spaces; "
+	    "auto (the\n"
+	    "                     default) reads when the busiest ring is "
+	    "about a quarter\n"
+	    "                     full, at most every 0.01 s and at least "
+	    "every interval\n"
 	    "  -c, --count N      stop after N views (default: until the job "
 	    "ends)\n"
 	    "  -j, --json         one JSON object per line per view\n"
@@ -92,40 +95,26 @@ usage(FILE *f)
 	    "      --rows N       paths in the text view of stats (default 20)\n"
 	    "      --cosched      run at the lowest priority (SCHED_IDLE) and "
 	    "read while\n"
-	    "                     the job's processes are blocked in a wait; "
-	    "--pull is then\n"
-	    "                     the longest time between reads (default "
-	    "0.1)\n"
+	    "                     the job's processes are blocked in a wait: "
+	    "each read\n"
+	    "                     waits for such a moment in the second half "
+	    "of its\n"
+	    "                     period, and is made anyway at its end\n"
 	    "  -h, --help         show this help\n\n"
 	    "Exit status: 0 ok, 1 failure (said on standard error), 2 usage "
 	    "error.\n");
 }
 
-/* Sleeps s seconds (restarted when a signal handler returns). */
-static void
-nap(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-/* --cosched: reads at most every COSCHED_GAP s while a process is
- * blocked, at the latest every --pull s (default COSCHED_DEADLINE), and
- * looks at the processes every COSCHED_TICK s. */
-#define COSCHED_GAP 0.01
-#define COSCHED_DEADLINE 0.1
-#define COSCHED_TICK 0.001
+/* The default pace of pulls (--pull auto): at most every PULL_MIN_S s,
+ * which bounds what reading costs the job (the pulls list /dev/shm and
+ * read every ring), and at least once per view. */
+#define PULL_MIN_S 0.01
 
 static int
 watch(const char *net, const struct scope_select *sel,
-      const struct monitor_view *v, double interval, double pull, long count,
+      struct monitor_view *v, double interval, double pull, long count,
       struct cosched *cs)
 {
-	/* Pulls per view: a ring written faster than a view's interval
-	 * fills is read more often, at the price of the monitor's CPU. */
-	long pulls = pull > 0 && pull < interval ? (long)(interval / pull + 0.5)
-	                                         : 1;
 	/* Few spans per process: the live views draw no timelines. */
 	struct mon_analysis_opts ao = {.timeline_keep = 16};
 	struct mon_analysis *a = mon_analysis_new(&ao);
@@ -135,21 +124,15 @@ watch(const char *net, const struct scope_select *sel,
 		mon_analysis_free(a);
 		return 1;
 	}
+	struct monitor_pull mp;
+	double lo = pull > 0 ? pull : PULL_MIN_S < interval ? PULL_MIN_S
+	                                                   : interval;
+	monitor_pull_init(&mp, lo, pull > 0 ? pull : interval, cs);
+	v->pace = &mp.pace;
 	int rc = 0;
 	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
-		int r = 0;
-		if (cs && i > 1)
-			r = cosched_pull_for(cs, &s, interval, COSCHED_GAP,
-			                     pull > 0 ? pull : COSCHED_DEADLINE,
-			                     COSCHED_TICK);
-		for (long k = 0; !cs && i > 1 && k < pulls - 1 && !r; k++) {
-			nap(interval / (double)pulls);
-			r = scope_poll(&s);
-		}
-		if (!cs && i > 1)
-			nap(interval / (double)pulls);
-		if (!r && (!cs || i == 1))
-			r = scope_poll(&s);
+		int r = i == 1 ? monitor_pull_now(&mp, &s)
+		               : monitor_pull_for(&mp, &s, interval);
 		if (r) {
 			fprintf(stderr, CMD ": reading the event spaces of %s: "
 			        "%s\n", net, grove_strerror(r));
@@ -172,6 +155,7 @@ watch(const char *net, const struct scope_select *sel,
 		if (!scope_running(&s))
 			break; /* the job is over: that was its last view */
 	}
+	v->pace = NULL;
 	scope_free(&s);
 	mon_analysis_free(a);
 	return rc;
@@ -207,7 +191,7 @@ cmd_monitor(int argc, char **argv)
 	};
 	const char *net = NULL;
 	struct scope_select sel = {NULL, NULL, -1, 0};
-	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20, NULL};
+	struct monitor_view v = {MONITOR_BALANCE, 0, 0, 3.0, 10, 20, NULL, NULL};
 	double interval = 1.0, pull = 0;
 	long count = 0, x;
 	int cosched = 0;
@@ -247,11 +231,15 @@ cmd_monitor(int argc, char **argv)
 			break;
 		case 'p':
 			errno = 0;
+			if (!strcmp(optarg, "auto")) {
+				pull = 0;
+				break;
+			}
 			pull = strtod(optarg, &end);
 			if (errno || *end || end == optarg ||
 			    !(pull >= 0.001 && pull <= 3600))
 				return tool_usage_error(CMD, "--pull wants "
-				    "seconds from 0.001 to 3600", optarg);
+				    "auto or seconds from 0.001 to 3600", optarg);
 			break;
 		case 'c':
 			if ((count = tool_parse_count(optarg, 1000000000L)) < 0)

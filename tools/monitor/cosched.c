@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cosched.h"
@@ -19,11 +18,8 @@ cosched_init(struct cosched *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* SCHED_IDLE from now on: once, at the first wait (the scope attached at
- * the ordinary priority, so that a busy machine cannot keep the monitor
- * from finding the job before it ends). */
-static void
-enter_idle(struct cosched *c)
+void
+cosched_enter_idle(struct cosched *c)
 {
 	if (c->idle_tried)
 		return;
@@ -163,49 +159,6 @@ cosched_blocked(struct cosched *c, const struct scope *s)
 		n += proc_sleeps(pid);
 	}
 	return known ? n : -1;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void
-sleep_s(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-int
-cosched_pull_for(struct cosched *c, struct scope *s, double seconds,
-                 double gap, double deadline, double tick)
-{
-	enter_idle(c);
-	double t = now_s(), end = t + seconds, last = t;
-	for (;;) {
-		sleep_s(tick);
-		t = now_s();
-		if (t >= end)
-			return 0;
-		if (t - last < gap)
-			continue;
-		int rc;
-		if (cosched_blocked(c, s) > 0) {
-			c->gated++;
-		} else if (t - last >= deadline) {
-			c->forced++;
-		} else {
-			continue;
-		}
-		if ((rc = scope_poll(s)) != 0)
-			return rc;
-		last = now_s();
-	}
 }
 
 void

@@ -21,9 +21,10 @@
  *    not Grove MPI ranks (a Grove network) the flag is their state in
  *    /proc/PID/stat (S: sleeping).
  *
- * A pull that found no blocked rank for a whole --pull period is made
+ * A pull that found no blocked rank for a whole pull period is made
  * anyway (forced), so that rings written faster than the gaps come are
- * still read before they wrap; the counts of both kinds are reported. */
+ * still read before they wrap; the counts of both kinds are reported
+ * (the pulls themselves: pull.h). */
 #ifndef GROVE_TOOLS_MONITOR_COSCHED_H
 #define GROVE_TOOLS_MONITOR_COSCHED_H
 
@@ -45,21 +46,18 @@ struct cosched {
 	uint64_t forced;            /* pulls made at the deadline */
 };
 
-/* Nothing done yet: the first cosched_pull_for puts the calling process
- * under SCHED_IDLE (when refused it says so on standard error and goes on
- * with the gate alone). */
+/* Nothing done yet. */
 void cosched_init(struct cosched *c);
 
 /* How many of the scope's processes are blocked in a wait now: 0 when
  * none, -1 when it cannot be told (no process known). */
 int cosched_blocked(struct cosched *c, const struct scope *s);
 
-/* Spends `seconds` pulling scope s: a pull whenever a process is blocked
- * (cosched_blocked > 0) and at least `gap` seconds passed since the last
- * pull, or when `deadline` seconds passed without one; between looks at
- * the ranks it sleeps `tick` seconds.  0 or scope_poll's error. */
-int cosched_pull_for(struct cosched *c, struct scope *s, double seconds,
-                     double gap, double deadline, double tick);
+/* Puts the calling process under SCHED_IDLE, once (the scope attached
+ * at the ordinary priority, so that a busy machine cannot keep the
+ * monitor from finding the job before it ends); when refused it says so
+ * on standard error and goes on with the gate alone. */
+void cosched_enter_idle(struct cosched *c);
 
 /* The fields of --json: ,"cosched":{...} */
 void cosched_json(FILE *f, const struct cosched *c);

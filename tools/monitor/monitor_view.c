@@ -6,6 +6,7 @@
 #include "grove/error.h"
 #include "monitor/topo.h"
 #include "monitor_view.h"
+#include "scope/pace.h"
 #include "trace/trace_impl.h"
 
 /* Nodes of the TBON that the links of the spaces read name but whose
@@ -73,12 +74,16 @@ head_json(FILE *f, const struct monitor_view *v, const struct scope *s,
 	        (unsigned long long)s->lost_before,
 	        (unsigned long long)s->gone, unread_nodes(s));
 	fprintf(f, ",\"pulls\":%llu", (unsigned long long)s->polls);
+	if (v->pace)
+		fprintf(f, ",\"pull_period_s\":%.4f", v->pace->next_s);
 	if (v->cosched)
 		cosched_json(f, v->cosched);
 	if (s->how)
 		fprintf(f, ",\"event_scope\":\"%s\",\"readers\":%u,"
-		        "\"readers_all\":%u,\"sent\":%llu", s->how, s->readers,
-		        s->readers_all, (unsigned long long)s->sent);
+		        "\"readers_all\":%u,\"sent\":%llu,\"share_bytes\":%llu",
+		        s->how, s->readers, s->readers_all,
+		        (unsigned long long)s->sent,
+		        (unsigned long long)s->share_bytes);
 	if (s->unread_hosts) {
 		/* Host names hold no comma (grove run refuses them). */
 		fputs(",\"unread_hosts\":[", f);

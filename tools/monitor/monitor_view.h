@@ -9,6 +9,7 @@
 #include "scope/scope.h"
 
 struct cosched;
+struct scope_pace;
 
 enum monitor_kind { MONITOR_BALANCE, MONITOR_STATS };
 
@@ -20,6 +21,7 @@ struct monitor_view {
 	uint64_t min_count;  /* samples a path needs to be compared */
 	unsigned rows;       /* text view of stats: paths shown */
 	const struct cosched *cosched; /* --cosched: its counts in --json */
+	const struct scope_pace *pace; /* the pulls' period, in --json */
 };
 
 /* Prints interval i (from 1) of scope s, whose analysis is s->a.  0,

@@ -63,6 +63,8 @@ monitor_watch_tree(const char *net, const struct scope_select *sel,
 		view.readers = t.c.readers;
 		view.readers_all = t.readers;
 		view.how = raw ? "raw" : "tree";
+		view.polls = i; /* a pull through the tree per view */
+		view.share_bytes = t.bytes;
 		if (t.note[0])
 			fprintf(stderr, CMD ": view %u: %s\n", i, t.note);
 		int r = monitor_view_print(stdout, v, &view, i);
