@@ -10,7 +10,7 @@
 #include "monitor/share.h"
 
 #define SHARE_MAGIC "GMSH"
-#define SHARE_VERSION 1
+#define SHARE_VERSION 2
 #define HEAD_LEN 8
 #define COUNTS_LEN (6 * 8 + 2 * 4)
 
@@ -99,7 +99,7 @@ static int
 put_head(struct mon_share_buf *b, int kind, const struct mon_share_counts *c)
 {
 	int rc = put(b, SHARE_MAGIC, 4) || put_le(b, SHARE_VERSION, 1) ||
-	         put_le(b, (uint64_t)kind, 1) || put_u16(b, 0) ||
+	         put_le(b, (uint64_t)kind, 1) || put_u16(b, c->peak_fill) ||
 	         put_u64(b, c->read) || put_u64(b, c->selected) ||
 	         put_u64(b, c->lost_before) || put_u64(b, c->lost) ||
 	         put_u64(b, c->gone) || put_u64(b, c->sent) ||
@@ -119,6 +119,8 @@ mon_share_counts_add(struct mon_share_counts *c,
 	c->sent += d->sent;
 	c->readers += d->readers;
 	c->procs += d->procs;
+	if (d->peak_fill > c->peak_fill)
+		c->peak_fill = d->peak_fill;
 }
 
 struct paths_ctx {
@@ -399,10 +401,7 @@ get_head(struct rd *r, int *kind, struct mon_share_counts *c)
 		fail(r, "unknown kind %u", (unsigned)k);
 		return;
 	}
-	if (get_u16(r, "reserved") != 0) {
-		fail(r, "reserved field not 0");
-		return;
-	}
+	c->peak_fill = get_u16(r, "peak_fill");
 	*kind = (int)k;
 	c->read = get_u64(r, "read");
 	c->selected = get_u64(r, "selected");

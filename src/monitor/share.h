@@ -17,14 +17,17 @@
  *
  * Both start with the scope's counts (tuples read, selected, lost before
  * attaching and while attached, spaces gone, tuples sent raw, readers
- * and processes), summed on the way up.  In an analysis share the
+ * and processes), summed on the way up, and the largest share of a
+ * ring's slots any reader found newly written at its last pull (the
+ * rate that paces the monitor's pulls: scope/pace.h), whose maximum is
+ * taken on the way up.  In an analysis share the
  * accumulators are totals since the scope attached; a raw share holds
  * the tuples read by this pull only; counts are always totals.
  *
  * Layout (little-endian; a string is a u16 length and that many bytes,
  * no NUL, shorter than the field the analysis keeps it in):
  *
- *   "GMSH" u8 version (1) u8 kind (0 analysis, 1 raw) u16 0
+ *   "GMSH" u8 version (2) u8 kind (0 analysis, 1 raw) u16 peak_fill
  *   u64 read, selected, lost_before, lost, gone, sent; u32 readers, procs
  *   analysis: u64 tuples, lost; u32 n + n x (str role, u32 rank, str host,
  *             i64 node, u64 tuples, u64 lost); u32 n + n x (str scope,
@@ -64,6 +67,9 @@ struct mon_share_counts {
 	uint64_t sent;         /* tuples sent raw (raw shares) */
 	uint32_t readers;      /* readers whose shares are in it */
 	uint32_t procs;        /* processes read */
+	/* scope.peak_fill of the busiest reader's last pull, in 1/1024 of
+	 * a ring (65535: 64 rings or more); the maximum when merged. */
+	uint16_t peak_fill;
 };
 
 /* a share's bytes while they are built (raw blocks, or a whole share) */

@@ -76,6 +76,8 @@ scope_counts(const struct scope *s, struct mon_share_counts *c)
 	c->gone = s->gone;
 	c->sent = s->sent;
 	c->readers = 1;
+	double pf = s->peak_fill * 1024;
+	c->peak_fill = pf >= 65535 ? 65535 : (uint16_t)(pf + 0.5);
 	for (size_t i = 0; i < s->n; i++)
 		c->procs += !s->p[i].gone || s->p[i].polled;
 }

@@ -80,8 +80,10 @@ a, f = auto[-1], fixed[-1]
 assert a["pulls"] > len(auto), (a["pulls"], len(auto))
 assert min(v["pull_period_s"] for v in auto) < 4, [v["pull_period_s"] for v in auto]
 assert a["lost"] == 0, a
-# Fixed at the interval: one pull per view, whole rings lost and counted.
-assert f["pulls"] == len(fixed), (f["pulls"], len(fixed))
+# Fixed at the interval: one pull per view (and one more for the job's
+# last tuples when it ended after the last view's pull), whole rings lost
+# and counted.
+assert len(fixed) <= f["pulls"] <= len(fixed) + 1, (f["pulls"], len(fixed))
 assert all(v["pull_period_s"] == 4 for v in fixed), fixed
 assert f["lost"] > 0, f
 assert f["tuples"] < a["tuples"], (f["tuples"], a["tuples"])

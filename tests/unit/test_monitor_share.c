@@ -94,8 +94,8 @@ test_analysis_merge(void **state)
 {
 	(void)state;
 	struct mon_analysis *h1 = host(1, 0, 40, 3), *h2 = host(4, 2, 25, 0);
-	struct mon_share_counts c1 = {100, 80, 5, 3, 0, 0, 1, 2};
-	struct mon_share_counts c2 = {50, 50, 0, 0, 1, 0, 1, 2};
+	struct mon_share_counts c1 = {100, 80, 5, 3, 0, 0, 1, 2, 300};
+	struct mon_share_counts c2 = {50, 50, 0, 0, 1, 0, 1, 2, 2048};
 	uint8_t *s1, *s2;
 	size_t l1, l2;
 	assert_int_equal(mon_share_encode(&c1, h1, &s1, &l1), 0);
@@ -118,6 +118,8 @@ test_analysis_merge(void **state)
 	assert_int_equal(c.gone, 1);
 	assert_int_equal(c.readers, 2);
 	assert_int_equal(c.procs, 4);
+	/* The busiest reader's ring (two rings' worth) paces the pulls. */
+	assert_int_equal(c.peak_fill, 2048);
 
 	struct mon_analysis *direct = mon_analysis_new(NULL);
 	assert_int_equal(mon_analysis_merge(direct, h1), 0);
@@ -163,7 +165,7 @@ test_raw(void **state)
 	                                     2), 0);
 	assert_int_equal(mon_share_raw_block(&blocks, &r->pm, 9, 1, 0, 0, t, 1),
 	                 GROVE_EINVAL);
-	struct mon_share_counts c = {6, 6, 7, 0, 0, 6, 1, 1};
+	struct mon_share_counts c = {6, 6, 7, 0, 0, 6, 1, 1, 0};
 	uint8_t *s;
 	size_t len;
 	assert_int_equal(mon_share_raw_encode(&c, &blocks, &s, &len), 0);
@@ -231,7 +233,7 @@ test_bad(void **state)
 {
 	(void)state;
 	struct mon_analysis *h = host(1, 0, 5, 0);
-	struct mon_share_counts c = {10, 10, 0, 0, 0, 0, 1, 2};
+	struct mon_share_counts c = {10, 10, 0, 0, 0, 0, 1, 2, 0};
 	uint8_t *s;
 	size_t len;
 	assert_int_equal(mon_share_encode(&c, h, &s, &len), 0);

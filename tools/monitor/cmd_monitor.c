@@ -105,11 +105,6 @@ usage(FILE *f)
 	    "error.\n");
 }
 
-/* The default pace of pulls (--pull auto): at most every PULL_MIN_S s,
- * which bounds what reading costs the job (the pulls list /dev/shm and
- * read every ring), and at least once per view. */
-#define PULL_MIN_S 0.01
-
 static int
 watch(const char *net, const struct scope_select *sel,
       struct monitor_view *v, double interval, double pull, long count,
@@ -125,14 +120,20 @@ watch(const char *net, const struct scope_select *sel,
 		return 1;
 	}
 	struct monitor_pull mp;
-	double lo = pull > 0 ? pull : PULL_MIN_S < interval ? PULL_MIN_S
-	                                                   : interval;
-	monitor_pull_init(&mp, lo, pull > 0 ? pull : interval, cs);
+	monitor_pull_default(&mp, interval, pull, monitor_pull_scope, &s);
+	if (cs)
+		monitor_pull_cosched(&mp, cs, &s);
 	v->pace = &mp.pace;
 	int rc = 0;
 	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
-		int r = i == 1 ? monitor_pull_now(&mp, &s)
-		               : monitor_pull_for(&mp, &s, interval);
+		int r = i == 1 ? monitor_pull_now(&mp)
+		               : monitor_pull_for(&mp, interval);
+		/* The job ended since the last pull, which may be older than
+		 * the view (pull.h): its last tuples are read before its last
+		 * view. */
+		int over = !r && scope_procs(&s) && !scope_running(&s);
+		if (over)
+			r = monitor_pull_now(&mp);
 		if (r) {
 			fprintf(stderr, CMD ": reading the event spaces of %s: "
 			        "%s\n", net, grove_strerror(r));
@@ -152,7 +153,7 @@ watch(const char *net, const struct scope_select *sel,
 			rc = 1;
 			break;
 		}
-		if (!scope_running(&s))
+		if (over)
 			break; /* the job is over: that was its last view */
 	}
 	v->pace = NULL;
@@ -333,7 +334,7 @@ cmd_monitor(int argc, char **argv)
 		/* The load balance needs the last arrivals only: the
 		 * readers analyse (or send) nothing else. */
 		sel.last_only = v.kind == MONITOR_BALANCE;
-		return monitor_watch_tree(net, &sel, &v, interval, count, raw,
+		return monitor_watch_tree(net, &sel, &v, interval, pull, count, raw,
 		                          readers);
 	}
 	/* A job of grove run --hosts: a reader on every other host. */

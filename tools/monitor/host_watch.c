@@ -7,27 +7,34 @@
 
 #include "grove/error.h"
 #include "host_watch.h"
+#include "pull.h"
 
 #define CMD "grove monitor"
 
-static void
-nap(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
+/* One pull of every host: this one's spaces here, the others' shares;
+ * a monitor_pull_fn (pull.h). */
+struct hosts_pull {
+	struct host_scope *h;
+	struct scope *s;
+	struct mon_analysis *raw;
+	int timeout_ms;
+};
 
-/* One pull of every host: this one's spaces here, the others' shares. */
 static int
-pull_all(struct host_scope *h, struct scope *s, struct mon_analysis *raw,
-         int timeout_ms)
+pull_all(void *ctx, double *peak_fill)
 {
-	int rc = scope_poll(s);
+	struct hosts_pull *p = ctx;
+	int rc = scope_poll(p->s);
 	if (rc)
 		fprintf(stderr, CMD ": reading the event spaces of %s here: "
-		        "%s\n", s->net, grove_strerror(rc));
-	(void)host_scope_pull(h, raw, timeout_ms);
+		        "%s\n", p->s->net, grove_strerror(rc));
+	(void)host_scope_pull(p->h, p->raw, p->timeout_ms);
+	/* The busiest ring of any host paces the next pull. */
+	*peak_fill = p->s->peak_fill;
+	for (size_t k = 0; k < p->h->n; k++)
+		if (p->h->r[k].answered &&
+		    p->h->r[k].c.peak_fill / 1024.0 > *peak_fill)
+			*peak_fill = p->h->r[k].c.peak_fill / 1024.0;
 	return rc;
 }
 
@@ -92,8 +99,6 @@ monitor_watch_hosts(struct host_scope *h, const char *job,
                     double pull, long count)
 {
 	int raw = h->kind == MON_SHARE_RAW;
-	long pulls = pull > 0 && pull < interval ? (long)(interval / pull + 0.5)
-	                                         : 1;
 	/* The first pull also waits for the remote shells to log in. */
 	int timeout_ms = interval * 2000 > 10000 ? (int)(interval * 2000)
 	                                         : 10000;
@@ -114,17 +119,20 @@ monitor_watch_hosts(struct host_scope *h, const char *job,
 		mon_analysis_free(a);
 		return 1;
 	}
+	struct hosts_pull hp = {h, &s, raw ? a : NULL, timeout_ms};
+	struct monitor_pull mp;
+	monitor_pull_default(&mp, interval, pull, pull_all, &hp);
+	struct monitor_view vp = *v;
+	vp.pace = &mp.pace;
 	int rc = 0;
 	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
-		int r = 0;
-		for (long k = 0; i > 1 && k < pulls - 1 && !r; k++) {
-			nap(interval / (double)pulls);
-			r = pull_all(h, &s, raw ? a : NULL, timeout_ms);
-		}
-		if (i > 1)
-			nap(interval / (double)pulls);
-		if (!r)
-			r = pull_all(h, &s, raw ? a : NULL, timeout_ms);
+		int r = i == 1 ? monitor_pull_now(&mp)
+		               : monitor_pull_for(&mp, interval);
+		/* The launcher ended since the last pull: every host's last
+		 * tuples are read before the last view. */
+		int over = !r && !scope_running(&s);
+		if (over)
+			r = monitor_pull_now(&mp);
 		if (r) {
 			rc = 1;
 			break;
@@ -140,7 +148,7 @@ monitor_watch_hosts(struct host_scope *h, const char *job,
 					r = mon_analysis_merge(va, h->r[k].a);
 		}
 		if (!r)
-			r = print_view(h, &s, va, v, i, raw);
+			r = print_view(h, &s, va, &vp, i, raw);
 		if (va != a)
 			mon_analysis_free(va);
 		if (r) {
@@ -151,7 +159,7 @@ monitor_watch_hosts(struct host_scope *h, const char *job,
 		}
 		/* The launcher's space is on this host: its end is the
 		 * job's. */
-		if (!scope_running(&s))
+		if (over)
 			break;
 	}
 	host_scope_stop(h);

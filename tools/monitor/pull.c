@@ -27,9 +27,14 @@ sleep_s(double s)
 		;
 }
 
+/* The shortest default period (--pull auto): what reading costs the
+ * job is bounded (a pull lists /dev/shm and reads every ring, or goes
+ * through the tree). */
+#define PULL_MIN_S 0.01
+
 void
 monitor_pull_init(struct monitor_pull *m, double min_s, double max_s,
-                  struct cosched *cs)
+                  monitor_pull_fn fn, void *ctx)
 {
 	/* A quarter full: a burst at four times the rate last seen is
 	 * still read before its ring wraps.  Half full lost a quarter of
@@ -37,23 +42,56 @@ monitor_pull_init(struct monitor_pull *m, double min_s, double max_s,
 	 * bursts between being descheduled; pulls cost little apart from
 	 * the tuples they read, which are the same however often. */
 	scope_pace_init(&m->pace, min_s, max_s, 0.25);
-	m->cs = cs;
+	m->fn = fn;
+	m->ctx = ctx;
+	m->cs = NULL;
+	m->gate = NULL;
 	m->last = now_s();
 }
 
-int
-monitor_pull_now(struct monitor_pull *m, struct scope *s)
+void
+monitor_pull_default(struct monitor_pull *m, double interval, double pull,
+                     monitor_pull_fn fn, void *ctx)
 {
+	if (pull > 0)
+		monitor_pull_init(m, pull, pull, fn, ctx);
+	else
+		monitor_pull_init(m, PULL_MIN_S < interval ? PULL_MIN_S
+		                                           : interval,
+		                  interval, fn, ctx);
+}
+
+void
+monitor_pull_cosched(struct monitor_pull *m, struct cosched *cs,
+                     struct scope *s)
+{
+	m->cs = cs;
+	m->gate = s;
+}
+
+int
+monitor_pull_scope(void *ctx, double *peak_fill)
+{
+	struct scope *s = ctx;
 	int rc = scope_poll(s);
+	*peak_fill = s->peak_fill;
+	return rc;
+}
+
+int
+monitor_pull_now(struct monitor_pull *m)
+{
+	double peak = 0;
+	int rc = m->fn(m->ctx, &peak);
 	double t = now_s();
 	if (!rc)
-		scope_pace_next(&m->pace, s->peak_fill, t - m->last);
+		scope_pace_next(&m->pace, peak, t - m->last);
 	m->last = t;
 	return rc;
 }
 
 static int
-paced_for(struct monitor_pull *m, struct scope *s, double end)
+paced_for(struct monitor_pull *m, double end)
 {
 	for (;;) {
 		double t = now_s(), next = m->last + m->pace.next_s;
@@ -65,17 +103,17 @@ paced_for(struct monitor_pull *m, struct scope *s, double end)
 			 * whole pass over the rings. */
 			if (now_s() - m->last < m->pace.next_s / 2)
 				return 0;
-			return monitor_pull_now(m, s);
+			return monitor_pull_now(m);
 		}
 		sleep_s(next - t);
-		int rc = monitor_pull_now(m, s);
+		int rc = monitor_pull_now(m);
 		if (rc)
 			return rc;
 	}
 }
 
 static int
-gated_for(struct monitor_pull *m, struct scope *s, double end)
+gated_for(struct monitor_pull *m, double end)
 {
 	cosched_enter_idle(m->cs);
 	for (;;) {
@@ -88,21 +126,21 @@ gated_for(struct monitor_pull *m, struct scope *s, double end)
 		 * rings need costs the job, blocked or not. */
 		if (since < m->pace.next_s / 2)
 			continue;
-		if (cosched_blocked(m->cs, s) > 0)
+		if (cosched_blocked(m->cs, m->gate) > 0)
 			m->cs->gated++;
 		else if (since >= m->pace.next_s)
 			m->cs->forced++;
 		else
 			continue;
-		int rc = monitor_pull_now(m, s);
+		int rc = monitor_pull_now(m);
 		if (rc)
 			return rc;
 	}
 }
 
 int
-monitor_pull_for(struct monitor_pull *m, struct scope *s, double seconds)
+monitor_pull_for(struct monitor_pull *m, double seconds)
 {
 	double end = now_s() + seconds;
-	return m->cs ? gated_for(m, s, end) : paced_for(m, s, end);
+	return m->cs ? gated_for(m, end) : paced_for(m, end);
 }

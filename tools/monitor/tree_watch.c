@@ -11,23 +11,36 @@
 #include "grove/error.h"
 
 #include "monitor_view.h"
+#include "pull.h"
 #include "tree_scope.h"
 #include "tree_watch.h"
 
 #define CMD "grove monitor"
 
-static void
-nap(double s)
+/* A pull through the tree, for pull.h. */
+struct tree_pull {
+	struct tree_scope *t;
+	int timeout_ms;
+	uint64_t pulls;
+	char err[512];
+};
+
+static int
+tree_pull(void *ctx, double *peak_fill)
 {
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	struct tree_pull *p = ctx;
+	if (tree_scope_pull(p->t, p->timeout_ms, p->err, sizeof p->err))
+		return -1;
+	p->pulls++;
+	/* The busiest reader's ring, as the front-end's share says. */
+	*peak_fill = p->t->c.peak_fill / 1024.0;
+	return 0;
 }
 
 int
 monitor_watch_tree(const char *net, const struct scope_select *sel,
                    const struct monitor_view *v, double interval,
-                   long count, int raw, int readers)
+                   double pull, long count, int raw, int readers)
 {
 	struct tree_scope t;
 	char err[512];
@@ -37,15 +50,19 @@ monitor_watch_tree(const char *net, const struct scope_select *sel,
 		return 1;
 	}
 	/* The front-end waits for its CPs at most this long per pull. */
-	int timeout_ms = interval * 1000 > 2000 ? (int)(interval * 1000) : 2000;
+	struct tree_pull tp = {
+	    &t, interval * 1000 > 2000 ? (int)(interval * 1000) : 2000, 0, ""};
+	struct monitor_pull mp;
+	monitor_pull_default(&mp, interval, pull, tree_pull, &tp);
+	struct monitor_view vp = *v;
+	vp.pace = &mp.pace;
 	int rc = 0;
 	for (unsigned i = 1; count <= 0 || i <= (unsigned long)count; i++) {
-		if (i > 1)
-			nap(interval);
-		if (tree_scope_pull(&t, timeout_ms, err, sizeof err)) {
+		if (i == 1 ? monitor_pull_now(&mp)
+		           : monitor_pull_for(&mp, interval)) {
 			/* After a view, the front-end's leaving is the
 			 * network's end: that was its last view. */
-			fprintf(stderr, CMD ": %s%s\n", err,
+			fprintf(stderr, CMD ": %s%s\n", tp.err,
 			        i > 1 ? "; the network has ended" : "");
 			rc = i > 1 ? 0 : 1;
 			break;
@@ -63,11 +80,11 @@ monitor_watch_tree(const char *net, const struct scope_select *sel,
 		view.readers = t.c.readers;
 		view.readers_all = t.readers;
 		view.how = raw ? "raw" : "tree";
-		view.polls = i; /* a pull through the tree per view */
+		view.polls = tp.pulls;
 		view.share_bytes = t.bytes;
 		if (t.note[0])
 			fprintf(stderr, CMD ": view %u: %s\n", i, t.note);
-		int r = monitor_view_print(stdout, v, &view, i);
+		int r = monitor_view_print(stdout, &vp, &view, i);
 		scope_free(&view);
 		if (r) {
 			fprintf(stderr, CMD ": writing the view: %s\n",
