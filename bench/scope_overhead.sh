@@ -2,7 +2,9 @@
 # What an event scope costs the network it watches (docs/monitoring.md,
 # "Event scopes through the tree"): grove bench micro's round trips on
 # kary:2 with 8 back-ends, unwatched and watched by grove monitor
-# load-balance --net pulling every 0.1 s in each way a scope can run:
+# load-balance --net (a view every 0.1 s, pulls at the default pace:
+# the busiest ring read about a quarter full, at most every 0.01 s) in
+# each way a scope can run:
 #   tree-host  distributed analysis, one reader per host (here the
 #              front-end: it reads inside its Grove calls)
 #   tree-node  distributed analysis, every CP reads itself and its
@@ -16,8 +18,9 @@
 # read + lost), the bytes a pull brought to the monitor (mean), and the
 # tuples lost while attached.  One reader per host reads every space of
 # the host in turn, as the paper's sequential gather; a reader per node
-# reads in parallel, as its gather wrappers with helper threads.  The monitor attaches once the network is up, so the first
-# round trips of each run are unwatched.
+# reads in parallel, as its gather wrappers with helper threads.  The
+# monitor attaches once the network is up, so the first round trips of
+# each run are unwatched.
 #   bench/scope_overhead.sh BUILD_DIR [ROUNDS (5)] [RT_ITERS (20000)]
 set -euo pipefail
 build=$(cd "${1:?usage: scope_overhead.sh BUILD_DIR [ROUNDS] [RT_ITERS]}" && pwd)
