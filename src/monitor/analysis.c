@@ -71,6 +71,7 @@ mon_analysis_free(struct mon_analysis *a)
 	mon_timeline_free(a->timeline);
 	mon_order_free(a->order);
 	mon_clockcheck_free(a->clock);
+	mon_routes_free(&a->routes);
 	mon_pathmap_free(&a->pm);
 	free(a);
 }
@@ -88,22 +89,73 @@ joined_here(const struct mon_analysis *a, uint32_t proc,
 	       a->link_local(a->link_ctx, c->a, c->b);
 }
 
+/* The path statistics of one tuple, through its route when it has one
+ * (rt NULL: none), which learns the path the first time. */
+static int
+feed_stats(struct mon_analysis *a, struct mon_route *rt, uint32_t proc,
+           const struct mon_tuple *t)
+{
+	if (!mon_pathstats_takes(t->op))
+		return 0;
+	if (!rt || !rt->path || rt->op != t->op) {
+		struct mon_path *p = mon_pathstats_path(a->stats, &a->pm, proc,
+		                                        t);
+		if (!p)
+			return GROVE_ENOMEM;
+		if (!rt) {
+			mon_pathstats_sample(p, t);
+			return 0;
+		}
+		rt->path = p;
+		rt->op = t->op;
+	}
+	mon_pathstats_sample(rt->path, t);
+	return 0;
+}
+
+/* The timeline of one tuple, through the process's routes when there
+ * are some (pr NULL: none). */
+static int
+feed_timeline(struct mon_analysis *a, struct mon_proc_routes *pr,
+              uint32_t proc, uint32_t ring, const struct mon_tuple *t)
+{
+	const struct mon_collector *c = mon_pathmap_get(&a->pm, proc,
+	                                                t->collector);
+	int kind = mon_timeline_kind(c, t);
+	if (kind < 0)
+		return 0;
+	struct mon_tl_proc *p = pr ? pr->tl : NULL;
+	if (!p) {
+		p = mon_timeline_proc(a->timeline, a->pm.p[proc].label);
+		if (!p)
+			return GROVE_ENOMEM;
+		if (pr)
+			pr->tl = p;
+	}
+	mon_timeline_span(a->timeline, p, c, ring, t, kind);
+	return 0;
+}
+
 int
 mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
                   const struct mon_tuple *t, size_t n)
 {
 	if (proc >= a->pm.n)
 		return GROVE_EINVAL;
+	/* Nothing below changes the pathmap: one look at its generation
+	 * serves the whole run.  Without memory for routes, the slow way. */
+	struct mon_proc_routes *pr = mon_routes_proc(&a->routes, &a->pm, proc);
 	for (size_t i = 0; i < n; i++) {
 		const struct mon_tuple *u = &t[i];
+		struct mon_route *rt = pr && u->collector < pr->n ?
+		                       &pr->r[u->collector] : NULL;
 		int rc = mon_instances_feed(a->inst, &a->pm, proc, ring, u);
 		if (!rc)
 			rc = mon_balance_feed(a->balance, &a->pm, proc, u);
 		if (!rc)
-			rc = mon_pathstats_feed(a->stats, &a->pm, proc, u);
+			rc = feed_stats(a, rt, proc, u);
 		if (!rc)
-			rc = mon_timeline_feed(a->timeline, &a->pm, proc, ring,
-			                       u);
+			rc = feed_timeline(a, pr, proc, ring, u);
 		if (!rc && joined_here(a, proc, u))
 			rc = mon_links_feed(a->links, &a->pm, proc, u);
 		if (!rc)

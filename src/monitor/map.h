@@ -5,7 +5,12 @@
  * "cp 1|link.recv|net|link:5->1|recv"), never by the index a pathmap
  * gave a process: two accumulators filled on two hosts, each with its
  * own pathmap, must merge by what the keys say.  Keys are copied; values
- * are zeroed when created.  Open addressing, grown at 3/4 load. */
+ * are zeroed when created.  Open addressing, grown at 3/4 load.
+ *
+ * Values never move: a value's address stays valid, whatever else is
+ * put or deleted and however the table grows, until its own key is
+ * deleted or the map freed.  The analysis keeps such addresses to feed
+ * tuples without building and hashing keys (analysis.h, routes). */
 #ifndef GROVE_MONITOR_MAP_H
 #define GROVE_MONITOR_MAP_H
 

@@ -1,0 +1,297 @@
+/* The analysis's routes (src/monitor/routes.c): the accumulator entries
+ * it keeps per (process, collector) must never feed a stale entry.  The
+ * results of mon_analysis_feed are compared with those of the
+ * accumulators fed the slow way (mon_pathstats_feed, mon_timeline_feed)
+ * across what could leave a route stale: a collector registered again
+ * under another name, one collector's tuples with several ops, a
+ * process and collectors added after feeding started, the accumulators'
+ * maps growing (values must not move), and a merge into the analysis
+ * between feeds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "grove/error.h"
+#include "monitor/map.h"
+#include "monitor_fixture.h"
+
+/* The slow way: the same accumulators as an analysis, fed one by one
+ * through their own feeds, with a pathmap kept in step. */
+struct slow {
+	struct mon_pathmap pm;
+	struct mon_pathstats *stats;
+	struct mon_timeline *tl;
+};
+
+static void
+slow_init(struct slow *s)
+{
+	mon_pathmap_init(&s->pm);
+	s->stats = mon_pathstats_new();
+	s->tl = mon_timeline_new(0);
+	assert_non_null(s->stats);
+	assert_non_null(s->tl);
+}
+
+static void
+slow_free(struct slow *s)
+{
+	mon_pathstats_free(s->stats);
+	mon_timeline_free(s->tl);
+	mon_pathmap_free(&s->pm);
+}
+
+/* Feeds both (proc is the same index in both pathmaps). */
+static void
+feed_both(struct mon_analysis *a, struct slow *s, uint32_t proc,
+          const struct mon_tuple *t, size_t n)
+{
+	assert_int_equal(mon_analysis_feed(a, proc, 0, t, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(mon_pathstats_feed(s->stats, &s->pm, proc,
+		                                    &t[i]), 0);
+		assert_int_equal(mon_timeline_feed(s->tl, &s->pm, proc, 0,
+		                                   &t[i]), 0);
+	}
+}
+
+static void
+coll_both(struct mon_analysis *a, struct slow *s, uint32_t proc, uint32_t id,
+          const char *name, const char *layer, const char *where)
+{
+	fx_coll(&a->pm, proc, id, name, layer, where, "");
+	fx_coll(&s->pm, proc, id, name, layer, where, "");
+}
+
+static uint32_t
+proc_both(struct mon_analysis *a, struct slow *s, const char *role,
+          uint32_t rank)
+{
+	uint32_t i = fx_proc(&a->pm, role, rank, "h");
+	assert_int_equal(fx_proc(&s->pm, role, rank, "h"), i);
+	return i;
+}
+
+/* The path statistics and timelines of both are the same. */
+static void
+assert_same(struct mon_analysis *a, struct slow *s)
+{
+	struct mon_path_stats *x, *y;
+	size_t nx, ny;
+	assert_int_equal(mon_pathstats_results(a->stats, 3, 1, &x, &nx), 0);
+	assert_int_equal(mon_pathstats_results(s->stats, 3, 1, &y, &ny), 0);
+	assert_int_equal(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		assert_string_equal(x[i].proc, y[i].proc);
+		assert_string_equal(x[i].name, y[i].name);
+		assert_string_equal(x[i].where, y[i].where);
+		assert_string_equal(x[i].op, y[i].op);
+		assert_int_equal(x[i].count, y[i].count);
+		assert_int_equal(x[i].min_ns, y[i].min_ns);
+		assert_int_equal(x[i].max_ns, y[i].max_ns);
+		assert_true(x[i].mean_ns == y[i].mean_ns);
+	}
+	free(x);
+	free(y);
+	struct mon_proc_timeline *p, *q;
+	assert_int_equal(mon_timeline_procs(a->timeline, &p, &nx), 0);
+	assert_int_equal(mon_timeline_procs(s->tl, &q, &ny), 0);
+	assert_int_equal(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		assert_string_equal(p[i].label, q[i].label);
+		assert_memory_equal(p[i].busy_ns, q[i].busy_ns,
+		                    sizeof p[i].busy_ns);
+		assert_memory_equal(p[i].count, q[i].count, sizeof p[i].count);
+		assert_int_equal(p[i].n, q[i].n);
+		for (size_t j = 0; j < p[i].n; j++)
+			assert_string_equal(p[i].span[j].name,
+			                    q[i].span[j].name);
+	}
+	free(p);
+	free(q);
+}
+
+/* The count of the path (proc, name, op) in a's statistics (0: none). */
+static uint64_t
+path_count(struct mon_analysis *a, const char *proc, const char *name,
+           const char *op)
+{
+	struct mon_path_stats *r;
+	size_t n;
+	uint64_t c = 0;
+	assert_int_equal(mon_pathstats_results(a->stats, 3, 1, &r, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(r[i].proc, proc) && !strcmp(r[i].name, name) &&
+		    !strcmp(r[i].op, op))
+			c = r[i].count;
+	free(r);
+	return c;
+}
+
+static void
+test_reregistered_collector(void **state)
+{
+	(void)state;
+	struct mon_analysis *a = mon_analysis_new(NULL);
+	assert_non_null(a);
+	struct slow s;
+	slow_init(&s);
+	uint32_t p = proc_both(a, &s, "mpi", 0);
+	coll_both(a, &s, p, 1, "MPI_Send", "mpi", "rank:0->rank:1");
+	struct mon_tuple t[3] = {
+		fx_tuple(1, GROVE_OP_MPI_CALL, 0, 8, 100, 150),
+		fx_tuple(1, GROVE_OP_MPI_TAG, 0, 7, 150, 150),
+		fx_tuple(1, GROVE_OP_MPI_CALL, 1, 8, 200, 230),
+	};
+	feed_both(a, &s, p, t, 3);
+	/* Id 1 now names another collector: its tuples go to its path. */
+	coll_both(a, &s, p, 1, "MPI_Recv", "mpi", "rank:1->rank:0");
+	feed_both(a, &s, p, t, 3);
+	assert_int_equal(path_count(a, "mpi 0", "MPI_Send", "mpi_call"), 2);
+	assert_int_equal(path_count(a, "mpi 0", "MPI_Recv", "mpi_call"), 2);
+	assert_same(a, &s);
+	slow_free(&s);
+	mon_analysis_free(a);
+}
+
+static void
+test_ops_of_one_collector(void **state)
+{
+	(void)state;
+	struct mon_analysis *a = mon_analysis_new(NULL);
+	assert_non_null(a);
+	struct slow s;
+	slow_init(&s);
+	uint32_t p = proc_both(a, &s, "cp", 1);
+	coll_both(a, &s, p, 3, "link.writev", "net", "link:1->0");
+	/* Alternating ops of one collector, and an unregistered id (0) and
+	 * one beyond the registrations, with ops of their own. */
+	struct mon_tuple t[8];
+	for (int i = 0; i < 8; i++) {
+		uint16_t op = i % 2 ? GROVE_OP_WRITEV : GROVE_OP_SEND;
+		t[i] = fx_tuple(i < 6 ? 3 : (i == 6 ? 0 : 4000), op,
+		                (uint32_t)i, 0, 10 * (uint64_t)i,
+		                10 * (uint64_t)i + (uint64_t)i);
+	}
+	feed_both(a, &s, p, t, 8);
+	feed_both(a, &s, p, t, 8);
+	assert_int_equal(path_count(a, "cp 1", "link.writev", "writev"), 6);
+	assert_int_equal(path_count(a, "cp 1", "link.writev", "send"), 6);
+	assert_same(a, &s);
+	slow_free(&s);
+	mon_analysis_free(a);
+}
+
+static void
+test_added_while_feeding(void **state)
+{
+	(void)state;
+	struct mon_analysis *a = mon_analysis_new(NULL);
+	assert_non_null(a);
+	struct slow s;
+	slow_init(&s);
+	struct mon_tuple t[2] = {
+		fx_tuple(2, GROVE_OP_MPI_CALL, 0, 8, 100, 150),
+		fx_tuple(40, GROVE_OP_MPI_CALL, 0, 8, 160, 190),
+	};
+	uint32_t p0 = proc_both(a, &s, "mpi", 0);
+	coll_both(a, &s, p0, 2, "MPI_Barrier", "mpi", "rank:0");
+	feed_both(a, &s, p0, t, 2);
+	/* A new process (the routes' array grows) and a collector id past
+	 * the room the first routes had. */
+	uint32_t p1 = proc_both(a, &s, "mpi", 1);
+	coll_both(a, &s, p1, 2, "MPI_Barrier", "mpi", "rank:1");
+	coll_both(a, &s, p0, 40, "MPI_Bcast", "mpi", "rank:0");
+	feed_both(a, &s, p0, t, 2);
+	feed_both(a, &s, p1, t, 2);
+	assert_int_equal(path_count(a, "mpi 0", "MPI_Barrier", "mpi_call"), 2);
+	assert_int_equal(path_count(a, "mpi 0", "MPI_Bcast", "mpi_call"), 1);
+	assert_int_equal(path_count(a, "mpi 1", "MPI_Barrier", "mpi_call"), 1);
+	assert_same(a, &s);
+	slow_free(&s);
+	mon_analysis_free(a);
+}
+
+static void
+test_map_values_stay(void **state)
+{
+	(void)state;
+	struct mon_map *m = mon_map_new(sizeof(uint64_t));
+	assert_non_null(m);
+	uint64_t *first = mon_map_put(m, "first", 5, NULL);
+	assert_non_null(first);
+	*first = 42;
+	char key[32];
+	for (int i = 0; i < 5000; i++) {
+		int len = snprintf(key, sizeof key, "key %d", i);
+		uint64_t *v = mon_map_put(m, key, (size_t)len, NULL);
+		assert_non_null(v);
+		*v = (uint64_t)i;
+		if (i % 3 == 0)
+			mon_map_del(m, key, (size_t)len);
+	}
+	/* Grown many times over, tombstones dropped: the value is where it
+	 * was. */
+	assert_ptr_equal(mon_map_get(m, "first", 5), first);
+	assert_int_equal(*first, 42);
+	mon_map_free(m);
+}
+
+static void
+test_merge_between_feeds(void **state)
+{
+	(void)state;
+	struct mon_analysis *a = mon_analysis_new(NULL);
+	struct mon_analysis *b = mon_analysis_new(NULL);
+	assert_non_null(a);
+	assert_non_null(b);
+	struct slow s;
+	slow_init(&s);
+	uint32_t p = proc_both(a, &s, "mpi", 0);
+	coll_both(a, &s, p, 1, "MPI_Send", "mpi", "rank:0->rank:1");
+	struct mon_tuple t = fx_tuple(1, GROVE_OP_MPI_CALL, 0, 8, 100, 150);
+	feed_both(a, &s, p, &t, 1);
+	/* b: the same path and process, and many others, so that a's maps
+	 * grow in the merge. */
+	uint32_t q = fx_proc(&b->pm, "mpi", 0, "h");
+	fx_coll(&b->pm, q, 1, "MPI_Send", "mpi", "rank:0->rank:1", "");
+	assert_int_equal(mon_analysis_feed(b, q, 0, &t, 1), 0);
+	for (uint32_t r = 1; r < 200; r++) {
+		uint32_t k = fx_proc(&b->pm, "mpi", r, "h");
+		fx_coll(&b->pm, k, 1, "MPI_Send", "mpi", "rank:0->rank:1", "");
+		assert_int_equal(mon_analysis_feed(b, k, 0, &t, 1), 0);
+	}
+	assert_int_equal(mon_analysis_merge(a, b), 0);
+	feed_both(a, &s, p, &t, 1);
+	assert_int_equal(path_count(a, "mpi 0", "MPI_Send", "mpi_call"), 3);
+	assert_int_equal(path_count(a, "mpi 199", "MPI_Send", "mpi_call"), 1);
+	struct mon_proc_timeline *tl;
+	size_t n;
+	assert_int_equal(mon_timeline_procs(a->timeline, &tl, &n), 0);
+	assert_int_equal(n, 200);
+	assert_string_equal(tl[0].label, "mpi 0");
+	assert_int_equal(tl[0].count[MON_SPAN_CALL], 3);
+	free(tl);
+	slow_free(&s);
+	mon_analysis_free(b);
+	mon_analysis_free(a);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reregistered_collector),
+		cmocka_unit_test(test_ops_of_one_collector),
+		cmocka_unit_test(test_added_while_feeding),
+		cmocka_unit_test(test_map_values_stay),
+		cmocka_unit_test(test_merge_between_feeds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
