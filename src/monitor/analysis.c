@@ -6,14 +6,49 @@
 #include "grove/error.h"
 #include "monitor/analysis.h"
 
+/* A complete instance counted through memo m of the communicator's
+ * route: what mon_balance_instance and mon_order_instance do, without
+ * finding the counters by name each time. */
+static int
+count_memo(struct mon_analysis *a, struct mon_inst_memo *m,
+           const struct mon_instance *in)
+{
+	uint32_t last = mon_balance_last(in);
+	const char *label = in->m[last].label;
+	if (!m->m[last].at.last || strcmp(m->m[last].label, label)) {
+		int rc = mon_balance_counters(a->balance, in->scope, in->scope,
+		                              label, &m->m[last].at);
+		if (rc) {
+			m->m[last].at.last = NULL;
+			return rc;
+		}
+		memcpy(m->m[last].label, label, MON_LABEL_LEN);
+	}
+	mon_balance_count_at(a->balance, &m->m[last].at, 1);
+	if (!m->order) {
+		int clash;
+		m->order = mon_order_at(a->order, in->scope, in->size, &clash);
+		if (!m->order)
+			return clash ? 0 : GROVE_ENOMEM;
+	}
+	return mon_order_instance_at(a->order, m->order, in);
+}
+
 /* A collective instance completed: who was last, and the orders. */
 static void
 on_instance(void *ctx, const struct mon_instance *in)
 {
 	struct mon_analysis *a = ctx;
-	int rc = mon_balance_instance(a->balance, in);
-	if (!rc)
-		rc = mon_order_instance(a->order, in);
+	struct mon_inst_memo *m = a->feeding && in->size ?
+	    mon_routes_memo(a->feeding, in->scope, in->size) : NULL;
+	int rc;
+	if (m) {
+		rc = count_memo(a, m, in);
+	} else {
+		rc = mon_balance_instance(a->balance, in);
+		if (!rc)
+			rc = mon_order_instance(a->order, in);
+	}
 	if (rc && !a->err)
 		a->err = rc;
 }
@@ -149,7 +184,9 @@ mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
 		const struct mon_tuple *u = &t[i];
 		struct mon_route *rt = pr && u->collector < pr->n ?
 		                       &pr->r[u->collector] : NULL;
+		a->feeding = rt;
 		int rc = mon_instances_feed(a->inst, &a->pm, proc, ring, u);
+		a->feeding = NULL;
 		if (!rc)
 			rc = mon_balance_feed(a->balance, &a->pm, proc, u);
 		if (!rc)

@@ -57,6 +57,9 @@ struct mon_analysis {
 	int (*link_local)(void *ctx, int64_t from, int64_t to);
 	void *link_ctx;
 	struct mon_routes routes;  /* the accumulators' entries per collector */
+	/* While a tuple is fed: its route (NULL: none), whose memo the
+	 * instance it completes, if any, counts through. */
+	struct mon_route *feeding;
 	uint64_t tuples;   /* fed */
 	uint64_t lost;     /* reported lost */
 	int err;           /* the first failure of a completion (ENOMEM) */

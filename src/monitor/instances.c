@@ -15,17 +15,62 @@ struct pending {
 
 struct open_inst {
 	uint32_t size, nseen;
+	uint64_t hash;        /* of its key (mon_map_hash) */
 	struct mon_member *m;
 };
+
+/* Member arrays of completed instances kept for the next ones of the
+ * same size, instead of a free and a calloc per instance. */
+#define SPARE_MAX 16
+
+/* Rings whose pending calls are kept in an array per process (trace/
+ * space.h, TRACE_MAX_RINGS: every ring there is); others in a map. */
+#define PENDING_RINGS 64u
 
 struct mon_instances {
 	mon_instance_fn done;
 	void *ctx;
 	size_t max_open;
-	struct mon_map *pending; /* (proc, ring) -> struct pending */
+	/* Per process index, its rings' pending calls (NULL until the
+	 * process's first collective call): looked at for every tuple, so
+	 * an array, not a map. */
+	struct pending **by_proc;
+	uint32_t n_procs;
+	struct mon_map *pending; /* (proc, ring) -> struct pending, for
+	                            rings beyond PENDING_RINGS */
 	struct mon_map *open;    /* scope NUL seq -> struct open_inst */
 	struct mon_instances_counts n;
+	struct mon_member *spare[SPARE_MAX];
+	uint32_t spare_size[SPARE_MAX];
+	uint32_t n_spare;
 };
+
+/* A zeroed member array for size members; NULL: out of memory. */
+static struct mon_member *
+members_new(struct mon_instances *in, uint32_t size)
+{
+	for (uint32_t i = in->n_spare; i-- > 0;)
+		if (in->spare_size[i] == size) {
+			struct mon_member *m = in->spare[i];
+			in->n_spare--;
+			in->spare[i] = in->spare[in->n_spare];
+			in->spare_size[i] = in->spare_size[in->n_spare];
+			memset(m, 0, size * sizeof *m);
+			return m;
+		}
+	return calloc(size, sizeof(struct mon_member));
+}
+
+static void
+members_free(struct mon_instances *in, struct mon_member *m, uint32_t size)
+{
+	if (in->n_spare < SPARE_MAX && size <= 64) {
+		in->spare[in->n_spare] = m;
+		in->spare_size[in->n_spare++] = size;
+		return;
+	}
+	free(m);
+}
 
 struct mon_instances *
 mon_instances_new(mon_instance_fn done, void *ctx, size_t max_open)
@@ -58,6 +103,11 @@ mon_instances_free(struct mon_instances *in)
 	}
 	mon_map_free(in->open);
 	mon_map_free(in->pending);
+	for (uint32_t i = 0; i < in->n_spare; i++)
+		free(in->spare[i]);
+	for (uint32_t i = 0; i < in->n_procs; i++)
+		free(in->by_proc[i]);
+	free(in->by_proc);
 	free(in);
 }
 
@@ -83,9 +133,9 @@ complete(struct mon_instances *in, const char *key, size_t klen,
 	in->n.complete++;
 	if (in->done)
 		in->done(in->ctx, &done);
-	free(o->m);
+	members_free(in, o->m, o->size);
 	o->m = NULL;
-	mon_map_del(in->open, key, klen);
+	mon_map_del_h(in->open, key, klen, o->hash);
 }
 
 /* The open instance of key, made for `size` members when new; NULL when
@@ -94,20 +144,22 @@ static struct open_inst *
 open_of(struct mon_instances *in, const char *key, size_t klen,
         uint32_t size, int *rc)
 {
-	struct open_inst *o = mon_map_get(in->open, key, klen);
+	uint64_t h = mon_map_hash(key, klen);
+	struct open_inst *o = mon_map_get_h(in->open, key, klen, h);
 	if (o)
 		return o;
 	if (mon_map_count(in->open) >= in->max_open) {
 		in->n.dropped++;
 		return NULL;
 	}
-	struct mon_member *m = calloc(size, sizeof *m);
-	if (!m || !(o = mon_map_put(in->open, key, klen, NULL))) {
+	struct mon_member *m = members_new(in, size);
+	if (!m || !(o = mon_map_put_h(in->open, key, klen, h, NULL))) {
 		free(m);
 		*rc = GROVE_ENOMEM;
 		return NULL;
 	}
 	o->size = size;
+	o->hash = h;
 	o->m = m;
 	return o;
 }
@@ -130,16 +182,52 @@ add_member(struct mon_instances *in, const char *key, size_t klen,
 	return 1;
 }
 
+/* The pending call of (proc, ring), or NULL when there never was one. */
+static struct pending *
+pending_get(const struct mon_instances *in, uint32_t proc, uint32_t ring)
+{
+	if (ring >= PENDING_RINGS) {
+		uint32_t pk[2] = {proc, ring};
+		return mon_map_get(in->pending, pk, sizeof pk);
+	}
+	return proc < in->n_procs && in->by_proc[proc] ?
+	       &in->by_proc[proc][ring] : NULL;
+}
+
+/* The pending call of (proc, ring), made when new; NULL: out of
+ * memory.  Made ones start invalid (no call waiting). */
+static struct pending *
+pending_put(struct mon_instances *in, uint32_t proc, uint32_t ring)
+{
+	if (ring >= PENDING_RINGS) {
+		uint32_t pk[2] = {proc, ring};
+		return mon_map_put(in->pending, pk, sizeof pk, NULL);
+	}
+	if (proc >= in->n_procs) {
+		uint32_t n = proc + 1 > 2 * in->n_procs ? proc + 1
+		                                        : 2 * in->n_procs;
+		struct pending **np = realloc(in->by_proc, n * sizeof *np);
+		if (!np)
+			return NULL;
+		memset(np + in->n_procs, 0, (n - in->n_procs) * sizeof *np);
+		in->by_proc = np;
+		in->n_procs = n;
+	}
+	if (!in->by_proc[proc] &&
+	    !(in->by_proc[proc] = calloc(PENDING_RINGS, sizeof(struct pending))))
+		return NULL;
+	return &in->by_proc[proc][ring];
+}
+
 int
 mon_instances_feed(struct mon_instances *in, const struct mon_pathmap *pm,
                    uint32_t proc, uint32_t ring, const struct mon_tuple *t)
 {
 	const struct mon_collector *c = mon_pathmap_get(pm, proc, t->collector);
-	uint32_t pk[2] = {proc, ring};
-	struct pending *p = mon_map_get(in->pending, pk, sizeof pk);
+	struct pending *p = pending_get(in, proc, ring);
 	if (c && c->kind == MON_K_MPI && c->collective &&
 	    t->op == GROVE_OP_MPI_CALL) {
-		if (!p && !(p = mon_map_put(in->pending, pk, sizeof pk, NULL)))
+		if (!p && !(p = pending_put(in, proc, ring)))
 			return GROVE_ENOMEM;
 		p->valid = 1;
 		p->t0 = t->t_start;

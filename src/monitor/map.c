@@ -77,11 +77,24 @@ find(const struct mon_map *m, const void *key, size_t klen, uint64_t h)
 	return NULL;
 }
 
+uint64_t
+mon_map_hash(const void *key, size_t klen)
+{
+	return hash_of(key, klen);
+}
+
+void *
+mon_map_get_h(const struct mon_map *m, const void *key, size_t klen,
+              uint64_t h)
+{
+	struct slot *s = find(m, key, klen, h);
+	return s ? s->val : NULL;
+}
+
 void *
 mon_map_get(const struct mon_map *m, const void *key, size_t klen)
 {
-	struct slot *s = find(m, key, klen, hash_of(key, klen));
-	return s ? s->val : NULL;
+	return mon_map_get_h(m, key, klen, hash_of(key, klen));
 }
 
 /* Moves every full slot into a table of ncap slots. */
@@ -109,7 +122,13 @@ grow(struct mon_map *m, size_t ncap)
 void *
 mon_map_put(struct mon_map *m, const void *key, size_t klen, int *created)
 {
-	uint64_t h = hash_of(key, klen);
+	return mon_map_put_h(m, key, klen, hash_of(key, klen), created);
+}
+
+void *
+mon_map_put_h(struct mon_map *m, const void *key, size_t klen, uint64_t h,
+              int *created)
+{
 	struct slot *s = find(m, key, klen, h);
 	if (created)
 		*created = 0;
@@ -150,7 +169,13 @@ mon_map_put(struct mon_map *m, const void *key, size_t klen, int *created)
 void
 mon_map_del(struct mon_map *m, const void *key, size_t klen)
 {
-	struct slot *s = find(m, key, klen, hash_of(key, klen));
+	mon_map_del_h(m, key, klen, hash_of(key, klen));
+}
+
+void
+mon_map_del_h(struct mon_map *m, const void *key, size_t klen, uint64_t h)
+{
+	struct slot *s = find(m, key, klen, h);
 	if (!s)
 		return;
 	free(s->key);

@@ -36,6 +36,16 @@ void mon_map_del(struct mon_map *m, const void *key, size_t klen);
 
 size_t mon_map_count(const struct mon_map *m);
 
+/* The same with the key's hash given (h = mon_map_hash(key, klen)), for
+ * a caller that looks one key up several times and hashes it once. */
+uint64_t mon_map_hash(const void *key, size_t klen);
+void *mon_map_get_h(const struct mon_map *m, const void *key, size_t klen,
+                    uint64_t h);
+void *mon_map_put_h(struct mon_map *m, const void *key, size_t klen,
+                    uint64_t h, int *created);
+void mon_map_del_h(struct mon_map *m, const void *key, size_t klen,
+                   uint64_t h);
+
 /* Iteration: *pos starts at 0; each call returns the next value and its
  * key (not NUL-terminated; *klen bytes), or NULL at the end.  The map
  * must not change during an iteration, except by mon_map_del of the
