@@ -6,7 +6,11 @@
  * under another name, one collector's tuples with several ops, a
  * process and collectors added after feeding started, the accumulators'
  * maps growing (values must not move), and a merge into the analysis
- * between feeds. */
+ * between feeds.  Likewise the load balance and arrival orders of MPI
+ * instances, which a communicator's route counts through its memo,
+ * against instances fed to mon_balance_instance and mon_order_instance:
+ * a communicator collector registered again as another communicator, a
+ * rank claimed by another process, a size that changes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -283,6 +287,153 @@ test_merge_between_feeds(void **state)
 	mon_analysis_free(a);
 }
 
+/* The slow way of the instances' counts: their own accumulators. */
+struct slow_inst {
+	struct mon_balance *b;
+	struct mon_order *o;
+};
+
+static void
+slow_done(void *ctx, const struct mon_instance *in)
+{
+	struct slow_inst *s = ctx;
+	assert_int_equal(mon_balance_instance(s->b, in), 0);
+	assert_int_equal(mon_order_instance(s->o, in), 0);
+}
+
+static void
+assert_same_balance(struct mon_analysis *a, struct slow_inst *s)
+{
+	struct mon_balance_edge *x, *y;
+	size_t nx, ny;
+	assert_int_equal(mon_balance_edges(a->balance, &x, &nx), 0);
+	assert_int_equal(mon_balance_edges(s->b, &y, &ny), 0);
+	assert_int_equal(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		assert_string_equal(x[i].scope, y[i].scope);
+		assert_string_equal(x[i].child, y[i].child);
+		assert_int_equal(x[i].last, y[i].last);
+		assert_int_equal(x[i].waves, y[i].waves);
+	}
+	free(x);
+	free(y);
+	assert_int_equal(mon_balance_total(a->balance), mon_balance_total(s->b));
+	struct mon_order_scope *p, *q;
+	assert_int_equal(mon_order_scopes(a->order, &p, &nx), 0);
+	assert_int_equal(mon_order_scopes(s->o, &q, &ny), 0);
+	assert_int_equal(nx, ny);
+	for (size_t i = 0; i < nx; i++) {
+		assert_string_equal(p[i].scope, q[i].scope);
+		assert_int_equal(p[i].instances, q[i].instances);
+		for (uint32_t j = 0; j < p[i].size; j++) {
+			assert_string_equal(p[i].m[j].label, q[i].m[j].label);
+			assert_int_equal(p[i].m[j].last, q[i].m[j].last);
+			assert_true(p[i].m[j].arrive_wait.mean ==
+			            q[i].m[j].arrive_wait.mean);
+		}
+	}
+	free(p);
+	free(q);
+}
+
+/* Feeds process proc's call and comm instant (comm collector id cid,
+ * rank `rank`, seq) to both. */
+static void
+call_both(struct mon_analysis *a, struct mon_instances *si,
+          struct mon_pathmap *spm, uint32_t proc, uint32_t cid,
+          uint32_t seq, int32_t rank, uint64_t t0)
+{
+	struct mon_tuple t[2] = {
+		fx_tuple(1, GROVE_OP_MPI_CALL, seq, 8, t0, t0 + 50),
+		fx_tuple(cid, GROVE_OP_MPI_COMM, seq, rank, t0 + 50, t0 + 50),
+	};
+	assert_int_equal(mon_analysis_feed(a, proc, 0, t, 2), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(mon_instances_feed(si, spm, proc, 0, &t[i]),
+		                 0);
+}
+
+static void
+test_instance_memo(void **state)
+{
+	(void)state;
+	struct mon_analysis *a = mon_analysis_new(NULL);
+	struct slow_inst s = {mon_balance_new(), mon_order_new(0)};
+	struct mon_instances *si = mon_instances_new(slow_done, &s, 0);
+	struct mon_pathmap spm;
+	mon_pathmap_init(&spm);
+	assert_non_null(a);
+	assert_non_null(s.b);
+	assert_non_null(s.o);
+	assert_non_null(si);
+	struct mon_pathmap *pms[2] = {&a->pm, &spm};
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t r = 0; r < 3; r++) {
+			assert_int_equal(fx_proc(pms[k], "mpi", r, "h"), r);
+			fx_coll(pms[k], r, 1, "MPI_Allreduce", "mpi", "rank:0",
+			        "");
+			fx_coll(pms[k], r, 2, "comm", "mpi", "comm:1:0",
+			        "size:2");
+		}
+	}
+	uint64_t t = 1000;
+	uint32_t seq = 0;
+	/* Ranks 0 and 1 of comm:1:0 are mpi 0 and mpi 1, then mpi 0 and
+	 * mpi 2 (a rank's label changes), each in turn last; mpi 0's
+	 * tuples complete every instance, so its route's memo sees both
+	 * labels for rank 1. */
+	for (int i = 0; i < 6; i++, seq++, t += 1000) {
+		uint32_t other = i < 3 ? 1 : 2;
+		call_both(a, si, &spm, other, 2, seq, 1, t + (i % 2 ? 0 : 10));
+		call_both(a, si, &spm, 0, 2, seq, 0, t + (i % 2 ? 10 : 0));
+	}
+	assert_same_balance(a, &s);
+	/* Collector 2 now names another communicator, of another size,
+	 * on every process. */
+	for (int k = 0; k < 2; k++)
+		for (uint32_t r = 0; r < 3; r++)
+			fx_coll(pms[k], r, 2, "comm", "mpi", "comm:7:0",
+			        "size:3");
+	for (int i = 0; i < 4; i++, t += 1000)
+		for (uint32_t r = 0; r < 3; r++)
+			call_both(a, si, &spm, r, 2, (uint32_t)i, (int32_t)r,
+			          t + 7 * ((r + (uint32_t)i) % 3));
+	assert_same_balance(a, &s);
+	/* A merge between feeds: b completes instances of both scopes. */
+	struct mon_analysis *b = mon_analysis_new(NULL);
+	assert_non_null(b);
+	for (uint32_t r = 0; r < 3; r++) {
+		assert_int_equal(fx_proc(&b->pm, "mpi", r, "h"), r);
+		fx_coll(&b->pm, r, 1, "MPI_Allreduce", "mpi", "rank:0", "");
+		fx_coll(&b->pm, r, 2, "comm", "mpi", "comm:7:0", "size:3");
+	}
+	for (int i = 4; i < 6; i++, t += 1000)
+		for (uint32_t r = 0; r < 3; r++) {
+			struct mon_tuple u[2] = {
+				fx_tuple(1, GROVE_OP_MPI_CALL, 0, 8, t + r,
+				         t + 50),
+				fx_tuple(2, GROVE_OP_MPI_COMM, (uint32_t)i,
+				         (int32_t)r, t + 50, t + 50),
+			};
+			assert_int_equal(mon_analysis_feed(b, r, 0, u, 2), 0);
+			for (int j = 0; j < 2; j++)
+				assert_int_equal(mon_instances_feed(si, &spm, r,
+				                 0, &u[j]), 0);
+		}
+	assert_int_equal(mon_analysis_merge(a, b), 0);
+	for (int i = 6; i < 8; i++, t += 1000)
+		for (uint32_t r = 0; r < 3; r++)
+			call_both(a, si, &spm, r, 2, (uint32_t)i, (int32_t)r,
+			          t + 3 * r);
+	assert_same_balance(a, &s);
+	mon_analysis_free(b);
+	mon_instances_free(si);
+	mon_pathmap_free(&spm);
+	mon_balance_free(s.b);
+	mon_order_free(s.o);
+	mon_analysis_free(a);
+}
+
 int
 main(void)
 {
@@ -292,6 +443,7 @@ main(void)
 		cmocka_unit_test(test_added_while_feeding),
 		cmocka_unit_test(test_map_values_stay),
 		cmocka_unit_test(test_merge_between_feeds),
+		cmocka_unit_test(test_instance_memo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
