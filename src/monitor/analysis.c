@@ -185,9 +185,12 @@ mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
 		struct mon_route *rt = pr && u->collector < pr->n ?
 		                       &pr->r[u->collector] : NULL;
 		a->feeding = rt;
-		int rc = mon_instances_feed(a->inst, &a->pm, proc, ring, u);
+		int rc = mon_instances_feed_at(a->inst, &a->pm, proc, ring, u,
+		                               rt ? &rt->hint : NULL);
 		a->feeding = NULL;
-		if (!rc)
+		/* Only a TBON wave's last-arrival tuples count directly
+		 * (mon_balance_feed); the op alone rules out the rest. */
+		if (!rc && u->op == GROVE_OP_WAVE)
 			rc = mon_balance_feed(a->balance, &a->pm, proc, u);
 		if (!rc)
 			rc = feed_stats(a, rt, proc, u);

@@ -111,12 +111,15 @@ mon_instances_free(struct mon_instances *in)
 	free(in);
 }
 
-/* The key of instance (scope, seq): the scope's bytes, a NUL, the seq. */
+/* The key of instance (scope, seq): the scope's bytes, a NUL, the seq.
+ * scope is a collector's place (MON_WHERE_LEN bytes): copied whole, a
+ * copy of fixed size being cheaper than one of the string's length. */
 static size_t
-inst_key(char buf[MON_WHERE_LEN + 8], const char *scope, uint32_t seq)
+inst_key(char buf[MON_WHERE_LEN + 8], const char scope[MON_WHERE_LEN],
+         uint32_t seq)
 {
 	size_t sl = strnlen(scope, MON_WHERE_LEN - 1);
-	memcpy(buf, scope, sl);
+	memcpy(buf, scope, MON_WHERE_LEN);
 	buf[sl] = '\0';
 	memcpy(buf + sl + 1, &seq, sizeof seq);
 	return sl + 1 + sizeof seq;
@@ -141,10 +144,9 @@ complete(struct mon_instances *in, const char *key, size_t klen,
 /* The open instance of key, made for `size` members when new; NULL when
  * out of memory (*rc GROVE_ENOMEM) or when no more may be opened. */
 static struct open_inst *
-open_of(struct mon_instances *in, const char *key, size_t klen,
+open_of(struct mon_instances *in, const char *key, size_t klen, uint64_t h,
         uint32_t size, int *rc)
 {
-	uint64_t h = mon_map_hash(key, klen);
 	struct open_inst *o = mon_map_get_h(in->open, key, klen, h);
 	if (o)
 		return o;
@@ -223,6 +225,14 @@ int
 mon_instances_feed(struct mon_instances *in, const struct mon_pathmap *pm,
                    uint32_t proc, uint32_t ring, const struct mon_tuple *t)
 {
+	return mon_instances_feed_at(in, pm, proc, ring, t, NULL);
+}
+
+int
+mon_instances_feed_at(struct mon_instances *in, const struct mon_pathmap *pm,
+                      uint32_t proc, uint32_t ring, const struct mon_tuple *t,
+                      struct mon_inst_hint *hint)
+{
 	const struct mon_collector *c = mon_pathmap_get(pm, proc, t->collector);
 	struct pending *p = pending_get(in, proc, ring);
 	if (c && c->kind == MON_K_MPI && c->collective &&
@@ -251,8 +261,20 @@ mon_instances_feed(struct mon_instances *in, const struct mon_pathmap *pm,
 	}
 	char key[MON_WHERE_LEN + 8];
 	size_t klen = inst_key(key, c->where, t->seq);
+	/* The key's hash: its scope part (with the NUL) once per hint. */
+	struct mon_inst_hint local = {0, 0};
+	if (!hint)
+		hint = &local;
+	if (!hint->known) {
+		hint->scope_hash = mon_map_hash_more(MON_MAP_HASH_INIT, key,
+		                                     klen - sizeof t->seq);
+		hint->known = 1;
+	}
+	uint64_t h = mon_map_hash_more(hint->scope_hash,
+	                               key + klen - sizeof t->seq,
+	                               sizeof t->seq);
 	int rc = 0;
-	struct open_inst *o = open_of(in, key, klen, (uint32_t)c->a, &rc);
+	struct open_inst *o = open_of(in, key, klen, h, (uint32_t)c->a, &rc);
 	if (!o)
 		return rc;
 	if (o->size != (uint32_t)c->a) {
@@ -279,7 +301,8 @@ mon_instances_merge(struct mon_instances *a, const struct mon_instances *b)
 	struct open_inst *ob;
 	while ((ob = mon_map_next(b->open, &pos, &key, &klen))) {
 		int rc = 0;
-		struct open_inst *oa = open_of(a, key, klen, ob->size, &rc);
+		struct open_inst *oa = open_of(a, key, klen, ob->hash, ob->size,
+		                               &rc);
 		if (!oa) {
 			if (rc)
 				return rc;

@@ -25,16 +25,21 @@ struct mon_map {
 };
 
 /* FNV-1a, 64 bits: keys are short names. */
-static uint64_t
-hash_of(const void *key, size_t len)
+uint64_t
+mon_map_hash_more(uint64_t h, const void *bytes, size_t len)
 {
-	const unsigned char *p = key;
-	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p = bytes;
 	for (size_t i = 0; i < len; i++) {
 		h ^= p[i];
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+static uint64_t
+hash_of(const void *key, size_t len)
+{
+	return mon_map_hash_more(MON_MAP_HASH_INIT, key, len);
 }
 
 struct mon_map *
@@ -52,10 +57,8 @@ mon_map_free(struct mon_map *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->s[i].state == SLOT_FULL) {
-			free(m->s[i].key);
-			free(m->s[i].val);
-		}
+		if (m->s[i].state == SLOT_FULL)
+			free(m->s[i].val); /* and its key: one block */
 	free(m->s);
 	free(m);
 }
@@ -146,13 +149,16 @@ mon_map_put_h(struct mon_map *m, const void *key, size_t klen, uint64_t h,
 		if (grow(m, ncap) != 0)
 			return NULL;
 	}
-	char *k = malloc(klen ? klen : 1);
-	void *v = calloc(1, m->vsize ? m->vsize : 1);
-	if (!k || !v) {
-		free(k);
-		free(v);
+	/* The value and, after it, the key: one allocation per entry. */
+	size_t vs = m->vsize ? m->vsize : 1;
+	vs = (vs + 15) & ~(size_t)15;
+	if (vs < m->vsize || klen > SIZE_MAX - vs - 1)
 		return NULL;
-	}
+	char *v = malloc(vs + (klen ? klen : 1));
+	if (!v)
+		return NULL;
+	memset(v, 0, m->vsize);
+	char *k = v + vs;
 	memcpy(k, key, klen);
 	size_t i = h & (m->cap - 1);
 	while (m->s[i].state == SLOT_FULL)
@@ -178,8 +184,7 @@ mon_map_del_h(struct mon_map *m, const void *key, size_t klen, uint64_t h)
 	struct slot *s = find(m, key, klen, h);
 	if (!s)
 		return;
-	free(s->key);
-	free(s->val);
+	free(s->val); /* and its key */
 	s->key = NULL;
 	s->val = NULL;
 	s->state = SLOT_DEAD;

@@ -39,6 +39,11 @@ size_t mon_map_count(const struct mon_map *m);
 /* The same with the key's hash given (h = mon_map_hash(key, klen)), for
  * a caller that looks one key up several times and hashes it once. */
 uint64_t mon_map_hash(const void *key, size_t klen);
+/* The hash in parts: of a key whose first bytes were hashed into h
+ * (MON_MAP_HASH_INIT for none), the next len bytes.  A caller whose keys
+ * share a prefix hashes the prefix once. */
+#define MON_MAP_HASH_INIT 1469598103934665603ull
+uint64_t mon_map_hash_more(uint64_t h, const void *bytes, size_t len);
 void *mon_map_get_h(const struct mon_map *m, const void *key, size_t klen,
                     uint64_t h);
 void *mon_map_put_h(struct mon_map *m, const void *key, size_t klen,

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "monitor/balance.h"
+#include "monitor/instances.h"
 #include "monitor/pathmap.h"
 
 struct mon_path;
@@ -48,6 +49,7 @@ struct mon_route {
 	struct mon_path *path;  /* the path statistics of op, or NULL */
 	uint16_t op;            /* the op path was resolved for */
 	struct mon_inst_memo *memo;  /* NULL until an instance completed */
+	struct mon_inst_hint hint;   /* the instances' (instances.h) */
 };
 
 struct mon_proc_routes {
