@@ -196,7 +196,11 @@ mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
 			rc = feed_stats(a, rt, proc, u);
 		if (!rc)
 			rc = feed_timeline(a, pr, proc, ring, u);
-		if (!rc && joined_here(a, proc, u))
+		/* Only link sends and receives join (mon_links_feed). */
+		if (!rc && (u->op == GROVE_OP_SEND || u->op == GROVE_OP_RECV ||
+		            u->op == GROVE_OP_TRACE_SEND ||
+		            u->op == GROVE_OP_TRACE_RECV) &&
+		    joined_here(a, proc, u))
 			rc = mon_links_feed(a->links, &a->pm, proc, u);
 		if (!rc)
 			rc = a->err;

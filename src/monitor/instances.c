@@ -19,9 +19,11 @@ struct open_inst {
 	struct mon_member *m;
 };
 
-/* Member arrays of completed instances kept for the next ones of the
- * same size, instead of a free and a calloc per instance. */
-#define SPARE_MAX 16
+/* Member arrays of completed instances are kept for the next ones of
+ * the same size (up to SPARE_SIZE members), instead of a free and a
+ * calloc per instance: a list per size, threaded through the arrays.
+ * They never outnumber the instances once open together. */
+#define SPARE_SIZE 64
 
 /* Rings whose pending calls are kept in an array per process (trace/
  * space.h, TRACE_MAX_RINGS: every ring there is); others in a map. */
@@ -40,33 +42,28 @@ struct mon_instances {
 	                            rings beyond PENDING_RINGS */
 	struct mon_map *open;    /* scope NUL seq -> struct open_inst */
 	struct mon_instances_counts n;
-	struct mon_member *spare[SPARE_MAX];
-	uint32_t spare_size[SPARE_MAX];
-	uint32_t n_spare;
+	void *spare[SPARE_SIZE + 1]; /* by size: a list of arrays */
 };
 
 /* A zeroed member array for size members; NULL: out of memory. */
 static struct mon_member *
 members_new(struct mon_instances *in, uint32_t size)
 {
-	for (uint32_t i = in->n_spare; i-- > 0;)
-		if (in->spare_size[i] == size) {
-			struct mon_member *m = in->spare[i];
-			in->n_spare--;
-			in->spare[i] = in->spare[in->n_spare];
-			in->spare_size[i] = in->spare_size[in->n_spare];
-			memset(m, 0, size * sizeof *m);
-			return m;
-		}
+	if (size <= SPARE_SIZE && in->spare[size]) {
+		struct mon_member *m = in->spare[size];
+		memcpy(&in->spare[size], m, sizeof(void *));
+		memset(m, 0, size * sizeof *m);
+		return m;
+	}
 	return calloc(size, sizeof(struct mon_member));
 }
 
 static void
 members_free(struct mon_instances *in, struct mon_member *m, uint32_t size)
 {
-	if (in->n_spare < SPARE_MAX && size <= 64) {
-		in->spare[in->n_spare] = m;
-		in->spare_size[in->n_spare++] = size;
+	if (size && size <= SPARE_SIZE) {
+		memcpy(m, &in->spare[size], sizeof(void *));
+		in->spare[size] = m;
 		return;
 	}
 	free(m);
@@ -103,8 +100,12 @@ mon_instances_free(struct mon_instances *in)
 	}
 	mon_map_free(in->open);
 	mon_map_free(in->pending);
-	for (uint32_t i = 0; i < in->n_spare; i++)
-		free(in->spare[i]);
+	for (uint32_t i = 0; i <= SPARE_SIZE; i++)
+		while (in->spare[i]) {
+			void *m = in->spare[i];
+			memcpy(&in->spare[i], m, sizeof(void *));
+			free(m);
+		}
 	for (uint32_t i = 0; i < in->n_procs; i++)
 		free(in->by_proc[i]);
 	free(in->by_proc);
@@ -283,13 +284,20 @@ mon_instances_feed_at(struct mon_instances *in, const struct mon_pathmap *pm,
 		in->n.skipped++;
 		return 0;
 	}
-	struct mon_member mem;
-	memset(&mem, 0, sizeof mem);
-	mem.arrive = p->t0;
-	mem.depart = p->t1;
-	memcpy(mem.label, pm->p[proc].label, sizeof mem.label);
-	memcpy(mem.fn, p->fn, sizeof mem.fn);
-	(void)add_member(in, key, klen, o, (uint32_t)t->result, &mem);
+	/* add_member, filling the member where it goes (unseen members
+	 * are zero: as a zeroed copy would leave it). */
+	struct mon_member *m = &o->m[t->result];
+	if (m->seen) {
+		in->n.duplicates++;
+		return 0;
+	}
+	m->arrive = p->t0;
+	m->depart = p->t1;
+	memcpy(m->label, pm->p[proc].label, sizeof m->label);
+	memcpy(m->fn, p->fn, sizeof m->fn);
+	m->seen = 1;
+	if (++o->nseen == o->size)
+		complete(in, key, klen, o);
 	return 0;
 }
 

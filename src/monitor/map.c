@@ -16,13 +16,66 @@ struct slot {
 	int state;
 };
 
+/* Blocks of deleted entries are kept for the next entries of the same
+ * size, in lists threaded through the blocks themselves, for a few
+ * sizes: a map whose entries come and go (the open instances of the
+ * analysis: all keys of one length) would otherwise free and allocate
+ * one per entry.  The blocks kept never outnumber the entries the map
+ * once held; they go when it is freed. */
+#define SPARE_SIZES 4
+
+struct spare {
+	size_t size;  /* 0: unused */
+	void *head;   /* a block whose first bytes point to the next */
+};
+
 struct mon_map {
 	size_t vsize;
 	size_t cap;   /* a power of two, or 0 */
 	size_t count; /* full slots */
 	size_t used;  /* full + dead slots */
 	struct slot *s;
+	struct spare spare[SPARE_SIZES];
 };
+
+/* A block of size bytes (a value and its key). */
+static void *
+block_new(struct mon_map *m, size_t size)
+{
+	for (int i = 0; i < SPARE_SIZES; i++)
+		if (m->spare[i].size == size && m->spare[i].head) {
+			void *b = m->spare[i].head;
+			memcpy(&m->spare[i].head, b, sizeof(void *));
+			return b;
+		}
+	return malloc(size);
+}
+
+static void
+block_free(struct mon_map *m, void *b, size_t size)
+{
+	for (int i = 0; i < SPARE_SIZES; i++)
+		if (m->spare[i].size == size || !m->spare[i].head) {
+			/* A list's size is taken by the first block kept
+			 * while the list is empty. */
+			m->spare[i].size = size;
+			memcpy(b, &m->spare[i].head, sizeof(void *));
+			m->spare[i].head = b;
+			return;
+		}
+	free(b);
+}
+
+/* The size of the block of a value with a key of klen bytes. */
+static size_t
+block_size(const struct mon_map *m, size_t klen)
+{
+	size_t vs = m->vsize ? m->vsize : 1;
+	vs = (vs + 15) & ~(size_t)15;
+	if (vs < m->vsize || klen > SIZE_MAX - vs - 1)
+		return 0;
+	return vs + (klen ? klen : 1);
+}
 
 /* FNV-1a, 64 bits: keys are short names. */
 uint64_t
@@ -59,6 +112,12 @@ mon_map_free(struct mon_map *m)
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->s[i].state == SLOT_FULL)
 			free(m->s[i].val); /* and its key: one block */
+	for (int i = 0; i < SPARE_SIZES; i++)
+		while (m->spare[i].head) {
+			void *b = m->spare[i].head;
+			memcpy(&m->spare[i].head, b, sizeof(void *));
+			free(b);
+		}
 	free(m->s);
 	free(m);
 }
@@ -149,16 +208,13 @@ mon_map_put_h(struct mon_map *m, const void *key, size_t klen, uint64_t h,
 		if (grow(m, ncap) != 0)
 			return NULL;
 	}
-	/* The value and, after it, the key: one allocation per entry. */
-	size_t vs = m->vsize ? m->vsize : 1;
-	vs = (vs + 15) & ~(size_t)15;
-	if (vs < m->vsize || klen > SIZE_MAX - vs - 1)
-		return NULL;
-	char *v = malloc(vs + (klen ? klen : 1));
+	/* The value and, after it, the key: one block per entry. */
+	size_t bs = block_size(m, klen);
+	char *v = bs ? block_new(m, bs) : NULL;
 	if (!v)
 		return NULL;
 	memset(v, 0, m->vsize);
-	char *k = v + vs;
+	char *k = v + bs - (klen ? klen : 1);
 	memcpy(k, key, klen);
 	size_t i = h & (m->cap - 1);
 	while (m->s[i].state == SLOT_FULL)
@@ -184,7 +240,7 @@ mon_map_del_h(struct mon_map *m, const void *key, size_t klen, uint64_t h)
 	struct slot *s = find(m, key, klen, h);
 	if (!s)
 		return;
-	free(s->val); /* and its key */
+	block_free(m, s->val, block_size(m, s->klen)); /* and its key */
 	s->key = NULL;
 	s->val = NULL;
 	s->state = SLOT_DEAD;
