@@ -32,7 +32,8 @@
  * Before the analysis was made cheaper (commit 17cee1e, Release, 2 cores
  * AMD EPYC, Debian 12, shared, load average 3.5-5, median of 5): 167 ns
  * per tuple (stats) and 166 (lb) at 2 ranks, 133 and 133 at 8 ranks
- * (-r 8 -n 50000).  After: docs/monitoring.md, "Cost". */
+ * (-r 8 -n 50000).  Before and after, interleaved: docs/monitoring.md,
+ * "The analysis", "Cost per tuple". */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
