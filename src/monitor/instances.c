@@ -17,6 +17,20 @@ struct open_inst {
 	uint32_t size, nseen;
 	uint64_t hash;        /* of its key (mon_map_hash) */
 	struct mon_member *m;
+	struct open_inst **win_slot; /* where a window holds it, or NULL */
+};
+
+/* A communicator's window: its open instances by seq modulo WINDOW, as
+ * far as they were found or opened through a hint; a slot holds the
+ * newest.  Only an index: the map `open` holds the instances, and one
+ * missing here is looked up there.  An instance leaves its slot when it
+ * completes.  Windows are made for the first MAX_WINDOWS communicators
+ * fed through hints (12 KB each) and kept until the end. */
+#define WINDOW 1024u
+#define MAX_WINDOWS 256u
+struct mon_inst_window {
+	uint32_t seq[WINDOW];
+	struct open_inst *o[WINDOW];
 };
 
 /* Member arrays of completed instances are kept for the next ones of
@@ -41,6 +55,7 @@ struct mon_instances {
 	struct mon_map *pending; /* (proc, ring) -> struct pending, for
 	                            rings beyond PENDING_RINGS */
 	struct mon_map *open;    /* scope NUL seq -> struct open_inst */
+	struct mon_map *windows; /* scope NUL -> struct mon_inst_window */
 	struct mon_instances_counts n;
 	void *spare[SPARE_SIZE + 1]; /* by size: a list of arrays */
 };
@@ -80,7 +95,8 @@ mon_instances_new(mon_instance_fn done, void *ctx, size_t max_open)
 	in->max_open = max_open ? max_open : 65536;
 	in->pending = mon_map_new(sizeof(struct pending));
 	in->open = mon_map_new(sizeof(struct open_inst));
-	if (!in->pending || !in->open) {
+	in->windows = mon_map_new(sizeof(struct mon_inst_window));
+	if (!in->pending || !in->open || !in->windows) {
 		mon_instances_free(in);
 		return NULL;
 	}
@@ -99,6 +115,7 @@ mon_instances_free(struct mon_instances *in)
 			free(o->m);
 	}
 	mon_map_free(in->open);
+	mon_map_free(in->windows);
 	mon_map_free(in->pending);
 	for (uint32_t i = 0; i <= SPARE_SIZE; i++)
 		while (in->spare[i]) {
@@ -139,6 +156,8 @@ complete(struct mon_instances *in, const char *key, size_t klen,
 		in->done(in->ctx, &done);
 	members_free(in, o->m, o->size);
 	o->m = NULL;
+	if (o->win_slot && *o->win_slot == o)
+		*o->win_slot = NULL;
 	mon_map_del_h(in->open, key, klen, o->hash);
 }
 
@@ -222,6 +241,20 @@ pending_put(struct mon_instances *in, uint32_t proc, uint32_t ring)
 	return &in->by_proc[proc][ring];
 }
 
+/* Fills a hint from a key's scope part (scope and NUL, sl bytes): its
+ * hash and the communicator's window (none when it cannot have one). */
+static void
+learn_hint(struct mon_instances *in, struct mon_inst_hint *hint,
+           const char *scope, size_t sl)
+{
+	hint->scope_hash = mon_map_hash_more(MON_MAP_HASH_INIT, scope, sl);
+	hint->known = 1;
+	hint->win = mon_map_get_h(in->windows, scope, sl, hint->scope_hash);
+	if (!hint->win && mon_map_count(in->windows) < MAX_WINDOWS)
+		hint->win = mon_map_put_h(in->windows, scope, sl,
+		                          hint->scope_hash, NULL);
+}
+
 int
 mon_instances_feed(struct mon_instances *in, const struct mon_pathmap *pm,
                    uint32_t proc, uint32_t ring, const struct mon_tuple *t)
@@ -262,22 +295,34 @@ mon_instances_feed_at(struct mon_instances *in, const struct mon_pathmap *pm,
 	}
 	char key[MON_WHERE_LEN + 8];
 	size_t klen = inst_key(key, c->where, t->seq);
-	/* The key's hash: its scope part (with the NUL) once per hint. */
-	struct mon_inst_hint local = {0, 0};
-	if (!hint)
+	/* The key's hash: its scope part (with the NUL) once per hint.
+	 * Without a hint, no window either: the plain map. */
+	struct mon_inst_hint local = {0, 0, NULL};
+	if (!hint) {
 		hint = &local;
-	if (!hint->known) {
-		hint->scope_hash = mon_map_hash_more(MON_MAP_HASH_INIT, key,
+		local.scope_hash = mon_map_hash_more(MON_MAP_HASH_INIT, key,
 		                                     klen - sizeof t->seq);
-		hint->known = 1;
+	} else if (!hint->known) {
+		learn_hint(in, hint, key, klen - sizeof t->seq);
 	}
-	uint64_t h = mon_map_hash_more(hint->scope_hash,
-	                               key + klen - sizeof t->seq,
-	                               sizeof t->seq);
-	int rc = 0;
-	struct open_inst *o = open_of(in, key, klen, h, (uint32_t)c->a, &rc);
-	if (!o)
-		return rc;
+	struct mon_inst_window *w = hint->win;
+	uint32_t slot = t->seq % WINDOW;
+	struct open_inst *o = w && w->o[slot] && w->seq[slot] == t->seq ?
+	                      w->o[slot] : NULL;
+	if (!o) {
+		uint64_t h = mon_map_hash_more(hint->scope_hash,
+		                               key + klen - sizeof t->seq,
+		                               sizeof t->seq);
+		int rc = 0;
+		o = open_of(in, key, klen, h, (uint32_t)c->a, &rc);
+		if (!o)
+			return rc;
+		if (w) {
+			w->seq[slot] = t->seq;
+			w->o[slot] = o;
+			o->win_slot = &w->o[slot];
+		}
+	}
 	if (o->size != (uint32_t)c->a) {
 		/* Ranks disagree on the communicator's size: not one
 		 * communicator after all. */

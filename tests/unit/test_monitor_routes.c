@@ -10,7 +10,9 @@
  * instances, which a communicator's route counts through its memo,
  * against instances fed to mon_balance_instance and mon_order_instance:
  * a communicator collector registered again as another communicator, a
- * rank claimed by another process, a size that changes. */
+ * rank claimed by another process, a size that changes, more open
+ * instances than a communicator's window holds, a merge completing
+ * some of them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -434,6 +436,73 @@ test_instance_memo(void **state)
 	mon_analysis_free(a);
 }
 
+/* Open instances found through a communicator's window (instances.c)
+ * and through the map alike: more open at once than the window has
+ * slots (seqs that share a slot), completed in another order, some
+ * completed by a merge and then given a late duplicate. */
+static void
+test_instance_window(void **state)
+{
+	(void)state;
+	struct mon_analysis *a = mon_analysis_new(NULL);
+	struct mon_analysis *b = mon_analysis_new(NULL);
+	struct slow_inst s = {mon_balance_new(), mon_order_new(0)};
+	struct mon_instances *si = mon_instances_new(slow_done, &s, 0);
+	struct mon_pathmap spm;
+	mon_pathmap_init(&spm);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(si);
+	struct mon_pathmap *pms[3] = {&a->pm, &spm, &b->pm};
+	for (int k = 0; k < 3; k++)
+		for (uint32_t r = 0; r < 3; r++) {
+			assert_int_equal(fx_proc(pms[k], "mpi", r, "h"), r);
+			fx_coll(pms[k], r, 1, "MPI_Allreduce", "mpi", "rank:0",
+			        "");
+			fx_coll(pms[k], r, 2, "comm", "mpi", "comm:1:0",
+			        "size:3");
+		}
+	const uint32_t n = 3000;
+	for (uint32_t q = 0; q < n; q++)
+		for (uint32_t r = 0; r < 2; r++)
+			call_both(a, si, &spm, r, 2, q, (int32_t)r,
+			          10000 + 1000 * (uint64_t)q + 5 * r);
+	/* Rank 2's calls: every fifth through b (completed by the merge),
+	 * the rest backwards. */
+	for (uint32_t q = 0; q < n; q += 5) {
+		struct mon_tuple u[2] = {
+			fx_tuple(1, GROVE_OP_MPI_CALL, q, 8,
+			         10000 + 1000 * (uint64_t)q + 7, 10000 + 1000 *
+			         (uint64_t)q + 60),
+			fx_tuple(2, GROVE_OP_MPI_COMM, q, 2, 10000 + 1000 *
+			         (uint64_t)q + 60, 10000 + 1000 * (uint64_t)q +
+			         60),
+		};
+		assert_int_equal(mon_analysis_feed(b, 2, 0, u, 2), 0);
+		for (int j = 0; j < 2; j++)
+			assert_int_equal(mon_instances_feed(si, &spm, 2, 0,
+			                                    &u[j]), 0);
+	}
+	assert_int_equal(mon_analysis_merge(a, b), 0);
+	for (uint32_t q = n; q-- > 0;)
+		call_both(a, si, &spm, 2, 2, q, 2,
+		          10000 + 1000 * (uint64_t)q + (q % 3) * 4);
+	assert_same_balance(a, &s);
+	struct mon_instances_counts x, y;
+	mon_instances_counts(a->inst, &x);
+	mon_instances_counts(si, &y);
+	assert_int_equal(x.complete, y.complete);
+	assert_int_equal(x.open, y.open);
+	assert_int_equal(x.duplicates, y.duplicates);
+	assert_true(x.open > 0); /* the late duplicates opened anew */
+	mon_analysis_free(b);
+	mon_instances_free(si);
+	mon_pathmap_free(&spm);
+	mon_balance_free(s.b);
+	mon_order_free(s.o);
+	mon_analysis_free(a);
+}
+
 int
 main(void)
 {
@@ -444,6 +513,7 @@ main(void)
 		cmocka_unit_test(test_map_values_stay),
 		cmocka_unit_test(test_merge_between_feeds),
 		cmocka_unit_test(test_instance_memo),
+		cmocka_unit_test(test_instance_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
