@@ -208,6 +208,11 @@ digest(struct mon_analysis *a)
 			h = fnv(h, &m->first, 16);
 			h = fnv(h, &m->arrive_wait, sizeof m->arrive_wait);
 			h = fnv(h, &m->depart_wait, sizeof m->depart_wait);
+			for (uint32_t k = 0; m->arrive_pos && k < os[i].size;
+			     k++) {
+				h = fnv(h, &m->arrive_pos[k], sizeof(uint64_t));
+				h = fnv(h, &m->depart_pos[k], sizeof(uint64_t));
+			}
 		}
 		for (size_t j = 0; j < os[i].n_recent; j++)
 			h = fnv(h, &os[i].recent[j].seq, sizeof(uint32_t));

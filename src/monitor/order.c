@@ -141,7 +141,7 @@ mon_order_instance(struct mon_order *o, const struct mon_instance *in)
 }
 
 /* Communicators up to this size take their times on the stack. */
-#define ORDER_STACK 64u
+#define ORDER_STACK MON_ORDER_HIST_MAX
 
 int
 mon_order_instance_at(struct mon_order *o, struct mon_order_st *s,
@@ -168,25 +168,36 @@ mon_order_instance_at(struct mon_order *o, struct mon_order_st *s,
 		if (arrive[i] > arrive[last])
 			last = i;
 	}
+	/* Each member's place: how many arrived (left) before it; of equal
+	 * times, the lower rank goes first.  Of a pair i < j, j is before
+	 * i when its time is smaller, else i is before j: each pair is
+	 * compared once.  Only communicators up to MON_ORDER_HIST_MAX
+	 * (= ORDER_STACK) members keep places. */
+	uint32_t pa[ORDER_STACK], pd[ORDER_STACK];
+	int places = n <= ORDER_STACK;
+	for (uint32_t i = 0; places && i < n; i++)
+		pa[i] = pd[i] = 0;
+	for (uint32_t i = 0; places && i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++) {
+			if (arrive[j] < arrive[i])
+				pa[i]++;
+			else
+				pa[j]++;
+			if (depart[j] < depart[i])
+				pd[i]++;
+			else
+				pd[j]++;
+		}
 	for (uint32_t i = 0; i < n; i++) {
 		struct mon_order_member *m = &s->m[i];
 		if (!m->label[0])
 			memcpy(m->label, in->m[i].label, sizeof m->label);
 		mon_welford_add(&m->arrive_wait, last_arrival - arrive[i]);
 		mon_welford_add(&m->depart_wait, depart[i] - first_departure);
-		if (!m->arrive_pos)
+		if (!m->arrive_pos || !places)
 			continue;
-		/* Its place: how many arrived (left) before it; of equal
-		 * times, the lower rank goes first. */
-		uint32_t pa = 0, pd = 0;
-		for (uint32_t j = 0; j < n; j++) {
-			pa += arrive[j] < arrive[i] ||
-			      (arrive[j] == arrive[i] && j < i);
-			pd += depart[j] < depart[i] ||
-			      (depart[j] == depart[i] && j < i);
-		}
-		m->arrive_pos[pa]++;
-		m->depart_pos[pd]++;
+		m->arrive_pos[pa[i]]++;
+		m->depart_pos[pd[i]]++;
 	}
 	s->m[first].first++;
 	s->m[last].last++;
