@@ -6,14 +6,49 @@
 #include "grove/error.h"
 #include "monitor/analysis.h"
 
+/* A complete instance counted through memo m of the communicator's
+ * route: what mon_balance_instance and mon_order_instance do, without
+ * finding the counters by name each time. */
+static int
+count_memo(struct mon_analysis *a, struct mon_inst_memo *m,
+           const struct mon_instance *in)
+{
+	uint32_t last = mon_balance_last(in);
+	const char *label = in->m[last].label;
+	if (!m->m[last].at.last || strcmp(m->m[last].label, label)) {
+		int rc = mon_balance_counters(a->balance, in->scope, in->scope,
+		                              label, &m->m[last].at);
+		if (rc) {
+			m->m[last].at.last = NULL;
+			return rc;
+		}
+		memcpy(m->m[last].label, label, MON_LABEL_LEN);
+	}
+	mon_balance_count_at(a->balance, &m->m[last].at, 1);
+	if (!m->order) {
+		int clash;
+		m->order = mon_order_at(a->order, in->scope, in->size, &clash);
+		if (!m->order)
+			return clash ? 0 : GROVE_ENOMEM;
+	}
+	return mon_order_instance_at(a->order, m->order, in);
+}
+
 /* A collective instance completed: who was last, and the orders. */
 static void
 on_instance(void *ctx, const struct mon_instance *in)
 {
 	struct mon_analysis *a = ctx;
-	int rc = mon_balance_instance(a->balance, in);
-	if (!rc)
-		rc = mon_order_instance(a->order, in);
+	struct mon_inst_memo *m = a->feeding && in->size ?
+	    mon_routes_memo(a->feeding, in->scope, in->size) : NULL;
+	int rc;
+	if (m) {
+		rc = count_memo(a, m, in);
+	} else {
+		rc = mon_balance_instance(a->balance, in);
+		if (!rc)
+			rc = mon_order_instance(a->order, in);
+	}
 	if (rc && !a->err)
 		a->err = rc;
 }
@@ -71,6 +106,7 @@ mon_analysis_free(struct mon_analysis *a)
 	mon_timeline_free(a->timeline);
 	mon_order_free(a->order);
 	mon_clockcheck_free(a->clock);
+	mon_routes_free(&a->routes);
 	mon_pathmap_free(&a->pm);
 	free(a);
 }
@@ -88,23 +124,83 @@ joined_here(const struct mon_analysis *a, uint32_t proc,
 	       a->link_local(a->link_ctx, c->a, c->b);
 }
 
+/* The path statistics of one tuple, through its route when it has one
+ * (rt NULL: none), which learns the path the first time. */
+static int
+feed_stats(struct mon_analysis *a, struct mon_route *rt, uint32_t proc,
+           const struct mon_tuple *t)
+{
+	if (!mon_pathstats_takes(t->op))
+		return 0;
+	if (!rt || !rt->path || rt->op != t->op) {
+		struct mon_path *p = mon_pathstats_path(a->stats, &a->pm, proc,
+		                                        t);
+		if (!p)
+			return GROVE_ENOMEM;
+		if (!rt) {
+			mon_pathstats_sample(p, t);
+			return 0;
+		}
+		rt->path = p;
+		rt->op = t->op;
+	}
+	mon_pathstats_sample(rt->path, t);
+	return 0;
+}
+
+/* The timeline of one tuple, through the process's routes when there
+ * are some (pr NULL: none). */
+static int
+feed_timeline(struct mon_analysis *a, struct mon_proc_routes *pr,
+              uint32_t proc, uint32_t ring, const struct mon_tuple *t)
+{
+	const struct mon_collector *c = mon_pathmap_get(&a->pm, proc,
+	                                                t->collector);
+	int kind = mon_timeline_kind(c, t);
+	if (kind < 0)
+		return 0;
+	struct mon_tl_proc *p = pr ? pr->tl : NULL;
+	if (!p) {
+		p = mon_timeline_proc(a->timeline, a->pm.p[proc].label);
+		if (!p)
+			return GROVE_ENOMEM;
+		if (pr)
+			pr->tl = p;
+	}
+	mon_timeline_span(a->timeline, p, c, ring, t, kind);
+	return 0;
+}
+
 int
 mon_analysis_feed(struct mon_analysis *a, uint32_t proc, uint32_t ring,
                   const struct mon_tuple *t, size_t n)
 {
 	if (proc >= a->pm.n)
 		return GROVE_EINVAL;
+	/* Nothing below changes the pathmap: one look at its generation
+	 * serves the whole run.  Without memory for routes, the slow way. */
+	struct mon_proc_routes *pr = mon_routes_proc(&a->routes, &a->pm, proc);
 	for (size_t i = 0; i < n; i++) {
 		const struct mon_tuple *u = &t[i];
-		int rc = mon_instances_feed(a->inst, &a->pm, proc, ring, u);
-		if (!rc)
+		struct mon_route *rt = pr && u->collector < pr->n ?
+		                       &pr->r[u->collector] : NULL;
+		a->feeding = rt;
+		int rc = mon_instances_feed_at(a->inst, &a->pm, proc, ring, u,
+		                               rt ? &rt->hint : NULL);
+		a->feeding = NULL;
+		/* Only a TBON wave's last-arrival tuples count directly
+		 * (mon_balance_feed); the op alone rules out the rest. */
+		if (!rc && u->op == GROVE_OP_WAVE)
 			rc = mon_balance_feed(a->balance, &a->pm, proc, u);
 		if (!rc)
-			rc = mon_pathstats_feed(a->stats, &a->pm, proc, u);
+			rc = feed_stats(a, rt, proc, u);
 		if (!rc)
-			rc = mon_timeline_feed(a->timeline, &a->pm, proc, ring,
-			                       u);
-		if (!rc && joined_here(a, proc, u))
+			rc = feed_timeline(a, pr, proc, ring, u);
+		/* Only link sends and receives join (mon_links_feed). */
+		if (!rc && (u->op == GROVE_OP_SEND || u->op == GROVE_OP_RECV ||
+		            u->op == GROVE_OP_TRACE_SEND ||
+		            u->op == GROVE_OP_TRACE_RECV) &&
+		    joined_here(a, proc, u))
 			rc = mon_links_feed(a->links, &a->pm, proc, u);
 		if (!rc)
 			rc = a->err;

@@ -29,6 +29,7 @@
 #include "monitor/order.h"
 #include "monitor/pathmap.h"
 #include "monitor/pathstats.h"
+#include "monitor/routes.h"
 #include "monitor/timeline.h"
 
 struct mon_analysis_opts {
@@ -55,6 +56,10 @@ struct mon_analysis {
 	struct mon_clockcheck *clock;
 	int (*link_local)(void *ctx, int64_t from, int64_t to);
 	void *link_ctx;
+	struct mon_routes routes;  /* the accumulators' entries per collector */
+	/* While a tuple is fed: its route (NULL: none), whose memo the
+	 * instance it completes, if any, counts through. */
+	struct mon_route *feeding;
 	uint64_t tuples;   /* fed */
 	uint64_t lost;     /* reported lost */
 	int err;           /* the first failure of a completion (ENOMEM) */

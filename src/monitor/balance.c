@@ -55,23 +55,40 @@ join3(char *buf, size_t len, const char *a, const char *b, const char *c)
 	return n;
 }
 
+int
+mon_balance_counters(struct mon_balance *b, const char *scope,
+                     const char *parent, const char *child,
+                     struct mon_balance_at *at)
+{
+	char key[2 * MON_WHERE_LEN + MON_LABEL_LEN + 4];
+	size_t kl = join3(key, sizeof key, scope, parent, child);
+	if (!(at->last = mon_map_put(b->last, key, kl, NULL)))
+		return GROVE_ENOMEM;
+	kl = join3(key, sizeof key, scope, parent, NULL);
+	if (!(at->waves = mon_map_put(b->waves, key, kl, NULL)))
+		return GROVE_ENOMEM;
+	return 0;
+}
+
+void
+mon_balance_count_at(struct mon_balance *b, const struct mon_balance_at *at,
+                     uint64_t k)
+{
+	*at->last += k;
+	*at->waves += k;
+	b->total += k;
+}
+
 /* Adds k last arrivals of child at (scope, parent). */
 static int
 count(struct mon_balance *b, const char *scope, const char *parent,
       const char *child, uint64_t k)
 {
-	char key[2 * MON_WHERE_LEN + MON_LABEL_LEN + 4];
-	size_t kl = join3(key, sizeof key, scope, parent, child);
-	uint64_t *v = mon_map_put(b->last, key, kl, NULL);
-	if (!v)
-		return GROVE_ENOMEM;
-	*v += k;
-	kl = join3(key, sizeof key, scope, parent, NULL);
-	if (!(v = mon_map_put(b->waves, key, kl, NULL)))
-		return GROVE_ENOMEM;
-	*v += k;
-	b->total += k;
-	return 0;
+	struct mon_balance_at at;
+	int rc = mon_balance_counters(b, scope, parent, child, &at);
+	if (!rc)
+		mon_balance_count_at(b, &at, k);
+	return rc;
 }
 
 int
@@ -96,16 +113,23 @@ mon_balance_feed(struct mon_balance *b, const struct mon_pathmap *pm,
 	return count(b, c->where, pm->p[proc].label, child, 1);
 }
 
+uint32_t
+mon_balance_last(const struct mon_instance *in)
+{
+	uint32_t last = 0;
+	for (uint32_t i = 1; i < in->size; i++)
+		if (in->m[i].arrive > in->m[last].arrive)
+			last = i;
+	return last;
+}
+
 int
 mon_balance_instance(struct mon_balance *b, const struct mon_instance *in)
 {
 	if (!in->size)
 		return 0;
-	uint32_t last = 0;
-	for (uint32_t i = 1; i < in->size; i++)
-		if (in->m[i].arrive > in->m[last].arrive)
-			last = i;
-	return count(b, in->scope, in->scope, in->m[last].label, 1);
+	return count(b, in->scope, in->scope,
+	             in->m[mon_balance_last(in)].label, 1);
 }
 
 int

@@ -36,6 +36,23 @@ int mon_balance_feed(struct mon_balance *b, const struct mon_pathmap *pm,
                      uint32_t proc, const struct mon_tuple *t);
 /* One complete MPI collective instance.  GROVE_ENOMEM. */
 int mon_balance_instance(struct mon_balance *b, const struct mon_instance *in);
+
+/* mon_balance_instance in steps, for a feeder that keeps the counters
+ * of each (communicator, rank) instead of finding them by name per
+ * instance (the analysis's routes): the member that was last (in->size
+ * > 0); the counters of (scope, parent, child), made when new
+ * (GROVE_ENOMEM), whose addresses stay valid until b is freed; k last
+ * arrivals counted on them. */
+struct mon_balance_at {
+	uint64_t *last;   /* child's last arrivals at (scope, parent) */
+	uint64_t *waves;  /* the waves of (scope, parent) */
+};
+uint32_t mon_balance_last(const struct mon_instance *in);
+int mon_balance_counters(struct mon_balance *b, const char *scope,
+                         const char *parent, const char *child,
+                         struct mon_balance_at *at);
+void mon_balance_count_at(struct mon_balance *b,
+                          const struct mon_balance_at *at, uint64_t k);
 /* k last arrivals of child at (scope, parent), counted elsewhere (an
  * event scope's share).  GROVE_ENOMEM. */
 int mon_balance_add(struct mon_balance *b, const char *scope,

@@ -61,6 +61,24 @@ void mon_instances_free(struct mon_instances *in);
 int mon_instances_feed(struct mon_instances *in, const struct mon_pathmap *pm,
                        uint32_t proc, uint32_t ring, const struct mon_tuple *t);
 
+/* What a feeder may keep per (process, collector) for mon_instances_feed_at
+ * (the analysis's routes), for one struct mon_instances: the hash of the
+ * communicator's name, which begins the key of each of its instances,
+ * and the communicator's window, where its open instances are found by
+ * seq without the map.  Zeroed when made, and again whenever the
+ * collector's registration may have changed. */
+struct mon_inst_window;
+struct mon_inst_hint {
+	uint64_t scope_hash;
+	int known;
+	struct mon_inst_window *win;  /* NULL: none (too many) */
+};
+/* mon_instances_feed with the hint of t's collector (NULL: none). */
+int mon_instances_feed_at(struct mon_instances *in,
+                          const struct mon_pathmap *pm, uint32_t proc,
+                          uint32_t ring, const struct mon_tuple *t,
+                          struct mon_inst_hint *hint);
+
 /* a := a and b (b is left as it was).  Instances b completes are handed
  * to a's callback.  GROVE_ENOMEM. */
 int mon_instances_merge(struct mon_instances *a, const struct mon_instances *b);

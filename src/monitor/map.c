@@ -16,25 +16,83 @@ struct slot {
 	int state;
 };
 
+/* Blocks of deleted entries are kept for the next entries of the same
+ * size, in lists threaded through the blocks themselves, for a few
+ * sizes: a map whose entries come and go (the open instances of the
+ * analysis: all keys of one length) would otherwise free and allocate
+ * one per entry.  The blocks kept never outnumber the entries the map
+ * once held; they go when it is freed. */
+#define SPARE_SIZES 4
+
+struct spare {
+	size_t size;  /* 0: unused */
+	void *head;   /* a block whose first bytes point to the next */
+};
+
 struct mon_map {
 	size_t vsize;
 	size_t cap;   /* a power of two, or 0 */
 	size_t count; /* full slots */
 	size_t used;  /* full + dead slots */
 	struct slot *s;
+	struct spare spare[SPARE_SIZES];
 };
 
-/* FNV-1a, 64 bits: keys are short names. */
-static uint64_t
-hash_of(const void *key, size_t len)
+/* A block of size bytes (a value and its key). */
+static void *
+block_new(struct mon_map *m, size_t size)
 {
-	const unsigned char *p = key;
-	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < SPARE_SIZES; i++)
+		if (m->spare[i].size == size && m->spare[i].head) {
+			void *b = m->spare[i].head;
+			memcpy(&m->spare[i].head, b, sizeof(void *));
+			return b;
+		}
+	return malloc(size);
+}
+
+static void
+block_free(struct mon_map *m, void *b, size_t size)
+{
+	for (int i = 0; i < SPARE_SIZES; i++)
+		if (m->spare[i].size == size || !m->spare[i].head) {
+			/* A list's size is taken by the first block kept
+			 * while the list is empty. */
+			m->spare[i].size = size;
+			memcpy(b, &m->spare[i].head, sizeof(void *));
+			m->spare[i].head = b;
+			return;
+		}
+	free(b);
+}
+
+/* The size of the block of a value with a key of klen bytes. */
+static size_t
+block_size(const struct mon_map *m, size_t klen)
+{
+	size_t vs = m->vsize ? m->vsize : 1;
+	vs = (vs + 15) & ~(size_t)15;
+	if (vs < m->vsize || klen > SIZE_MAX - vs - 1)
+		return 0;
+	return vs + (klen ? klen : 1);
+}
+
+/* FNV-1a, 64 bits: keys are short names. */
+uint64_t
+mon_map_hash_more(uint64_t h, const void *bytes, size_t len)
+{
+	const unsigned char *p = bytes;
 	for (size_t i = 0; i < len; i++) {
 		h ^= p[i];
 		h *= 1099511628211ull;
 	}
 	return h;
+}
+
+static uint64_t
+hash_of(const void *key, size_t len)
+{
+	return mon_map_hash_more(MON_MAP_HASH_INIT, key, len);
 }
 
 struct mon_map *
@@ -52,9 +110,13 @@ mon_map_free(struct mon_map *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->s[i].state == SLOT_FULL) {
-			free(m->s[i].key);
-			free(m->s[i].val);
+		if (m->s[i].state == SLOT_FULL)
+			free(m->s[i].val); /* and its key: one block */
+	for (int i = 0; i < SPARE_SIZES; i++)
+		while (m->spare[i].head) {
+			void *b = m->spare[i].head;
+			memcpy(&m->spare[i].head, b, sizeof(void *));
+			free(b);
 		}
 	free(m->s);
 	free(m);
@@ -77,11 +139,24 @@ find(const struct mon_map *m, const void *key, size_t klen, uint64_t h)
 	return NULL;
 }
 
+uint64_t
+mon_map_hash(const void *key, size_t klen)
+{
+	return hash_of(key, klen);
+}
+
+void *
+mon_map_get_h(const struct mon_map *m, const void *key, size_t klen,
+              uint64_t h)
+{
+	struct slot *s = find(m, key, klen, h);
+	return s ? s->val : NULL;
+}
+
 void *
 mon_map_get(const struct mon_map *m, const void *key, size_t klen)
 {
-	struct slot *s = find(m, key, klen, hash_of(key, klen));
-	return s ? s->val : NULL;
+	return mon_map_get_h(m, key, klen, hash_of(key, klen));
 }
 
 /* Moves every full slot into a table of ncap slots. */
@@ -109,7 +184,13 @@ grow(struct mon_map *m, size_t ncap)
 void *
 mon_map_put(struct mon_map *m, const void *key, size_t klen, int *created)
 {
-	uint64_t h = hash_of(key, klen);
+	return mon_map_put_h(m, key, klen, hash_of(key, klen), created);
+}
+
+void *
+mon_map_put_h(struct mon_map *m, const void *key, size_t klen, uint64_t h,
+              int *created)
+{
 	struct slot *s = find(m, key, klen, h);
 	if (created)
 		*created = 0;
@@ -127,13 +208,13 @@ mon_map_put(struct mon_map *m, const void *key, size_t klen, int *created)
 		if (grow(m, ncap) != 0)
 			return NULL;
 	}
-	char *k = malloc(klen ? klen : 1);
-	void *v = calloc(1, m->vsize ? m->vsize : 1);
-	if (!k || !v) {
-		free(k);
-		free(v);
+	/* The value and, after it, the key: one block per entry. */
+	size_t bs = block_size(m, klen);
+	char *v = bs ? block_new(m, bs) : NULL;
+	if (!v)
 		return NULL;
-	}
+	memset(v, 0, m->vsize);
+	char *k = v + bs - (klen ? klen : 1);
 	memcpy(k, key, klen);
 	size_t i = h & (m->cap - 1);
 	while (m->s[i].state == SLOT_FULL)
@@ -150,11 +231,16 @@ mon_map_put(struct mon_map *m, const void *key, size_t klen, int *created)
 void
 mon_map_del(struct mon_map *m, const void *key, size_t klen)
 {
-	struct slot *s = find(m, key, klen, hash_of(key, klen));
+	mon_map_del_h(m, key, klen, hash_of(key, klen));
+}
+
+void
+mon_map_del_h(struct mon_map *m, const void *key, size_t klen, uint64_t h)
+{
+	struct slot *s = find(m, key, klen, h);
 	if (!s)
 		return;
-	free(s->key);
-	free(s->val);
+	block_free(m, s->val, block_size(m, s->klen)); /* and its key */
 	s->key = NULL;
 	s->val = NULL;
 	s->state = SLOT_DEAD;

@@ -5,7 +5,12 @@
  * "cp 1|link.recv|net|link:5->1|recv"), never by the index a pathmap
  * gave a process: two accumulators filled on two hosts, each with its
  * own pathmap, must merge by what the keys say.  Keys are copied; values
- * are zeroed when created.  Open addressing, grown at 3/4 load. */
+ * are zeroed when created.  Open addressing, grown at 3/4 load.
+ *
+ * Values never move: a value's address stays valid, whatever else is
+ * put or deleted and however the table grows, until its own key is
+ * deleted or the map freed.  The analysis keeps such addresses to feed
+ * tuples without building and hashing keys (analysis.h, routes). */
 #ifndef GROVE_MONITOR_MAP_H
 #define GROVE_MONITOR_MAP_H
 
@@ -30,6 +35,21 @@ void *mon_map_put(struct mon_map *m, const void *key, size_t klen,
 void mon_map_del(struct mon_map *m, const void *key, size_t klen);
 
 size_t mon_map_count(const struct mon_map *m);
+
+/* The same with the key's hash given (h = mon_map_hash(key, klen)), for
+ * a caller that looks one key up several times and hashes it once. */
+uint64_t mon_map_hash(const void *key, size_t klen);
+/* The hash in parts: of a key whose first bytes were hashed into h
+ * (MON_MAP_HASH_INIT for none), the next len bytes.  A caller whose keys
+ * share a prefix hashes the prefix once. */
+#define MON_MAP_HASH_INIT 1469598103934665603ull
+uint64_t mon_map_hash_more(uint64_t h, const void *bytes, size_t len);
+void *mon_map_get_h(const struct mon_map *m, const void *key, size_t klen,
+                    uint64_t h);
+void *mon_map_put_h(struct mon_map *m, const void *key, size_t klen,
+                    uint64_t h, int *created);
+void mon_map_del_h(struct mon_map *m, const void *key, size_t klen,
+                   uint64_t h);
 
 /* Iteration: *pos starts at 0; each call returns the next value and its
  * key (not NUL-terminated; *klen bytes), or NULL at the end.  The map

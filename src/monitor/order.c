@@ -7,7 +7,7 @@
 #include "monitor/map.h"
 #include "monitor/order.h"
 
-struct scope_st {
+struct mon_order_st {
 	struct mon_order_scope pub;
 	struct mon_order_member *m;
 	struct mon_order_instance *ring; /* keep entries, circular */
@@ -16,7 +16,7 @@ struct scope_st {
 
 struct mon_order {
 	size_t keep;
-	struct mon_map *scopes;  /* scope -> struct scope_st */
+	struct mon_map *scopes;  /* scope -> struct mon_order_st */
 };
 
 struct mon_order *
@@ -26,7 +26,7 @@ mon_order_new(size_t keep)
 	if (!o)
 		return NULL;
 	o->keep = keep ? keep : 16;
-	if (!(o->scopes = mon_map_new(sizeof(struct scope_st)))) {
+	if (!(o->scopes = mon_map_new(sizeof(struct mon_order_st)))) {
 		free(o);
 		return NULL;
 	}
@@ -34,7 +34,7 @@ mon_order_new(size_t keep)
 }
 
 static void
-scope_free(struct scope_st *s, size_t keep)
+scope_free(struct mon_order_st *s, size_t keep)
 {
 	for (uint32_t i = 0; s->m && i < s->pub.size; i++) {
 		free(s->m[i].arrive_pos);
@@ -54,7 +54,7 @@ mon_order_free(struct mon_order *o)
 	if (!o)
 		return;
 	size_t pos = 0;
-	struct scope_st *s;
+	struct mon_order_st *s;
 	while ((s = mon_map_next(o->scopes, &pos, NULL, NULL)))
 		scope_free(s, o->keep);
 	mon_map_free(o->scopes);
@@ -63,12 +63,12 @@ mon_order_free(struct mon_order *o)
 
 /* The state of scope, made for `size` members when new; NULL when out of
  * memory or when the scope was seen with another size (*clash). */
-static struct scope_st *
+static struct mon_order_st *
 scope_of(struct mon_order *o, const char *scope, uint32_t size, int *clash)
 {
 	size_t sl = strnlen(scope, MON_WHERE_LEN - 1);
 	int created;
-	struct scope_st *s = mon_map_put(o->scopes, scope, sl, &created);
+	struct mon_order_st *s = mon_map_put(o->scopes, scope, sl, &created);
 	*clash = 0;
 	if (!s)
 		return NULL;
@@ -102,7 +102,7 @@ scope_of(struct mon_order *o, const char *scope, uint32_t size, int *clash)
 
 /* Keeps one instance whole (the oldest kept goes when full). */
 static void
-keep_instance(struct scope_st *s, size_t keep, uint32_t seq, const char *fn,
+keep_instance(struct mon_order_st *s, size_t keep, uint32_t seq, const char *fn,
               const uint64_t *arrive, const uint64_t *depart)
 {
 	struct mon_order_instance *d;
@@ -113,9 +113,19 @@ keep_instance(struct scope_st *s, size_t keep, uint32_t seq, const char *fn,
 		d = &s->ring[(s->head + s->n++) % keep];
 	}
 	d->seq = seq;
-	snprintf(d->fn, sizeof d->fn, "%s", fn);
+	/* snprintf "%s" without its cost: cut to fit, NUL-terminated */
+	size_t fl = strnlen(fn, sizeof d->fn - 1);
+	memcpy(d->fn, fn, fl);
+	d->fn[fl] = '\0';
 	memcpy(d->arrive, arrive, s->pub.size * sizeof *arrive);
 	memcpy(d->depart, depart, s->pub.size * sizeof *depart);
+}
+
+struct mon_order_st *
+mon_order_at(struct mon_order *o, const char *scope, uint32_t size,
+             int *clash)
+{
+	return scope_of(o, scope, size, clash);
 }
 
 int
@@ -124,11 +134,23 @@ mon_order_instance(struct mon_order *o, const struct mon_instance *in)
 	if (!in->size)
 		return 0;
 	int clash;
-	struct scope_st *s = scope_of(o, in->scope, in->size, &clash);
+	struct mon_order_st *s = scope_of(o, in->scope, in->size, &clash);
 	if (!s)
 		return clash ? 0 : GROVE_ENOMEM;
+	return mon_order_instance_at(o, s, in);
+}
+
+/* Communicators up to this size take their times on the stack. */
+#define ORDER_STACK MON_ORDER_HIST_MAX
+
+int
+mon_order_instance_at(struct mon_order *o, struct mon_order_st *s,
+                      const struct mon_instance *in)
+{
 	uint32_t n = in->size;
-	uint64_t *arrive = malloc(2 * n * sizeof *arrive);
+	uint64_t stack[2 * ORDER_STACK];
+	uint64_t *arrive = n <= ORDER_STACK ? stack :
+	                   malloc(2 * n * sizeof *arrive);
 	if (!arrive)
 		return GROVE_ENOMEM;
 	uint64_t *depart = arrive + n;
@@ -146,31 +168,43 @@ mon_order_instance(struct mon_order *o, const struct mon_instance *in)
 		if (arrive[i] > arrive[last])
 			last = i;
 	}
+	/* Each member's place: how many arrived (left) before it; of equal
+	 * times, the lower rank goes first.  Of a pair i < j, j is before
+	 * i when its time is smaller, else i is before j: each pair is
+	 * compared once.  Only communicators up to MON_ORDER_HIST_MAX
+	 * (= ORDER_STACK) members keep places. */
+	uint32_t pa[ORDER_STACK], pd[ORDER_STACK];
+	int places = n <= ORDER_STACK;
+	for (uint32_t i = 0; places && i < n; i++)
+		pa[i] = pd[i] = 0;
+	for (uint32_t i = 0; places && i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++) {
+			if (arrive[j] < arrive[i])
+				pa[i]++;
+			else
+				pa[j]++;
+			if (depart[j] < depart[i])
+				pd[i]++;
+			else
+				pd[j]++;
+		}
 	for (uint32_t i = 0; i < n; i++) {
 		struct mon_order_member *m = &s->m[i];
 		if (!m->label[0])
 			memcpy(m->label, in->m[i].label, sizeof m->label);
 		mon_welford_add(&m->arrive_wait, last_arrival - arrive[i]);
 		mon_welford_add(&m->depart_wait, depart[i] - first_departure);
-		if (!m->arrive_pos)
+		if (!m->arrive_pos || !places)
 			continue;
-		/* Its place: how many arrived (left) before it; of equal
-		 * times, the lower rank goes first. */
-		uint32_t pa = 0, pd = 0;
-		for (uint32_t j = 0; j < n; j++) {
-			pa += arrive[j] < arrive[i] ||
-			      (arrive[j] == arrive[i] && j < i);
-			pd += depart[j] < depart[i] ||
-			      (depart[j] == depart[i] && j < i);
-		}
-		m->arrive_pos[pa]++;
-		m->depart_pos[pd]++;
+		m->arrive_pos[pa[i]]++;
+		m->depart_pos[pd[i]]++;
 	}
 	s->m[first].first++;
 	s->m[last].last++;
 	s->pub.instances++;
 	keep_instance(s, o->keep, in->seq, in->m[0].fn, arrive, depart);
-	free(arrive);
+	if (arrive != stack)
+		free(arrive);
 	return 0;
 }
 
@@ -185,11 +219,11 @@ int
 mon_order_merge(struct mon_order *a, const struct mon_order *b)
 {
 	size_t pos = 0;
-	struct scope_st *t;
+	struct mon_order_st *t;
 	while ((t = mon_map_next(b->scopes, &pos, NULL, NULL))) {
 		int clash;
 		uint32_t n = t->pub.size;
-		struct scope_st *s = scope_of(a, t->pub.scope, n, &clash);
+		struct mon_order_st *s = scope_of(a, t->pub.scope, n, &clash);
 		if (!s) {
 			if (clash)
 				continue;
@@ -262,7 +296,7 @@ mon_order_scopes(struct mon_order *o, struct mon_order_scope **out, size_t *n)
 	struct mon_order_scope *r = calloc(cnt ? cnt : 1, sizeof *r);
 	if (!r)
 		return GROVE_ENOMEM;
-	struct scope_st *s;
+	struct mon_order_st *s;
 	while ((s = mon_map_next(o->scopes, &pos, NULL, NULL)) && i < cnt) {
 		/* Oldest first: rotate the kept instances into place (the
 		 * arrays they point to move with them). */

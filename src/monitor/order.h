@@ -59,6 +59,18 @@ struct mon_order *mon_order_new(size_t keep);
 void mon_order_free(struct mon_order *o);
 
 int mon_order_instance(struct mon_order *o, const struct mon_instance *in);
+
+/* mon_order_instance in two steps, for a feeder that keeps each
+ * communicator's state instead of finding it by name per instance (the
+ * analysis's routes): the state of scope, made for size members when new
+ * (NULL: out of memory, or *clash when the scope was seen with another
+ * size: such instances are left out), whose address stays valid until o
+ * is freed; and one instance of it (in->size the state's size, > 0). */
+struct mon_order_st;
+struct mon_order_st *mon_order_at(struct mon_order *o, const char *scope,
+                                  uint32_t size, int *clash);
+int mon_order_instance_at(struct mon_order *o, struct mon_order_st *s,
+                          const struct mon_instance *in);
 int mon_order_merge(struct mon_order *a, const struct mon_order *b);
 
 /* The communicators, sorted by name; the array is malloc'ed (free it),

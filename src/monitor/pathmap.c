@@ -63,6 +63,7 @@ mon_pathmap_proc(struct mon_pathmap *pm, const char *role, uint32_t rank,
 	p->node = !strcmp(role, "cp") ? (int64_t)rank :
 	          !strcmp(role, "fe") && rank == 0 ? 0 : -1;
 	*idx = pm->n++;
+	pm->gen++;
 	return 0;
 }
 
@@ -204,6 +205,7 @@ mon_pathmap_collector(struct mon_pathmap *pm, uint32_t proc, uint32_t id,
 	copy_str(c->where, MON_WHERE_LEN, where);
 	copy_str(c->position, MON_POS_LEN, position);
 	classify(c, p);
+	pm->gen++;
 	return 0;
 }
 

@@ -92,6 +92,11 @@ struct mon_proc {
 struct mon_pathmap {
 	uint32_t n, cap;
 	struct mon_proc *p;
+	/* Counts the changes of processes and collectors (an index given,
+	 * a collector registered or replaced): what was resolved from the
+	 * pathmap (the analysis's routes, analysis.h) is stale once it
+	 * moved on. */
+	uint64_t gen;
 };
 
 void mon_pathmap_init(struct mon_pathmap *pm);

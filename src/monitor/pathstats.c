@@ -12,7 +12,7 @@
 
 /* Key: proc NUL name NUL layer NUL where NUL op NUL; the value keeps the
  * process's role, which is no part of the path's name. */
-struct path {
+struct mon_path {
 	struct mon_welford w;
 	char role[MON_ROLE_LEN];
 };
@@ -25,7 +25,7 @@ struct mon_pathstats *
 mon_pathstats_new(void)
 {
 	struct mon_pathstats *s = calloc(1, sizeof *s);
-	if (s && !(s->paths = mon_map_new(sizeof(struct path)))) {
+	if (s && !(s->paths = mon_map_new(sizeof(struct mon_path)))) {
 		free(s);
 		s = NULL;
 	}
@@ -54,38 +54,63 @@ path_key(char *buf, size_t len, const char *const part[5])
 	return n;
 }
 
-static int
-add(struct mon_pathstats *s, const char *const part[5], const char *role,
-    uint64_t d)
+/* The accumulator of path part[], created when new; NULL: out of
+ * memory. */
+static struct mon_path *
+path_of(struct mon_pathstats *s, const char *const part[5], const char *role)
 {
 	char key[MON_LABEL_LEN + MON_NAME_LEN + MON_LAYER_LEN + MON_WHERE_LEN +
 	         32 + 8];
 	size_t kl = path_key(key, sizeof key, part);
 	int created;
-	struct path *p = mon_map_put(s->paths, key, kl, &created);
+	struct mon_path *p = mon_map_put(s->paths, key, kl, &created);
+	if (p && created)
+		snprintf(p->role, sizeof p->role, "%s", role);
+	return p;
+}
+
+static int
+add(struct mon_pathstats *s, const char *const part[5], const char *role,
+    uint64_t d)
+{
+	struct mon_path *p = path_of(s, part, role);
 	if (!p)
 		return GROVE_ENOMEM;
-	if (created)
-		snprintf(p->role, sizeof p->role, "%s", role);
 	mon_welford_add(&p->w, d);
 	return 0;
 }
 
-int
-mon_pathstats_feed(struct mon_pathstats *s, const struct mon_pathmap *pm,
+struct mon_path *
+mon_pathstats_path(struct mon_pathstats *s, const struct mon_pathmap *pm,
                    uint32_t proc, const struct mon_tuple *t)
 {
-	if (t->op == GROVE_OP_MPI_TAG || t->op == GROVE_OP_MPI_PEER ||
-	    t->op == GROVE_OP_MPI_COMM || proc >= pm->n)
-		return 0;
 	const struct mon_collector *c = mon_pathmap_get(pm, proc, t->collector);
 	char ob[32];
 	const char *op = trace_op_name(t->op, ob, sizeof ob);
 	const char *part[5] = {pm->p[proc].label, c ? c->name : op,
 	                       c ? c->layer : "unregistered",
 	                       c ? c->where : "", op};
-	uint64_t d = t->t_end > t->t_start ? t->t_end - t->t_start : 0;
-	return add(s, part, pm->p[proc].role, d);
+	return path_of(s, part, pm->p[proc].role);
+}
+
+void
+mon_pathstats_sample(struct mon_path *p, const struct mon_tuple *t)
+{
+	mon_welford_add(&p->w, t->t_end > t->t_start ? t->t_end - t->t_start
+	                                            : 0);
+}
+
+int
+mon_pathstats_feed(struct mon_pathstats *s, const struct mon_pathmap *pm,
+                   uint32_t proc, const struct mon_tuple *t)
+{
+	if (!mon_pathstats_takes(t->op) || proc >= pm->n)
+		return 0;
+	struct mon_path *p = mon_pathstats_path(s, pm, proc, t);
+	if (!p)
+		return GROVE_ENOMEM;
+	mon_pathstats_sample(p, t);
+	return 0;
 }
 
 int
@@ -104,10 +129,10 @@ mon_pathstats_merge(struct mon_pathstats *a, const struct mon_pathstats *b)
 {
 	size_t pos = 0, kl;
 	const char *key;
-	const struct path *p;
+	const struct mon_path *p;
 	while ((p = mon_map_next(b->paths, &pos, &key, &kl))) {
 		int created;
-		struct path *q = mon_map_put(a->paths, key, kl, &created);
+		struct mon_path *q = mon_map_put(a->paths, key, kl, &created);
 		if (!q)
 			return GROVE_ENOMEM;
 		if (created)
@@ -125,7 +150,7 @@ mon_pathstats_put(struct mon_pathstats *s, const char *const part[5],
 	         32 + 8];
 	size_t kl = path_key(key, sizeof key, part);
 	int created;
-	struct path *p = mon_map_put(s->paths, key, kl, &created);
+	struct mon_path *p = mon_map_put(s->paths, key, kl, &created);
 	if (!p)
 		return GROVE_ENOMEM;
 	if (created)
@@ -139,7 +164,7 @@ mon_pathstats_each(const struct mon_pathstats *s, mon_path_fn fn, void *ctx)
 {
 	size_t pos = 0, kl;
 	const char *key;
-	const struct path *p;
+	const struct mon_path *p;
 	while ((p = mon_map_next(s->paths, &pos, &key, &kl))) {
 		/* key: the five parts, each with its NUL */
 		const char *part[5];
@@ -248,7 +273,7 @@ mon_pathstats_results(const struct mon_pathstats *s, double k,
 	if (!r)
 		return GROVE_ENOMEM;
 	const char *key;
-	const struct path *p;
+	const struct mon_path *p;
 	while ((p = mon_map_next(s->paths, &pos, &key, &kl)) && i < cnt) {
 		struct mon_path_stats *d = &r[i];
 		char *field[5] = {d->proc, d->name, d->layer, d->where, d->op};

@@ -40,6 +40,26 @@ void mon_pathstats_free(struct mon_pathstats *s);
 /* One tuple of process proc.  GROVE_ENOMEM. */
 int mon_pathstats_feed(struct mon_pathstats *s, const struct mon_pathmap *pm,
                        uint32_t proc, const struct mon_tuple *t);
+
+/* mon_pathstats_feed in two steps, for a feeder that keeps the path of
+ * each (process, collector, op) instead of finding it per tuple (the
+ * analysis's routes): whether tuples of op feed a path at all (the
+ * instants of MPI calls do not); the path a tuple of process proc (an
+ * index of pm) feeds, created when new (NULL: out of memory), whose
+ * address stays valid until s is freed; and one sample of it.  The path
+ * depends on the process's label, the collector's registration and the
+ * op, nothing else of the tuple. */
+struct mon_path;
+static inline int
+mon_pathstats_takes(uint16_t op)
+{
+	return op != GROVE_OP_MPI_TAG && op != GROVE_OP_MPI_PEER &&
+	       op != GROVE_OP_MPI_COMM;
+}
+struct mon_path *mon_pathstats_path(struct mon_pathstats *s,
+                                    const struct mon_pathmap *pm,
+                                    uint32_t proc, const struct mon_tuple *t);
+void mon_pathstats_sample(struct mon_path *p, const struct mon_tuple *t);
 /* One message on link `where` from a process of role from_role to the
  * process to_label (of role to_role), latency_ns from the send's start
  * to the receive.  GROVE_ENOMEM. */

@@ -12,7 +12,7 @@
  * of each is measured on its own. */
 #define RINGS 64
 
-struct proc_tl {
+struct mon_tl_proc {
 	struct mon_proc_timeline pub;
 	struct mon_span *buf;    /* circular, cap entries */
 	size_t cap, head, n;     /* head: the oldest */
@@ -22,7 +22,7 @@ struct proc_tl {
 
 struct mon_timeline {
 	size_t keep;
-	struct mon_map *procs;   /* label -> struct proc_tl */
+	struct mon_map *procs;   /* label -> struct mon_tl_proc */
 };
 
 struct mon_timeline *
@@ -32,7 +32,7 @@ mon_timeline_new(size_t keep)
 	if (!tl)
 		return NULL;
 	tl->keep = keep ? keep : 4096;
-	if (!(tl->procs = mon_map_new(sizeof(struct proc_tl)))) {
+	if (!(tl->procs = mon_map_new(sizeof(struct mon_tl_proc)))) {
 		free(tl);
 		return NULL;
 	}
@@ -45,18 +45,18 @@ mon_timeline_free(struct mon_timeline *tl)
 	if (!tl)
 		return;
 	size_t pos = 0;
-	struct proc_tl *p;
+	struct mon_tl_proc *p;
 	while ((p = mon_map_next(tl->procs, &pos, NULL, NULL)))
 		free(p->buf);
 	mon_map_free(tl->procs);
 	free(tl);
 }
 
-static struct proc_tl *
+static struct mon_tl_proc *
 proc_of(struct mon_timeline *tl, const char *label)
 {
 	int created;
-	struct proc_tl *p = mon_map_put(tl->procs, label,
+	struct mon_tl_proc *p = mon_map_put(tl->procs, label,
 	                                strnlen(label, MON_LABEL_LEN),
 	                                &created);
 	if (!p || !created)
@@ -76,7 +76,7 @@ proc_of(struct mon_timeline *tl, const char *label)
 /* Keeps span s, dropping the oldest when the bound is reached.  While
  * below it the buffer is linear (head 0) and doubles when full. */
 static void
-keep_span(struct proc_tl *p, size_t keep, const struct mon_span *s)
+keep_span(struct mon_tl_proc *p, size_t keep, const struct mon_span *s)
 {
 	if (p->n == p->cap && p->cap < keep && p->head == 0) {
 		size_t nc = p->cap * 2 < keep ? p->cap * 2 : keep;
@@ -110,7 +110,7 @@ gap(uint64_t *end, uint64_t t0, uint64_t t1, uint64_t *sum, uint64_t *n)
 }
 
 static void
-account(struct proc_tl *p, const struct mon_span *s)
+account(struct mon_tl_proc *p, const struct mon_span *s)
 {
 	struct mon_proc_timeline *q = &p->pub;
 	if (s->t0 < q->first)
@@ -129,28 +129,49 @@ account(struct proc_tl *p, const struct mon_span *s)
 }
 
 int
+mon_timeline_kind(const struct mon_collector *c, const struct mon_tuple *t)
+{
+	if (t->op == GROVE_OP_API_SEND || t->op == GROVE_OP_API_RECV ||
+	    t->op == GROVE_OP_MPI_CALL || (c && c->kind == MON_K_API))
+		return MON_SPAN_CALL;
+	if (c && c->kind == MON_K_FILTER &&
+	    (t->op == GROVE_OP_FILTER_SYNC ||
+	     t->op == GROVE_OP_FILTER_TRANSFORM))
+		return MON_SPAN_FILTER;
+	if (c && c->kind == MON_K_LINK &&
+	    (t->op == GROVE_OP_WRITEV || t->op == GROVE_OP_READ))
+		return MON_SPAN_LINK;
+	return -1;
+}
+
+struct mon_tl_proc *
+mon_timeline_proc(struct mon_timeline *tl, const char *label)
+{
+	return proc_of(tl, label);
+}
+
+int
 mon_timeline_feed(struct mon_timeline *tl, const struct mon_pathmap *pm,
                   uint32_t proc, uint32_t ring, const struct mon_tuple *t)
 {
 	if (proc >= pm->n)
 		return 0;
 	const struct mon_collector *c = mon_pathmap_get(pm, proc, t->collector);
-	int kind;
-	if (t->op == GROVE_OP_API_SEND || t->op == GROVE_OP_API_RECV ||
-	    t->op == GROVE_OP_MPI_CALL || (c && c->kind == MON_K_API))
-		kind = MON_SPAN_CALL;
-	else if (c && c->kind == MON_K_FILTER &&
-	         (t->op == GROVE_OP_FILTER_SYNC ||
-	          t->op == GROVE_OP_FILTER_TRANSFORM))
-		kind = MON_SPAN_FILTER;
-	else if (c && c->kind == MON_K_LINK &&
-	         (t->op == GROVE_OP_WRITEV || t->op == GROVE_OP_READ))
-		kind = MON_SPAN_LINK;
-	else
+	int kind = mon_timeline_kind(c, t);
+	if (kind < 0)
 		return 0;
-	struct proc_tl *p = proc_of(tl, pm->p[proc].label);
+	struct mon_tl_proc *p = proc_of(tl, pm->p[proc].label);
 	if (!p)
 		return GROVE_ENOMEM;
+	mon_timeline_span(tl, p, c, ring, t, kind);
+	return 0;
+}
+
+void
+mon_timeline_span(struct mon_timeline *tl, struct mon_tl_proc *p,
+                  const struct mon_collector *c, uint32_t ring,
+                  const struct mon_tuple *t, int kind)
+{
 	struct mon_span s;
 	memset(&s, 0, sizeof s);
 	s.t0 = t->t_start;
@@ -161,7 +182,6 @@ mon_timeline_feed(struct mon_timeline *tl, const struct mon_pathmap *pm,
 		memcpy(s.name, c->name, sizeof s.name);
 	account(p, &s);
 	keep_span(p, tl->keep, &s);
-	return 0;
 }
 
 static int
@@ -175,7 +195,7 @@ span_cmp(const void *x, const void *y)
  * of a process are fed one after the other, so the order fed is not the
  * time order). */
 static void
-linearize(struct proc_tl *p)
+linearize(struct mon_tl_proc *p)
 {
 	if (p->head) {
 		struct mon_span *tmp = malloc(p->n * sizeof *tmp);
@@ -196,9 +216,9 @@ int
 mon_timeline_merge(struct mon_timeline *a, const struct mon_timeline *b)
 {
 	size_t pos = 0;
-	struct proc_tl *q;
+	struct mon_tl_proc *q;
 	while ((q = mon_map_next(b->procs, &pos, NULL, NULL))) {
-		struct proc_tl *p = proc_of(a, q->pub.label);
+		struct mon_tl_proc *p = proc_of(a, q->pub.label);
 		if (!p)
 			return GROVE_ENOMEM;
 		struct mon_proc_timeline *x = &p->pub;
@@ -261,7 +281,7 @@ mon_timeline_procs(struct mon_timeline *tl,
 	struct mon_proc_timeline *r = calloc(cnt ? cnt : 1, sizeof *r);
 	if (!r)
 		return GROVE_ENOMEM;
-	struct proc_tl *p;
+	struct mon_tl_proc *p;
 	while ((p = mon_map_next(tl->procs, &pos, NULL, NULL)) && i < cnt) {
 		linearize(p);
 		r[i] = p->pub;

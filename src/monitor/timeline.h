@@ -58,6 +58,20 @@ void mon_timeline_free(struct mon_timeline *tl);
 
 int mon_timeline_feed(struct mon_timeline *tl, const struct mon_pathmap *pm,
                       uint32_t proc, uint32_t ring, const struct mon_tuple *t);
+
+/* mon_timeline_feed in steps, for a feeder that keeps each process's
+ * accumulator instead of finding it by label per tuple (the analysis's
+ * routes): the span kind of tuple t of collector c (NULL: unregistered),
+ * or -1 when it is no span; the accumulator of the process labelled
+ * label, created when new (NULL: out of memory), whose address stays
+ * valid until tl is freed; and the span itself. */
+struct mon_tl_proc;
+int mon_timeline_kind(const struct mon_collector *c, const struct mon_tuple *t);
+struct mon_tl_proc *mon_timeline_proc(struct mon_timeline *tl,
+                                      const char *label);
+void mon_timeline_span(struct mon_timeline *tl, struct mon_tl_proc *p,
+                       const struct mon_collector *c, uint32_t ring,
+                       const struct mon_tuple *t, int kind);
 /* a := a and b (processes of b not in a are added; spans of a process
  * in both are put together in time order, up to the bound).
  * GROVE_ENOMEM. */
