@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The pace of grove monitor's pulls (src/scope/pace.c, tools/monitor/
 # pull.c; docs/monitoring.md "Lost tuples and the pace of pulls").
-# compute_gsum runs on 2 ranks with rings of 1024 tuples, writing some
+# compute_gsum runs on 2 ranks with rings of 2048 tuples, writing some
 # 1200 tuples a second per rank here (about 2 per 2-ms iteration), so a
-# ring fills in under a second.  Two monitors watch it at once, with views
+# ring fills in under two seconds.  Two monitors watch it at once, with views
 # 4 s apart:
 #   - the default (--pull auto) must read more often than it shows views,
 #     its period must come below the interval, and it must lose nothing:
 #     it reads a ring about a quarter full, so only a monitor kept off
-#     the CPU for half a second or more would lose tuples;
+#     the CPU for more than a second would lose tuples;
 #   - --pull 4 (a read per view) must lose tuples, counted, since a ring
 #     holds far less than 4 s of the job, and must read once per view.
 # Both must see the same collectives complete.  Also: --pull's errors.
@@ -36,7 +36,7 @@ for bad in 0 -1 x 4000 autox; do
 		fail "--pull $bad: $(cat "$tmp/err")"
 done
 
-GROVE_TRACE_SIZE=1024 "$grove" run --verbose -n 2 "$cgsum" -n 3000 -c 2000 \
+GROVE_TRACE_SIZE=2048 "$grove" run --verbose -n 2 "$cgsum" -n 3000 -c 2000 \
 	>"$tmp/job.out" 2>"$tmp/job.err" &
 gp=$!
 for i in $(seq 1 600); do
