@@ -16,25 +16,12 @@
 #include "monitor/share_frame.h"
 #include "net/remote_cmd.h"
 #include "net/sockio.h"
+#include "say.h"
 #include "trace/trace_impl.h"
 
 #define CMD "grove monitor"
 
 extern char **environ;
-
-static int
-say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return 1;
-}
 
 static int
 good_host(const char *h)

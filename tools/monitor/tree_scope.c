@@ -12,6 +12,7 @@
 #include "grove/error.h"
 #include "grove/trace.h"
 #include "net/sockio.h"
+#include "say.h"
 #include "tree_scope.h"
 
 /* The front-end answers inside its tool's Grove calls: a busy tool
@@ -47,20 +48,6 @@ read_all(int fd, uint8_t *p, size_t len, int timeout_ms)
 		got += (size_t)r;
 	}
 	return 0;
-}
-
-static int
-say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int
-say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return 1;
 }
 
 int
